@@ -1,0 +1,41 @@
+//! # handoff
+//!
+//! Verified benchmarks of producer-to-consumer hand-offs.
+//!
+//! Guarantees first:
+//! * every delivered message is verified on the consumer side (exactly once, declared order,
+//!   intact body) with O(1) work and no allocation per message; verification cannot be turned off;
+//! * only completed hand-offs are counted; failed `try_*` attempts are reported apart;
+//! * setup (channel creation, thread spawn, pinning) stays outside the timed region;
+//! * each transport declares its semantics and results carry them, so a same-thread callback is
+//!   never silently ranked with a cross-thread queue.
+//!
+//! The crate is the engine; the `handoff` command-line tool lives in `handoff-cli`. To measure a
+//! transport of your own, implement [`transport::Transport`] (see its example), register it in a
+//! [`catalog::Catalog`] and hand that to `handoff_cli::main_with`.
+#![deny(missing_docs)]
+
+pub mod catalog;
+pub mod engine;
+pub mod faulty;
+pub mod message;
+pub mod outcome;
+pub mod payload;
+pub mod placement;
+pub mod semantics;
+pub mod suggest;
+pub mod transport;
+pub mod transports;
+pub mod verify;
+pub mod workload;
+
+/// The names a transport adapter needs.
+pub mod prelude {
+    pub use crate::catalog::{Catalog, Entry};
+    pub use crate::message::Message;
+    pub use crate::semantics::{Arity, Bound, ConsumerStyle, Locality, Ordering, Semantics, WaitStrategy};
+    pub use crate::transport::{
+        BuildError, CallbackHandle, CallbackTransport, ChannelConfig, Endpoints, OptionSpec, Receiver,
+        Sender, Sink, Transport, TransportInfo,
+    };
+}

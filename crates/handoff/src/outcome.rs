@@ -1,0 +1,121 @@
+//! What one sample produced: figures, verifier state and how it ended.
+
+use crate::placement::Placement;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// The first violation the verifier saw.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Violation {
+    /// What kind of violation.
+    pub kind: ViolationKind,
+    /// The producer whose stream was violated.
+    pub producer: u32,
+    /// The sequence number (or count) expected.
+    pub expected: u64,
+    /// The sequence number (or count) seen.
+    pub got: u64,
+}
+
+/// Kinds of violation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ViolationKind {
+    /// A sequence number arrived out of the declared order (or a message was skipped).
+    Order,
+    /// A message arrived twice.
+    Duplicate,
+    /// The stream ended with messages missing; `expected` is the first missing sequence number.
+    Missing,
+    /// A message's body does not match its header.
+    Corrupt,
+    /// A producer id or sequence number that was never sent.
+    Unknown,
+    /// A ping-pong reply did not answer the request just sent.
+    WrongReply,
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let p = self.producer;
+        match self.kind {
+            ViolationKind::Order => write!(f, "producer {p}: expected seq {}, got {}", self.expected, self.got),
+            ViolationKind::Duplicate => write!(f, "producer {p}: seq {} delivered twice", self.got),
+            ViolationKind::Missing => write!(
+                f,
+                "producer {p}: stream ended without seq {} ({} of its messages missing)",
+                self.expected, self.got
+            ),
+            ViolationKind::Corrupt => write!(f, "producer {p}: seq {} has a corrupted body", self.got),
+            ViolationKind::Unknown => {
+                write!(f, "producer {p}: seq {} was never sent (producers or range exceeded)", self.got)
+            }
+            ViolationKind::WrongReply => {
+                write!(f, "round trip {}: reply carried seq {}", self.expected, self.got)
+            }
+        }
+    }
+}
+
+/// How a sample ended.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "status", content = "detail")]
+pub enum SampleStatus {
+    /// Every message delivered exactly once, in order, intact.
+    Pass,
+    /// The verifier found a violation.
+    Fail(Violation),
+    /// The watchdog fired: the sample did not finish within the timeout.
+    Hung(String),
+    /// A thread panicked or the process died.
+    Crashed(String),
+    /// The transport cannot run this workload.
+    Unsupported(String),
+    /// The parameters are invalid for this transport.
+    Invalid(String),
+}
+
+impl SampleStatus {
+    /// True for `Pass`.
+    pub fn is_pass(&self) -> bool {
+        matches!(self, SampleStatus::Pass)
+    }
+}
+
+/// The figures of one sample.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SampleOutcome {
+    /// How the sample ended.
+    pub status: SampleStatus,
+    /// Messages delivered (round trips for ping-pong).
+    pub messages: u64,
+    /// Time from the first thread leaving the start barrier to the last expected message
+    /// delivered, in nanoseconds.
+    pub elapsed_ns: u64,
+    /// Failed non-blocking send attempts (queue full), over all producers.
+    pub failed_sends: u64,
+    /// Failed non-blocking receive attempts (queue empty), over all consumers.
+    pub failed_recvs: u64,
+    /// Order-independent digest of the delivered stream (sum of message keys).
+    pub digest: u64,
+    /// Round-trip histogram (ping-pong), HdrHistogram V2 + deflate, base64.
+    pub latency: Option<String>,
+    /// Where the threads ran.
+    pub placement: Placement,
+}
+
+impl SampleOutcome {
+    /// An outcome with no figures, only a status.
+    pub fn status_only(status: SampleStatus, placement: Placement) -> SampleOutcome {
+        SampleOutcome {
+            status,
+            messages: 0,
+            elapsed_ns: 0,
+            failed_sends: 0,
+            failed_recvs: 0,
+            digest: 0,
+            latency: None,
+            placement,
+        }
+    }
+}

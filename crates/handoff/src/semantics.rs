@@ -1,0 +1,192 @@
+//! What a transport promises: the semantics it declares and the harness shows beside every figure.
+//!
+//! Rankings never mix a same-thread call with a cross-thread hand-off, or a non-FIFO queue with a
+//! FIFO one, without saying so; these declarations are what makes that possible. They are also
+//! what the verifier checks against: a transport that declares per-producer FIFO and reorders two
+//! messages of one producer fails, whatever its speed.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// How many producers or consumers a transport accepts on one channel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Arity {
+    /// Exactly one.
+    One,
+    /// Any number (the transport's handles can be cloned).
+    Many,
+}
+
+impl Arity {
+    /// Whether `n` endpoints fit this arity.
+    pub fn allows(self, n: usize) -> bool {
+        match self {
+            Arity::One => n == 1,
+            Arity::Many => n >= 1,
+        }
+    }
+}
+
+/// The delivery order a transport promises.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Ordering {
+    /// One total order over every producer's messages (a single FIFO).
+    ///
+    /// The verifier checks the part of this that can be observed without a global clock: the
+    /// messages of each producer arrive in the order they were sent.
+    GlobalFifo,
+    /// The messages of each producer arrive in the order that producer sent them; messages of
+    /// different producers may interleave arbitrarily.
+    PerProducerFifo,
+    /// No order at all; only exactly-once delivery is promised.
+    None,
+}
+
+impl Ordering {
+    /// Whether a consumer may rely on per-producer order.
+    pub fn is_fifo(self) -> bool {
+        !matches!(self, Ordering::None)
+    }
+}
+
+/// Whether the transport has a capacity, and what capacities it accepts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
+pub enum Bound {
+    /// The transport holds at most `capacity` messages; a full transport applies backpressure.
+    Bounded {
+        /// Smallest capacity accepted (0 means a rendezvous channel is allowed).
+        min_capacity: usize,
+        /// Capacity must be a power of two.
+        power_of_two: bool,
+    },
+    /// The transport grows without limit; the workload's capacity is ignored.
+    Unbounded,
+}
+
+/// What a blocked producer or consumer does while it waits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WaitStrategy {
+    /// Parks the thread in the kernel and is woken by the other side.
+    Block,
+    /// Spins on the shared state, never sleeping.
+    Spin,
+    /// Spins for a while, then yields or parks.
+    SpinThenPark,
+    /// Suspends a task on an async runtime.
+    Async,
+    /// Never waits: the producer runs the consumer's code itself.
+    None,
+}
+
+/// Where the consumer's code runs relative to the producer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Locality {
+    /// The message crosses from one thread to another.
+    CrossThread,
+    /// The producer's thread runs the consumer's code: no hand-off between cores happens.
+    SameThread,
+}
+
+/// How the consumer side receives messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ConsumerStyle {
+    /// The harness's consumer thread pulls messages (`recv`).
+    Pull,
+    /// The transport calls the harness's consumer back, on a thread of its own choosing.
+    Callback,
+}
+
+/// Everything a transport declares about itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Semantics {
+    /// How many producers one channel accepts.
+    pub producers: Arity,
+    /// How many consumers one channel accepts.
+    pub consumers: Arity,
+    /// The delivery order promised.
+    pub ordering: Ordering,
+    /// Bounded or unbounded.
+    pub bound: Bound,
+    /// What a waiting side does.
+    pub wait: WaitStrategy,
+    /// The transport has native batch operations (`send_batch` / `recv_batch` do more than loop).
+    pub batch: bool,
+    /// Same-thread or cross-thread.
+    pub locality: Locality,
+    /// Pull or callback consumer.
+    pub consumer_style: ConsumerStyle,
+}
+
+impl Semantics {
+    /// A short topology label: `SPSC`, `MPSC`, `SPMC` or `MPMC`.
+    pub fn topology_label(&self) -> &'static str {
+        match (self.producers, self.consumers) {
+            (Arity::One, Arity::One) => "SPSC",
+            (Arity::Many, Arity::One) => "MPSC",
+            (Arity::One, Arity::Many) => "SPMC",
+            (Arity::Many, Arity::Many) => "MPMC",
+        }
+    }
+
+    /// A one-line summary used in listings and table footers, e.g.
+    /// `MPSC, per-producer FIFO, bounded, block, cross-thread`.
+    pub fn summary(&self) -> String {
+        let bound = match self.bound {
+            Bound::Bounded { power_of_two: true, .. } => "bounded (2^n)",
+            Bound::Bounded { .. } => "bounded",
+            Bound::Unbounded => "unbounded",
+        };
+        let mut s = format!(
+            "{}, {}, {}, {}, {}",
+            self.topology_label(),
+            self.ordering,
+            bound,
+            self.wait,
+            self.locality
+        );
+        if self.batch {
+            s.push_str(", batch");
+        }
+        if self.consumer_style == ConsumerStyle::Callback {
+            s.push_str(", callback consumer");
+        }
+        s
+    }
+}
+
+impl fmt::Display for Ordering {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Ordering::GlobalFifo => "FIFO",
+            Ordering::PerProducerFifo => "per-producer FIFO",
+            Ordering::None => "unordered",
+        })
+    }
+}
+
+impl fmt::Display for WaitStrategy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            WaitStrategy::Block => "block",
+            WaitStrategy::Spin => "spin",
+            WaitStrategy::SpinThenPark => "spin-then-park",
+            WaitStrategy::Async => "async",
+            WaitStrategy::None => "no wait",
+        })
+    }
+}
+
+impl fmt::Display for Locality {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Locality::CrossThread => "cross-thread",
+            Locality::SameThread => "same-thread",
+        })
+    }
+}

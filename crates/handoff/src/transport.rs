@@ -1,0 +1,264 @@
+//! The transport traits: how the harness talks to a channel, queue, ring or callback.
+//!
+//! A transport is a *family* of channels: the harness asks it for a channel of a concrete message
+//! type (one per payload), so adapters are generic over the message and every hand-off is
+//! statically dispatched; no virtual call sits on the hot path of a measured transport.
+//!
+//! There are two shapes:
+//!
+//! * [`Transport`]: the harness's consumer thread *pulls* messages (`recv`). Channels, queues and
+//!   rings are of this shape.
+//! * [`CallbackTransport`]: the transport *calls* the harness's consumer ([`Sink`]) on a thread of
+//!   its own choosing: its own consumer thread (a Disruptor-style ring) or the producer's thread
+//!   itself (a direct callback, declared same-thread).
+//!
+//! Both are wrapped for the catalog by [`crate::catalog::Entry`], which erases the generic
+//! parameters once per trial, not once per message.
+//!
+//! # Disconnection
+//! The stream ends when every [`Sender`] has been dropped: `recv` then drains what is left and
+//! returns `None`. Transports without a native notion of disconnection (plain lock-free queues)
+//! implement it in their adapter, typically with a count of live senders checked when the queue
+//! looks empty. The harness relies on this to detect *lost* messages: a consumer that sees the
+//! end of the stream before every message arrived reports exactly which ones are missing.
+
+use crate::message::Message;
+use crate::semantics::Semantics;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The parameters a channel is created with.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChannelConfig {
+    /// Requested capacity in messages (ignored by unbounded transports).
+    pub capacity: usize,
+    /// Number of [`Sender`]s to create.
+    pub producers: usize,
+    /// Number of receivers (or callback consumers) to create.
+    pub consumers: usize,
+    /// Transport-specific options (`wake = "edge"`, …), validated by [`Transport::options`].
+    pub options: BTreeMap<String, String>,
+}
+
+impl ChannelConfig {
+    /// A configuration with no transport-specific options.
+    pub fn new(capacity: usize, producers: usize, consumers: usize) -> Self {
+        ChannelConfig { capacity, producers, consumers, options: BTreeMap::new() }
+    }
+
+    /// The value of a transport option, if given.
+    pub fn option(&self, key: &str) -> Option<&str> {
+        self.options.get(key).map(String::as_str)
+    }
+}
+
+/// An option a transport accepts, with the values it allows (shown by `handoff list`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OptionSpec {
+    /// The option's name, e.g. `wake`.
+    pub name: String,
+    /// Allowed values; the first is the default.
+    pub values: Vec<String>,
+    /// What the option changes.
+    pub help: String,
+}
+
+/// Static description of a transport: its name, what it is, and its declared semantics.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TransportInfo {
+    /// The name used on the command line and in suite files (e.g. `crossbeam-bounded`).
+    pub name: String,
+    /// One line on what is measured.
+    pub description: String,
+    /// The declared semantics.
+    pub semantics: Semantics,
+    /// Options accepted in [`ChannelConfig::options`].
+    pub options: Vec<OptionSpec>,
+    /// Only meant for the harness's own tests (a deliberately faulty transport); hidden from
+    /// listings unless asked for.
+    pub test_only: bool,
+}
+
+/// Why a channel could not be created.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BuildError {
+    /// The configuration asks for something the transport cannot do (verdict `unsupported`).
+    #[error("unsupported: {0}")]
+    Unsupported(String),
+    /// The configuration is invalid for this transport (e.g. capacity not a power of two).
+    #[error("invalid parameters: {0}")]
+    Invalid(String),
+}
+
+/// The producer side of a channel.
+///
+/// `send` completes one hand-off: it returns only when the message is in the transport (or the
+/// consumer has run, for a same-thread callback). A transport that spins on a full queue counts
+/// its failed `try_*` attempts and reports them through [`Sender::failed_attempts`]; they are
+/// shown apart from completed hand-offs and never counted as throughput.
+pub trait Sender<M>: Send + 'static {
+    /// Hands one message over, waiting as the transport's wait strategy says while it is full.
+    /// Returns the message back if every consumer is gone.
+    fn send(&mut self, msg: M) -> Result<(), M>;
+
+    /// Hands over a run of messages. Transports with native batch operations override this to
+    /// publish once per run; the default sends one at a time.
+    fn send_batch(&mut self, msgs: &mut dyn Iterator<Item = M>) -> Result<(), M> {
+        for m in msgs {
+            self.send(m)?;
+        }
+        Ok(())
+    }
+
+    /// Failed non-blocking attempts (queue full) made while sending, since creation.
+    fn failed_attempts(&self) -> u64 {
+        0
+    }
+}
+
+/// The consumer side of a pull-style channel.
+pub trait Receiver<M>: Send + 'static {
+    /// Waits for the next message. Returns `None` once every sender is gone and nothing is left.
+    fn recv(&mut self) -> Option<M>;
+
+    /// Receives up to `max` messages, calling `f` on each, and returns how many were received;
+    /// 0 means the stream has ended. Transports with native batch reads override this to claim a
+    /// run of slots at once; the default receives one message.
+    fn recv_batch(&mut self, max: usize, f: &mut dyn FnMut(M)) -> usize {
+        let _ = max;
+        match self.recv() {
+            Some(m) => {
+                f(m);
+                1
+            }
+            None => 0,
+        }
+    }
+
+    /// Failed non-blocking attempts (queue empty) made while receiving, since creation.
+    fn failed_attempts(&self) -> u64 {
+        0
+    }
+}
+
+/// The endpoints of one pull-style channel.
+pub struct Endpoints<T, R> {
+    /// One sender per producer.
+    pub senders: Vec<T>,
+    /// One receiver per consumer.
+    pub receivers: Vec<R>,
+}
+
+/// A family of pull-style channels (see the module docs).
+///
+/// # Example: measuring your own queue
+/// ```
+/// use handoff::prelude::*;
+/// use std::sync::mpsc;
+///
+/// /// A bounded std channel, as a user would wrap their own queue.
+/// struct MyQueue;
+///
+/// struct Tx<M>(mpsc::SyncSender<M>);
+/// struct Rx<M>(mpsc::Receiver<M>);
+///
+/// impl<M: Message> Sender<M> for Tx<M> {
+///     fn send(&mut self, msg: M) -> Result<(), M> {
+///         self.0.send(msg).map_err(|e| e.0)
+///     }
+/// }
+/// impl<M: Message> Receiver<M> for Rx<M> {
+///     fn recv(&mut self) -> Option<M> {
+///         self.0.recv().ok()
+///     }
+/// }
+///
+/// impl Transport for MyQueue {
+///     type Tx<M: Message> = Tx<M>;
+///     type Rx<M: Message> = Rx<M>;
+///
+///     fn info(&self) -> TransportInfo {
+///         TransportInfo {
+///             name: "my-queue".into(),
+///             description: "std sync_channel, wrapped by a user".into(),
+///             semantics: Semantics {
+///                 producers: Arity::Many,
+///                 consumers: Arity::One,
+///                 ordering: Ordering::PerProducerFifo,
+///                 bound: Bound::Bounded { min_capacity: 0, power_of_two: false },
+///                 wait: WaitStrategy::Block,
+///                 batch: false,
+///                 locality: Locality::CrossThread,
+///                 consumer_style: ConsumerStyle::Pull,
+///             },
+///             options: vec![],
+///             test_only: false,
+///         }
+///     }
+///
+///     fn channel<M: Message>(&self, cfg: &ChannelConfig) -> Result<Endpoints<Tx<M>, Rx<M>>, BuildError> {
+///         let (tx, rx) = mpsc::sync_channel(cfg.capacity);
+///         Ok(Endpoints {
+///             senders: (0..cfg.producers).map(|_| Tx(tx.clone())).collect(),
+///             receivers: vec![Rx(rx)],
+///         })
+///     }
+/// }
+///
+/// let mut catalog = Catalog::builtin();
+/// catalog.register(Entry::pull(MyQueue));
+/// assert!(catalog.get("my-queue").is_some());
+/// ```
+pub trait Transport: Send + Sync + 'static {
+    /// The producer handle for messages of type `M`.
+    type Tx<M: Message>: Sender<M>;
+    /// The consumer handle for messages of type `M`.
+    type Rx<M: Message>: Receiver<M>;
+
+    /// Name, description and declared semantics.
+    fn info(&self) -> TransportInfo;
+
+    /// Creates one channel with `cfg.producers` senders and `cfg.consumers` receivers.
+    ///
+    /// Called outside the timed region. The harness has already checked `cfg` against the
+    /// declared semantics (arity, capacity bounds), so an adapter only checks what it alone knows.
+    fn channel<M: Message>(
+        &self,
+        cfg: &ChannelConfig,
+    ) -> Result<Endpoints<Self::Tx<M>, Self::Rx<M>>, BuildError>;
+}
+
+/// The harness's consumer, as seen by a callback transport.
+///
+/// `accept` is called once per delivered message, by reference: the transport keeps ownership
+/// of the message (a Disruptor reuses its slots; a direct callback drops the message after the
+/// call returns).
+pub trait Sink<M>: Send + 'static {
+    /// Consumes one message.
+    fn accept(&mut self, msg: &M);
+}
+
+/// The running consumer side of a callback transport.
+pub trait CallbackHandle<S>: Send + 'static {
+    /// Waits until the consumer has seen the end of the stream (every sender dropped) and returns
+    /// the sink; `None` if the consumer thread died (panicked).
+    fn finish(self) -> Option<S>;
+}
+
+/// A family of callback-style channels (see the module docs).
+pub trait CallbackTransport: Send + Sync + 'static {
+    /// The producer handle.
+    type Tx<M: Message, S: Sink<M>>: Sender<M>;
+    /// The running consumer.
+    type Handle<M: Message, S: Sink<M>>: CallbackHandle<S>;
+
+    /// Name, description and declared semantics.
+    fn info(&self) -> TransportInfo;
+
+    /// Creates one channel whose consumer calls `sink`, with `cfg.producers` senders.
+    fn connect<M: Message, S: Sink<M>>(
+        &self,
+        cfg: &ChannelConfig,
+        sink: S,
+    ) -> Result<(Vec<Self::Tx<M, S>>, Self::Handle<M, S>), BuildError>;
+}

@@ -1,0 +1,1 @@
+//! The verifier (in progress).
