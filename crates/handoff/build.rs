@@ -28,7 +28,11 @@ fn main() {
         .filter(|o| o.status.success())
         .map(|o| !o.stdout.is_empty())
         .unwrap_or(false);
-    let commit = if dirty && commit != "unknown" { format!("{commit}-dirty") } else { commit };
+    let commit = if dirty && commit != "unknown" {
+        format!("{commit}-dirty")
+    } else {
+        commit
+    };
     println!("cargo:rustc-env=HANDOFF_GIT_COMMIT={commit}");
     println!("cargo:rerun-if-changed=../../.git/HEAD");
     println!("cargo:rerun-if-changed=../../.git/index");

@@ -45,12 +45,18 @@ pub struct Entry {
 impl Entry {
     /// Wraps a pull-style transport.
     pub fn pull<T: Transport>(t: T) -> Entry {
-        Entry { info: t.info(), runner: Arc::new(PullRunner(Arc::new(t))) }
+        Entry {
+            info: t.info(),
+            runner: Arc::new(PullRunner(Arc::new(t))),
+        }
     }
 
     /// Wraps a callback-style transport.
     pub fn callback<T: CallbackTransport>(t: T) -> Entry {
-        Entry { info: t.info(), runner: Arc::new(CallbackRunner(Arc::new(t))) }
+        Entry {
+            info: t.info(),
+            runner: Arc::new(CallbackRunner(Arc::new(t))),
+        }
     }
 
     /// Name, description and semantics.

@@ -1,4 +1,175 @@
-//! Deliberately faulty transports for the harness's own tests (in progress).
-use crate::catalog::Catalog;
-/// Registers the faulty transports.
-pub fn register_all(_c: &mut Catalog) {}
+//! Deliberately faulty transports, for proving that the harness catches every kind of failure.
+//!
+//! Each wraps a std channel and misbehaves once, at the consumer's [`FAULT_AT`]-th message:
+//!
+//! | name             | fault                                          | expected verdict |
+//! |------------------|------------------------------------------------|------------------|
+//! | `faulty-drop`    | loses one message                              | fail (order)     |
+//! | `faulty-dup`     | delivers one message twice                     | fail (duplicate) |
+//! | `faulty-reorder` | swaps two consecutive messages                 | fail (order)     |
+//! | `faulty-hang`    | stops delivering and blocks forever            | hung             |
+//! | `faulty-panic`   | panics inside `recv`                           | crashed          |
+//! | `faulty-abort`   | aborts the whole process                       | crashed (only survivable when trials run in a child process) |
+//!
+//! They are marked test-only: hidden from `handoff list` unless asked for, never in default suites.
+
+use crate::catalog::{Catalog, Entry};
+use crate::message::Message;
+use crate::semantics::{Arity, Bound, ConsumerStyle, Locality, Ordering, Semantics, WaitStrategy};
+use crate::transport::{
+    BuildError, ChannelConfig, Endpoints, Receiver, Sender, Transport, TransportInfo,
+};
+use std::sync::mpsc;
+
+/// The consumer-side message index at which each faulty transport misbehaves.
+pub const FAULT_AT: u64 = 10;
+
+/// The fault a [`Faulty`] transport injects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fault {
+    /// Lose one message.
+    Drop,
+    /// Deliver one message twice.
+    Duplicate,
+    /// Swap two consecutive messages.
+    Reorder,
+    /// Block forever.
+    Hang,
+    /// Panic.
+    Panic,
+    /// Abort the process.
+    Abort,
+}
+
+impl Fault {
+    /// Every fault.
+    pub const ALL: [Fault; 6] = [
+        Fault::Drop,
+        Fault::Duplicate,
+        Fault::Reorder,
+        Fault::Hang,
+        Fault::Panic,
+        Fault::Abort,
+    ];
+
+    /// The transport name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Fault::Drop => "faulty-drop",
+            Fault::Duplicate => "faulty-dup",
+            Fault::Reorder => "faulty-reorder",
+            Fault::Hang => "faulty-hang",
+            Fault::Panic => "faulty-panic",
+            Fault::Abort => "faulty-abort",
+        }
+    }
+}
+
+/// A std channel that misbehaves once (see the module docs).
+pub struct Faulty(pub Fault);
+
+/// Producer side: a plain std sender.
+pub struct FaultyTx<M>(mpsc::Sender<M>);
+
+/// Consumer side: a std receiver that injects the fault.
+pub struct FaultyRx<M> {
+    rx: mpsc::Receiver<M>,
+    fault: Fault,
+    received: u64,
+    held: Option<M>,
+}
+
+impl<M: Message> Sender<M> for FaultyTx<M> {
+    fn send(&mut self, msg: M) -> Result<(), M> {
+        self.0.send(msg).map_err(|e| e.0)
+    }
+}
+
+impl<M: Message> Receiver<M> for FaultyRx<M> {
+    fn recv(&mut self) -> Option<M> {
+        if let Some(m) = self.held.take() {
+            return Some(m);
+        }
+        let m = self.rx.recv().ok()?;
+        self.received += 1;
+        if self.received != FAULT_AT {
+            return Some(m);
+        }
+        match self.fault {
+            Fault::Drop => {
+                drop(m);
+                self.rx.recv().ok()
+            }
+            Fault::Duplicate => {
+                // Bodies derive from headers, so an exact copy can be rebuilt.
+                self.held = Some(M::build(m.producer(), m.seq()));
+                Some(m)
+            }
+            Fault::Reorder => match self.rx.recv() {
+                Ok(next) => {
+                    self.held = Some(m);
+                    Some(next)
+                }
+                Err(_) => Some(m),
+            },
+            Fault::Hang => loop {
+                std::thread::park();
+            },
+            Fault::Panic => panic!("faulty-panic: injected panic at message {FAULT_AT}"),
+            Fault::Abort => {
+                eprintln!("faulty-abort: aborting the process at message {FAULT_AT}");
+                std::process::abort()
+            }
+        }
+    }
+}
+
+impl Transport for Faulty {
+    type Tx<M: Message> = FaultyTx<M>;
+    type Rx<M: Message> = FaultyRx<M>;
+
+    fn info(&self) -> TransportInfo {
+        TransportInfo {
+            name: self.0.name().into(),
+            description: format!(
+                "test-only: std channel that injects a fault ({:?}) at message {FAULT_AT}",
+                self.0
+            ),
+            semantics: Semantics {
+                producers: Arity::Many,
+                consumers: Arity::One,
+                ordering: Ordering::PerProducerFifo,
+                bound: Bound::Unbounded,
+                wait: WaitStrategy::Block,
+                batch: false,
+                locality: Locality::CrossThread,
+                consumer_style: ConsumerStyle::Pull,
+            },
+            options: vec![],
+            test_only: true,
+        }
+    }
+
+    fn channel<M: Message>(
+        &self,
+        cfg: &ChannelConfig,
+    ) -> Result<Endpoints<FaultyTx<M>, FaultyRx<M>>, BuildError> {
+        let (tx, rx) = mpsc::channel();
+        Ok(Endpoints {
+            senders: (0..cfg.producers).map(|_| FaultyTx(tx.clone())).collect(),
+            receivers: vec![FaultyRx {
+                rx,
+                fault: self.0,
+                received: 0,
+                held: None,
+            }],
+        })
+    }
+}
+
+/// Registers every faulty transport.
+pub fn register_all(c: &mut Catalog) {
+    for f in Fault::ALL {
+        c.register(Entry::pull(Faulty(f)));
+    }
+}

@@ -17,25 +17,36 @@
 
 pub mod catalog;
 pub mod engine;
+pub mod environment;
+pub mod executor;
 pub mod faulty;
+pub mod histogram;
+pub mod lints;
 pub mod message;
 pub mod outcome;
 pub mod payload;
 pub mod placement;
+pub mod probes;
+pub mod report;
 pub mod semantics;
+pub mod session;
+pub mod stats;
 pub mod suggest;
 pub mod transport;
 pub mod transports;
 pub mod verify;
+pub mod worker;
 pub mod workload;
 
 /// The names a transport adapter needs.
 pub mod prelude {
     pub use crate::catalog::{Catalog, Entry};
     pub use crate::message::Message;
-    pub use crate::semantics::{Arity, Bound, ConsumerStyle, Locality, Ordering, Semantics, WaitStrategy};
+    pub use crate::semantics::{
+        Arity, Bound, ConsumerStyle, Locality, Ordering, Semantics, WaitStrategy,
+    };
     pub use crate::transport::{
-        BuildError, CallbackHandle, CallbackTransport, ChannelConfig, Endpoints, OptionSpec, Receiver,
-        Sender, Sink, Transport, TransportInfo,
+        BuildError, CallbackHandle, CallbackTransport, ChannelConfig, Endpoints, OptionSpec,
+        Receiver, Sender, Sink, Transport, TransportInfo,
     };
 }

@@ -31,27 +31,42 @@ pub enum ViolationKind {
     Corrupt,
     /// A producer id or sequence number that was never sent.
     Unknown,
-    /// A ping-pong reply did not answer the request just sent.
-    WrongReply,
+    /// A send was refused because every consumer was gone before the stream ended;
+    /// `got` is how many messages that producer had sent.
+    Disconnected,
 }
 
 impl fmt::Display for Violation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let p = self.producer;
         match self.kind {
-            ViolationKind::Order => write!(f, "producer {p}: expected seq {}, got {}", self.expected, self.got),
+            ViolationKind::Order => write!(
+                f,
+                "producer {p}: expected seq {}, got {}",
+                self.expected, self.got
+            ),
             ViolationKind::Duplicate => write!(f, "producer {p}: seq {} delivered twice", self.got),
             ViolationKind::Missing => write!(
                 f,
                 "producer {p}: stream ended without seq {} ({} of its messages missing)",
                 self.expected, self.got
             ),
-            ViolationKind::Corrupt => write!(f, "producer {p}: seq {} has a corrupted body", self.got),
-            ViolationKind::Unknown => {
-                write!(f, "producer {p}: seq {} was never sent (producers or range exceeded)", self.got)
+            ViolationKind::Corrupt => {
+                write!(f, "producer {p}: seq {} has a corrupted body", self.got)
             }
-            ViolationKind::WrongReply => {
-                write!(f, "round trip {}: reply carried seq {}", self.expected, self.got)
+            ViolationKind::Unknown => {
+                write!(
+                    f,
+                    "producer {p}: seq {} was never sent (producers or range exceeded)",
+                    self.got
+                )
+            }
+            ViolationKind::Disconnected => {
+                write!(
+                    f,
+                    "producer {p}: send refused (consumer gone) after {} messages",
+                    self.got
+                )
             }
         }
     }

@@ -31,13 +31,23 @@ impl Placement {
     /// A short label: `cores 0,1`, `unpinned (oversubscribed: 9 threads on 2 cores)`.
     pub fn label(&self) -> String {
         if self.oversubscribed {
-            format!("unpinned (oversubscribed: {} threads on {} cores)", self.threads, self.cores_available)
+            format!(
+                "unpinned (oversubscribed: {} threads on {} cores)",
+                self.threads, self.cores_available
+            )
         } else if self.pinned {
             let list: Vec<String> = self.cores.iter().map(|c| c.to_string()).collect();
-            let smt = if self.smt_shared { ", SMT siblings shared" } else { "" };
+            let smt = if self.smt_shared {
+                ", SMT siblings shared"
+            } else {
+                ""
+            };
             format!("cores {}{smt}", list.join(","))
         } else {
-            format!("unpinned ({})", self.note.as_deref().unwrap_or("pinning off"))
+            format!(
+                "unpinned ({})",
+                self.note.as_deref().unwrap_or("pinning off")
+            )
         }
     }
 }
@@ -55,19 +65,32 @@ pub struct Plan {
 pub fn plan(threads: usize, pin: bool) -> Plan {
     let ids = core_affinity::get_core_ids().unwrap_or_default();
     let available = ids.len().max(1);
-    let mut placement = Placement { threads, cores_available: available, ..Placement::default() };
+    let mut placement = Placement {
+        threads,
+        cores_available: available,
+        ..Placement::default()
+    };
     if threads > available {
         placement.oversubscribed = true;
         placement.note = Some("more threads than cores".into());
-        return Plan { cores: vec![None; threads], placement };
+        return Plan {
+            cores: vec![None; threads],
+            placement,
+        };
     }
     if !pin {
         placement.note = Some("pinning off".into());
-        return Plan { cores: vec![None; threads], placement };
+        return Plan {
+            cores: vec![None; threads],
+            placement,
+        };
     }
     if ids.is_empty() {
         placement.note = Some("core list unavailable".into());
-        return Plan { cores: vec![None; threads], placement };
+        return Plan {
+            cores: vec![None; threads],
+            placement,
+        };
     }
     // Distinct physical cores first, SMT siblings after.
     let mut order: Vec<core_affinity::CoreId> = Vec::new();
@@ -87,7 +110,10 @@ pub fn plan(threads: usize, pin: bool) -> Plan {
     placement.smt_shared = physical.len() < chosen.len();
     placement.cores = chosen.iter().map(|c| c.id).collect();
     placement.pinned = true;
-    Plan { cores: chosen.into_iter().map(Some).collect(), placement }
+    Plan {
+        cores: chosen.into_iter().map(Some).collect(),
+        placement,
+    }
 }
 
 /// Pins the calling thread as planned; returns false if the OS refused.

@@ -138,7 +138,9 @@ impl Semantics {
     /// `MPSC, per-producer FIFO, bounded, block, cross-thread`.
     pub fn summary(&self) -> String {
         let bound = match self.bound {
-            Bound::Bounded { power_of_two: true, .. } => "bounded (2^n)",
+            Bound::Bounded {
+                power_of_two: true, ..
+            } => "bounded (2^n)",
             Bound::Bounded { .. } => "bounded",
             Bound::Unbounded => "unbounded",
         };

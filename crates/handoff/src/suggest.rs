@@ -18,13 +18,20 @@ pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) ->
 }
 
 /// `unknown <what> `<name>``, followed by the closest valid names if any are close.
-pub fn unknown<'a>(what: &str, name: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
+pub fn unknown<'a>(
+    what: &str,
+    name: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> String {
     let close = closest(name, candidates);
     if close.is_empty() {
         format!("unknown {what} `{name}`")
     } else {
         let list: Vec<String> = close.iter().map(|c| format!("`{c}`")).collect();
-        format!("unknown {what} `{name}`; did you mean {}?", list.join(" or "))
+        format!(
+            "unknown {what} `{name}`; did you mean {}?",
+            list.join(" or ")
+        )
     }
 }
 
@@ -32,7 +39,11 @@ pub fn unknown<'a>(what: &str, name: &str, candidates: impl IntoIterator<Item = 
 mod tests {
     #[test]
     fn suggests_the_close_name() {
-        let msg = super::unknown("transport", "crosbeam-bounded", ["crossbeam-bounded", "rtrb", "flume-bounded"]);
+        let msg = super::unknown(
+            "transport",
+            "crosbeam-bounded",
+            ["crossbeam-bounded", "rtrb", "flume-bounded"],
+        );
         assert!(msg.contains("`crossbeam-bounded`"), "{msg}");
     }
 }

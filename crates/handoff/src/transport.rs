@@ -43,7 +43,12 @@ pub struct ChannelConfig {
 impl ChannelConfig {
     /// A configuration with no transport-specific options.
     pub fn new(capacity: usize, producers: usize, consumers: usize) -> Self {
-        ChannelConfig { capacity, producers, consumers, options: BTreeMap::new() }
+        ChannelConfig {
+            capacity,
+            producers,
+            consumers,
+            options: BTreeMap::new(),
+        }
     }
 
     /// The value of a transport option, if given.

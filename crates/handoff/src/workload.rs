@@ -23,8 +23,12 @@ pub enum WorkloadKind {
 
 impl WorkloadKind {
     /// Every workload, in listing order.
-    pub const ALL: [WorkloadKind; 4] =
-        [WorkloadKind::Spsc, WorkloadKind::Mpsc, WorkloadKind::Mpmc, WorkloadKind::PingPong];
+    pub const ALL: [WorkloadKind; 4] = [
+        WorkloadKind::Spsc,
+        WorkloadKind::Mpsc,
+        WorkloadKind::Mpmc,
+        WorkloadKind::PingPong,
+    ];
 
     /// The name used on the command line.
     pub fn name(self) -> &'static str {
@@ -75,7 +79,9 @@ impl FromStr for WorkloadKind {
         WorkloadKind::ALL
             .into_iter()
             .find(|w| w.name() == s)
-            .ok_or_else(|| crate::suggest::unknown("workload", s, WorkloadKind::ALL.iter().map(|w| w.name())))
+            .ok_or_else(|| {
+                crate::suggest::unknown("workload", s, WorkloadKind::ALL.iter().map(|w| w.name()))
+            })
     }
 }
 

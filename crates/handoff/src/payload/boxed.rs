@@ -19,7 +19,11 @@ impl<const W: usize> Message for Boxed<W> {
         for (i, w) in body.iter_mut().enumerate() {
             *w = body_word(k, i);
         }
-        Boxed { seq, producer, body }
+        Boxed {
+            seq,
+            producer,
+            body,
+        }
     }
     #[inline(always)]
     fn producer(&self) -> u32 {

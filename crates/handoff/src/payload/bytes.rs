@@ -23,7 +23,12 @@ impl<const W: usize> Message for Inline<W> {
         for (i, w) in body.iter_mut().enumerate() {
             *w = body_word(k, i);
         }
-        Inline { seq, producer, spare: k as u32, body }
+        Inline {
+            seq,
+            producer,
+            spare: k as u32,
+            body,
+        }
     }
     #[inline(always)]
     fn producer(&self) -> u32 {

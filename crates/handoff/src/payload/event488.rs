@@ -110,7 +110,12 @@ fn contract(k: u64) -> Contract {
     for (i, b) in symbol.iter_mut().take(8).enumerate() {
         *b = b'A' + ((k >> (i * 5)) % 26) as u8;
     }
-    Contract { id: body_word(k, 0), exchange: (k >> 32) as u32, currency: *b"USD\0", symbol }
+    Contract {
+        id: body_word(k, 0),
+        exchange: (k >> 32) as u32,
+        currency: *b"USD\0",
+        symbol,
+    }
 }
 
 fn fill<const N: usize>(k: u64, from: usize) -> [u64; N] {
@@ -131,7 +136,11 @@ fn name(producer: u32, seq: u64) -> CString {
 
 fn expected_event(producer: u32, seq: u64) -> (u64, TaggedEvent) {
     let k = key(producer, seq);
-    let header = EventHeader { seq, producer, flags: k as u32 };
+    let header = EventHeader {
+        seq,
+        producer,
+        flags: k as u32,
+    };
     let contract = contract(k);
     let ev = match seq % 3 {
         0 => TaggedEvent::Trade(Trade {
@@ -141,11 +150,22 @@ fn expected_event(producer: u32, seq: u64) -> (u64, TaggedEvent) {
             quantity: body_word(k, 2),
             extra: fill(k, 3),
         }),
-        1 => TaggedEvent::Quote(Quote { header, contract, book: fill(k, 1), extra: fill(k, 5) }),
+        1 => TaggedEvent::Quote(Quote {
+            header,
+            contract,
+            book: fill(k, 1),
+            extra: fill(k, 5),
+        }),
         _ => {
             let mut text = [0u8; 64];
             text[..6].copy_from_slice(b"HALTED");
-            TaggedEvent::Status(Status { header, contract, code: body_word(k, 1), text, extra: fill(k, 2) })
+            TaggedEvent::Status(Status {
+                header,
+                contract,
+                code: body_word(k, 1),
+                text,
+                extra: fill(k, 2),
+            })
         }
     };
     (k, ev)
@@ -165,9 +185,17 @@ impl<const TAILS: bool> Message for Event488<TAILS> {
     fn build(producer: u32, seq: u64) -> Self {
         let (k, event) = expected_event(producer, seq);
         if TAILS {
-            Event488 { event, name: Some(name(producer, seq)), blob: Some(blob(k)) }
+            Event488 {
+                event,
+                name: Some(name(producer, seq)),
+                blob: Some(blob(k)),
+            }
         } else {
-            Event488 { event, name: None, blob: None }
+            Event488 {
+                event,
+                name: None,
+                blob: None,
+            }
         }
     }
     #[inline]
@@ -189,11 +217,17 @@ impl<const TAILS: bool> Message for Event488<TAILS> {
             // blob byte by byte.
             let mut buf = [0u8; 48];
             let mut cursor = std::io::Cursor::new(&mut buf[..]);
-            let _ = std::io::Write::write_fmt(&mut cursor, format_args!("evt-{}-{}", h.producer, h.seq));
+            let _ = std::io::Write::write_fmt(
+                &mut cursor,
+                format_args!("evt-{}-{}", h.producer, h.seq),
+            );
             let len = cursor.position() as usize;
             let name_ok = self.name.as_deref().map(|n| n.to_bytes()) == Some(&buf[..len]);
             let blob_ok = self.blob.as_deref().is_some_and(|b| {
-                b.len() == 32 && b.iter().enumerate().all(|(i, x)| *x == (body_word(k, i) >> 56) as u8)
+                b.len() == 32
+                    && b.iter()
+                        .enumerate()
+                        .all(|(i, x)| *x == (body_word(k, i) >> 56) as u8)
             });
             name_ok && blob_ok
         } else {

@@ -85,10 +85,16 @@ impl PayloadKind {
         match self {
             PayloadKind::U64 => "8-byte word: producer id and sequence, header only".into(),
             PayloadKind::Bytes(n) => format!("{n} bytes inline, moved by value"),
-            PayloadKind::Boxed(n) => format!("{n}-byte heap buffer moved by pointer (alloc in producer, free in consumer)"),
+            PayloadKind::Boxed(n) => format!(
+                "{n}-byte heap buffer moved by pointer (alloc in producer, free in consumer)"
+            ),
             PayloadKind::Report64 => "64-byte report struct, one cache line".into(),
-            PayloadKind::Event488 { tails: false } => "488-byte repr(C) tagged event, no heap tails".into(),
-            PayloadKind::Event488 { tails: true } => "488-byte event plus a C string and a 32-byte vector allocated per event".into(),
+            PayloadKind::Event488 { tails: false } => {
+                "488-byte repr(C) tagged event, no heap tails".into()
+            }
+            PayloadKind::Event488 { tails: true } => {
+                "488-byte event plus a C string and a 32-byte vector allocated per event".into()
+            }
         }
     }
 }
@@ -111,9 +117,9 @@ impl FromStr for PayloadKind {
 
     fn from_str(s: &str) -> Result<Self, String> {
         let sized = |prefix: &str, rest: &str, make: fn(usize) -> PayloadKind| {
-            let n: usize = rest
-                .parse()
-                .map_err(|_| format!("`{prefix}:{rest}`: expected a byte count after `{prefix}:`"))?;
+            let n: usize = rest.parse().map_err(|_| {
+                format!("`{prefix}:{rest}`: expected a byte count after `{prefix}:`")
+            })?;
             if SIZES.contains(&n) {
                 Ok(make(n))
             } else {
@@ -131,7 +137,14 @@ impl FromStr for PayloadKind {
                 } else if let Some(rest) = s.strip_prefix("boxed:") {
                     sized("boxed", rest, PayloadKind::Boxed)
                 } else {
-                    let names = ["u64", "report64", "event488", "event488+tails", "bytes:64", "boxed:64"];
+                    let names = [
+                        "u64",
+                        "report64",
+                        "event488",
+                        "event488+tails",
+                        "bytes:64",
+                        "boxed:64",
+                    ];
                     Err(crate::suggest::unknown("payload", s, names.iter().copied()))
                 }
             }
@@ -240,7 +253,13 @@ mod tests {
 
     #[test]
     fn bad_sizes_and_names_are_explained() {
-        assert!("bytes:100".parse::<PayloadKind>().unwrap_err().contains("supported sizes"));
-        assert!("report46".parse::<PayloadKind>().unwrap_err().contains("report64"));
+        assert!("bytes:100"
+            .parse::<PayloadKind>()
+            .unwrap_err()
+            .contains("supported sizes"));
+        assert!("report46"
+            .parse::<PayloadKind>()
+            .unwrap_err()
+            .contains("report64"));
     }
 }

@@ -26,7 +26,12 @@ impl Message for Report64 {
             kind: (k >> 60) as u32,
             timestamp: body_word(k, 0),
             value: body_word(k, 1),
-            fields: [body_word(k, 2), body_word(k, 3), body_word(k, 4), body_word(k, 5)],
+            fields: [
+                body_word(k, 2),
+                body_word(k, 3),
+                body_word(k, 4),
+                body_word(k, 5),
+            ],
         }
     }
     #[inline(always)]

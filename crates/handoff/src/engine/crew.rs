@@ -1,0 +1,156 @@
+//! A crew of worker threads: spawned, pinned and parked at a start barrier before timing begins,
+//! then collected under a watchdog.
+//!
+//! Every member runs inside `catch_unwind`, so a transport that panics is reported as crashed
+//! instead of taking the harness down. A member that never reports before the deadline makes the
+//! whole sample `hung`; its thread is left behind (it cannot be killed from inside the process),
+//! which is why the command-line tool runs each trial in a child process it can kill.
+
+use crate::placement::{self, Plan};
+use std::any::Any;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, Barrier};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// Shared between the crew and the watchdog: consumers publish their progress here now and then
+/// so a hang report can say how far the stream got.
+#[derive(Default)]
+pub struct Progress {
+    /// Messages delivered so far (updated every few thousand messages).
+    pub delivered: AtomicU64,
+    /// A pin request was refused by the OS.
+    pub pin_failed: AtomicBool,
+}
+
+/// How often consumers publish progress (messages).
+pub const PROGRESS_EVERY: u64 = 4096;
+
+/// The crew under construction and, once started, being collected.
+pub struct Crew<R> {
+    tx: mpsc::Sender<(usize, thread::Result<R>)>,
+    rx: mpsc::Receiver<(usize, thread::Result<R>)>,
+    barrier: Arc<Barrier>,
+    plan: Plan,
+    spawned: usize,
+    /// Progress published by consumers.
+    pub progress: Arc<Progress>,
+}
+
+/// Why collecting failed.
+pub enum CrewError {
+    /// The deadline passed with members still running.
+    Hung {
+        /// Members that reported.
+        finished: usize,
+        /// Members in all.
+        total: usize,
+    },
+    /// A member panicked.
+    Panicked(String),
+}
+
+impl<R: Send + 'static> Crew<R> {
+    /// A crew of `size` threads placed by `plan`.
+    pub fn new(size: usize, plan: Plan) -> Crew<R> {
+        let (tx, rx) = mpsc::channel();
+        Crew {
+            tx,
+            rx,
+            barrier: Arc::new(Barrier::new(size)),
+            plan,
+            spawned: 0,
+            progress: Arc::new(Progress::default()),
+        }
+    }
+
+    /// Spawns the next member. It pins itself as planned, waits at the start barrier, then runs
+    /// `work`; whatever `work` returns (or its panic) is collected by [`Crew::collect`].
+    pub fn spawn<F>(&mut self, name: &str, work: F)
+    where
+        F: FnOnce() -> R + Send + 'static,
+    {
+        let idx = self.spawned;
+        self.spawned += 1;
+        let core = self.plan.cores.get(idx).copied().flatten();
+        let barrier = self.barrier.clone();
+        let tx = self.tx.clone();
+        let progress = self.progress.clone();
+        let spawned = thread::Builder::new()
+            .name(name.to_string())
+            .spawn(move || {
+                if !placement::apply(core) {
+                    progress.pin_failed.store(true, Ordering::Relaxed);
+                }
+                barrier.wait();
+                let out = catch_unwind(AssertUnwindSafe(work));
+                let _ = tx.send((idx, out));
+            });
+        if let Err(e) = spawned {
+            let _ = self
+                .tx
+                .send((idx, Err(Box::new(format!("could not spawn thread: {e}")))));
+        }
+    }
+
+    /// Waits for every member, at most until `deadline`. Results are in spawn order.
+    pub fn collect(self, deadline: Instant) -> Result<Vec<R>, CrewError> {
+        let Crew {
+            tx, rx, spawned, ..
+        } = self;
+        drop(tx);
+        let mut out: Vec<Option<R>> = (0..spawned).map(|_| None).collect();
+        let mut finished = 0;
+        let mut panic = None;
+        let mut deadline = deadline;
+        while finished < spawned {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match rx.recv_timeout(left.max(Duration::from_millis(1))) {
+                Ok((idx, Ok(r))) => {
+                    out[idx] = Some(r);
+                    finished += 1;
+                }
+                Ok((_, Err(p))) => {
+                    finished += 1;
+                    panic.get_or_insert_with(|| panic_message(&*p));
+                    // The others may be stranded by the panic; give them a moment, not the
+                    // whole timeout.
+                    deadline = deadline.min(Instant::now() + Duration::from_secs(1));
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    if Instant::now() >= deadline {
+                        if let Some(msg) = panic {
+                            // A panicking member often strands the others; the panic is the cause.
+                            return Err(CrewError::Panicked(msg));
+                        }
+                        return Err(CrewError::Hung {
+                            finished,
+                            total: spawned,
+                        });
+                    }
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+        }
+        if let Some(msg) = panic {
+            return Err(CrewError::Panicked(msg));
+        }
+        Ok(out
+            .into_iter()
+            .map(|r| r.expect("every member reported"))
+            .collect())
+    }
+}
+
+/// The text of a panic payload.
+pub fn panic_message(p: &(dyn Any + Send)) -> String {
+    if let Some(s) = p.downcast_ref::<&str>() {
+        format!("panicked: {s}")
+    } else if let Some(s) = p.downcast_ref::<String>() {
+        format!("panicked: {s}")
+    } else {
+        "panicked".to_string()
+    }
+}

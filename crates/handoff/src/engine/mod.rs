@@ -1,0 +1,52 @@
+//! The trial engine: runs one sample of one workload over one transport.
+//!
+//! For every sample: the channel is created, threads are spawned, pinned and parked at a start
+//! barrier (all outside the timed region); each thread reads the clock as it leaves the barrier;
+//! the sample's time runs from the earliest of those reads to the moment the consumer received
+//! the last expected message. Consumers verify every message. A watchdog turns a sample that
+//! does not finish in time into `hung`, and a panic into `crashed`.
+//!
+//! Samples are independent: the orchestration that interleaves samples of different trials,
+//! calibrates message counts and computes statistics lives in [`crate::session`].
+
+mod callback;
+pub mod crew;
+mod pingpong;
+mod stream;
+mod support;
+
+use crate::outcome::SampleOutcome;
+use crate::transport::{CallbackTransport, Transport};
+use crate::workload::{TrialSpec, WorkloadKind};
+use std::sync::Arc;
+
+pub use support::check_support;
+
+/// Runs one sample of a pull transport.
+pub fn run_pull<T: Transport>(t: &Arc<T>, spec: &TrialSpec, messages: u64) -> SampleOutcome {
+    let info = t.info();
+    if let Err(o) = check_support(&info.semantics, spec) {
+        return *o;
+    }
+    match spec.workload {
+        WorkloadKind::PingPong => {
+            crate::with_payload!(spec.payload, M => pingpong::run::<T, M>(t, spec, messages))
+        }
+        _ => {
+            crate::with_payload!(spec.payload, M => stream::run::<T, M>(t, &info.semantics, spec, messages))
+        }
+    }
+}
+
+/// Runs one sample of a callback transport.
+pub fn run_callback<T: CallbackTransport>(
+    t: &Arc<T>,
+    spec: &TrialSpec,
+    messages: u64,
+) -> SampleOutcome {
+    let info = t.info();
+    if let Err(o) = check_support(&info.semantics, spec) {
+        return *o;
+    }
+    crate::with_payload!(spec.payload, M => callback::run::<T, M>(t, &info.semantics, spec, messages))
+}

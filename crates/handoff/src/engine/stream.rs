@@ -1,0 +1,264 @@
+//! Streaming workloads (`spsc`, `mpsc`, `mpmc`) over a pull transport.
+
+use super::crew::{Crew, CrewError, PROGRESS_EVERY};
+use crate::message::Message;
+use crate::outcome::{SampleOutcome, SampleStatus};
+use crate::placement::{self, Placement};
+use crate::semantics::Semantics;
+use crate::transport::{BuildError, ChannelConfig, Endpoints, Receiver, Sender, Transport};
+use crate::verify::{self, Verifier};
+use crate::workload::TrialSpec;
+use std::sync::atomic::Ordering as AtomicOrdering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// What one producer thread reports.
+pub(super) struct ProducerReport {
+    pub start: Instant,
+    pub failed: u64,
+    /// `Some(sent)` if a send was refused before the producer finished.
+    pub refused_after: Option<u64>,
+    pub producer: u32,
+}
+
+/// What one consumer thread reports.
+struct ConsumerReport {
+    start: Instant,
+    /// When the last expected message arrived (single consumer) or the stream ended (several).
+    end: Instant,
+    failed: u64,
+    verifier: Verifier,
+}
+
+enum Member {
+    Producer(ProducerReport),
+    Consumer(ConsumerReport),
+}
+
+/// Sends `per` messages of producer `id`, one at a time or in runs of `batch`.
+pub(super) fn produce<M: Message, S: Sender<M>>(
+    mut tx: S,
+    id: u32,
+    per: u64,
+    batch: Option<usize>,
+) -> ProducerReport {
+    let start = Instant::now();
+    let mut refused_after = None;
+    match batch {
+        None => {
+            for seq in 0..per {
+                if tx.send(M::build(id, seq)).is_err() {
+                    refused_after = Some(seq);
+                    break;
+                }
+            }
+        }
+        Some(b) => {
+            let mut seq = 0;
+            while seq < per {
+                let end = (seq + b as u64).min(per);
+                let mut run = (seq..end).map(|s| M::build(id, s));
+                if let Err(m) = tx.send_batch(&mut run) {
+                    refused_after = Some(m.seq());
+                    break;
+                }
+                seq = end;
+            }
+        }
+    }
+    let failed = tx.failed_attempts();
+    drop(tx);
+    ProducerReport {
+        start,
+        failed,
+        refused_after,
+        producer: id,
+    }
+}
+
+/// Runs one streaming sample.
+pub(super) fn run<T: Transport, M: Message>(
+    t: &Arc<T>,
+    sem: &Semantics,
+    spec: &TrialSpec,
+    messages: u64,
+) -> SampleOutcome {
+    let producers = spec.producers;
+    let consumers = spec.consumers;
+    let per = (messages / producers as u64).max(1);
+    let total = per * producers as u64;
+    let plan = placement::plan(producers + consumers, spec.pin);
+    let mut place = plan.placement.clone();
+
+    let cfg = ChannelConfig {
+        capacity: spec.capacity,
+        producers,
+        consumers,
+        options: spec.options.clone(),
+    };
+    let Endpoints { senders, receivers } = match t.channel::<M>(&cfg) {
+        Ok(e) => e,
+        Err(e) => return build_failed(e, place),
+    };
+    if senders.len() != producers || receivers.len() != consumers {
+        let why = format!(
+            "adapter returned {} senders and {} receivers for {producers} and {consumers}",
+            senders.len(),
+            receivers.len()
+        );
+        return SampleOutcome::status_only(SampleStatus::Crashed(why), place);
+    }
+
+    let mut crew: Crew<Member> = Crew::new(producers + consumers, plan);
+    for (c, rx) in receivers.into_iter().enumerate() {
+        let verifier = Verifier::new(producers, per, sem.ordering, consumers);
+        let progress = crew.progress.clone();
+        let batch = spec.batch;
+        crew.spawn(&format!("consumer-{c}"), move || {
+            Member::Consumer(consume::<M, T::Rx<M>>(
+                rx,
+                verifier,
+                total,
+                consumers == 1,
+                batch,
+                &progress.delivered,
+            ))
+        });
+    }
+    for (p, tx) in senders.into_iter().enumerate() {
+        let batch = spec.batch;
+        crew.spawn(&format!("producer-{p}"), move || {
+            Member::Producer(produce::<M, T::Tx<M>>(tx, p as u32, per, batch))
+        });
+    }
+    let progress = crew.progress.clone();
+    let deadline = Instant::now() + Duration::from_millis(spec.timeout_ms);
+    let members = match crew.collect(deadline) {
+        Ok(m) => m,
+        Err(e) => {
+            return crew_failed(
+                e,
+                &progress.delivered.load(AtomicOrdering::Relaxed),
+                total,
+                spec,
+                place,
+            )
+        }
+    };
+    place.pinned &= !progress.pin_failed.load(AtomicOrdering::Relaxed);
+    if progress.pin_failed.load(AtomicOrdering::Relaxed) {
+        place.note = Some("the OS refused a pin request".into());
+    }
+
+    let mut prods = Vec::new();
+    let mut cons = Vec::new();
+    for m in members {
+        match m {
+            Member::Producer(p) => prods.push(p),
+            Member::Consumer(c) => cons.push(c),
+        }
+    }
+    let start = prods
+        .iter()
+        .map(|p| p.start)
+        .chain(cons.iter().map(|c| c.start))
+        .min()
+        .expect("threads ran");
+    let end = cons.iter().map(|c| c.end).max().expect("a consumer ran");
+    let failed_recvs = cons.iter().map(|c| c.failed).sum();
+    let mut verifiers: Vec<Verifier> = cons.into_iter().map(|c| c.verifier).collect();
+    note_refusals(&prods, &mut verifiers[0]);
+    let verdict = verify::merge(verifiers);
+    SampleOutcome {
+        status: match verdict.violation {
+            None => SampleStatus::Pass,
+            Some(v) => SampleStatus::Fail(v),
+        },
+        messages: verdict.count,
+        elapsed_ns: end.saturating_duration_since(start).as_nanos() as u64,
+        failed_sends: prods.iter().map(|p| p.failed).sum(),
+        failed_recvs,
+        digest: verdict.digest,
+        latency: None,
+        placement: place,
+    }
+}
+
+/// Records the first refused send, if any, in the verifier.
+pub(super) fn note_refusals(prods: &[ProducerReport], v: &mut Verifier) {
+    if let Some(p) = prods.iter().find(|p| p.refused_after.is_some()) {
+        v.note_disconnect(p.producer, p.refused_after.unwrap_or(0));
+    }
+}
+
+fn consume<M: Message, R: Receiver<M>>(
+    mut rx: R,
+    mut v: Verifier,
+    total: u64,
+    single: bool,
+    batch: Option<usize>,
+    delivered: &std::sync::atomic::AtomicU64,
+) -> ConsumerReport {
+    let start = Instant::now();
+    let mut end = None;
+    let mut on_msg = |m: M, v: &mut Verifier| {
+        v.observe(&m);
+        drop(m);
+        let n = v.count();
+        if n % PROGRESS_EVERY == 0 {
+            delivered.store(n, AtomicOrdering::Relaxed);
+        }
+        if single && n == total {
+            end = Some(Instant::now());
+        }
+    };
+    match batch {
+        None => {
+            while let Some(m) = rx.recv() {
+                on_msg(m, &mut v);
+            }
+        }
+        Some(b) => loop {
+            let got = rx.recv_batch(b, &mut |m| on_msg(m, &mut v));
+            if got == 0 {
+                break;
+            }
+        },
+    }
+    // Several consumers: each stops its clock when the stream ends for it.
+    let end = end.unwrap_or_else(Instant::now);
+    delivered.store(v.count(), AtomicOrdering::Relaxed);
+    ConsumerReport {
+        start,
+        end,
+        failed: rx.failed_attempts(),
+        verifier: v,
+    }
+}
+
+/// The outcome when the transport refused to build the channel.
+pub(super) fn build_failed(e: BuildError, place: Placement) -> SampleOutcome {
+    let status = match e {
+        BuildError::Unsupported(s) => SampleStatus::Unsupported(s),
+        BuildError::Invalid(s) => SampleStatus::Invalid(s),
+    };
+    SampleOutcome::status_only(status, place)
+}
+
+/// The outcome when the crew did not finish cleanly.
+pub(super) fn crew_failed(
+    e: CrewError,
+    delivered: &u64,
+    total: u64,
+    spec: &TrialSpec,
+    place: Placement,
+) -> SampleOutcome {
+    let status = match e {
+        CrewError::Hung { finished, total: members } => SampleStatus::Hung(format!(
+            "no end after {} ms: {finished} of {members} threads finished, about {delivered} of {total} messages delivered",
+            spec.timeout_ms
+        )),
+        CrewError::Panicked(msg) => SampleStatus::Crashed(msg),
+    };
+    SampleOutcome::status_only(status, place)
+}

@@ -1,0 +1,89 @@
+//! Checks a trial's parameters against a transport's declared semantics before anything runs.
+
+use crate::message::MAX_PRODUCERS;
+use crate::outcome::{SampleOutcome, SampleStatus};
+use crate::placement::Placement;
+use crate::semantics::{Arity, Bound, ConsumerStyle, Semantics};
+use crate::workload::{TrialSpec, WorkloadKind};
+
+/// `Ok` if the transport can run `spec`; otherwise the `unsupported` or `invalid` outcome.
+pub fn check_support(sem: &Semantics, spec: &TrialSpec) -> Result<(), Box<SampleOutcome>> {
+    let unsupported = |why: String| {
+        Err(Box::new(SampleOutcome::status_only(
+            SampleStatus::Unsupported(why),
+            Placement::default(),
+        )))
+    };
+    let invalid = |why: String| {
+        Err(Box::new(SampleOutcome::status_only(
+            SampleStatus::Invalid(why),
+            Placement::default(),
+        )))
+    };
+    if spec.producers == 0 || spec.consumers == 0 {
+        return invalid("producers and consumers must be at least 1".into());
+    }
+    if spec.producers > MAX_PRODUCERS {
+        return invalid(format!(
+            "at most {MAX_PRODUCERS} producers (message header limit)"
+        ));
+    }
+    match spec.workload {
+        WorkloadKind::Spsc | WorkloadKind::PingPong
+            if spec.producers != 1 || spec.consumers != 1 =>
+        {
+            return invalid(format!(
+                "{} takes exactly 1 producer and 1 consumer",
+                spec.workload
+            ));
+        }
+        WorkloadKind::Mpsc if spec.consumers != 1 => {
+            return invalid("mpsc takes exactly 1 consumer".into());
+        }
+        _ => {}
+    }
+    if !sem.producers.allows(spec.producers) {
+        return unsupported(format!(
+            "{} producers: the transport is single-producer ({})",
+            spec.producers,
+            sem.topology_label()
+        ));
+    }
+    if !sem.consumers.allows(spec.consumers) {
+        return unsupported(format!(
+            "{} consumers: the transport is single-consumer ({})",
+            spec.consumers,
+            sem.topology_label()
+        ));
+    }
+    if spec.workload == WorkloadKind::Mpmc && sem.consumers == Arity::One {
+        return unsupported("mpmc needs a transport with many consumers".into());
+    }
+    if spec.workload == WorkloadKind::PingPong && sem.consumer_style == ConsumerStyle::Callback {
+        return unsupported(
+            "ping-pong needs a pull consumer; this transport calls its consumer back".into(),
+        );
+    }
+    if let Bound::Bounded {
+        min_capacity,
+        power_of_two,
+    } = sem.bound
+    {
+        if spec.capacity < min_capacity {
+            return invalid(format!(
+                "capacity {} is below this transport's minimum of {min_capacity}",
+                spec.capacity
+            ));
+        }
+        if power_of_two && !spec.capacity.is_power_of_two() {
+            return invalid(format!(
+                "capacity {} is not a power of two, which this transport requires",
+                spec.capacity
+            ));
+        }
+    }
+    if spec.batch == Some(0) {
+        return invalid("batch size must be at least 1".into());
+    }
+    Ok(())
+}

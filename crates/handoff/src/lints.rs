@@ -1,0 +1,120 @@
+//! Lints: warnings attached to a result where the methodology is at risk.
+//!
+//! A lint never changes a figure; it says why the figure may not mean what it seems to.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// Percentiles need enough observations to be more than the maximum in disguise: a percentile
+/// `q` is shown without a lint only if at least `MIN_TAIL_OBSERVATIONS / (1 - q)` values were
+/// recorded (so at least this many lie beyond it).
+pub const MIN_TAIL_OBSERVATIONS: f64 = 10.0;
+
+/// A methodology warning.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "code")]
+pub enum Lint {
+    /// More threads than cores: the figure includes scheduler time slicing.
+    Oversubscribed {
+        /// Threads run.
+        threads: usize,
+        /// Cores available.
+        cores: usize,
+    },
+    /// Pinning was requested but not obtained.
+    PinningFailed {
+        /// Why.
+        detail: String,
+    },
+    /// Threads were not pinned because the user asked so.
+    Unpinned,
+    /// A same-thread transport appears in a table with cross-thread ones.
+    SameThread,
+    /// The queue can hold every message of the sample: it never fills, backpressure is never
+    /// exercised.
+    CapacityNeverFills {
+        /// Capacity.
+        capacity: usize,
+        /// Messages per sample (per producer shard where it applies).
+        messages: u64,
+    },
+    /// Relative dispersion above the noisy threshold.
+    Noisy {
+        /// Relative MAD.
+        spread: f64,
+        /// Threshold.
+        threshold: f64,
+    },
+    /// A percentile is shown from too few observations.
+    TooFewForPercentile {
+        /// The percentile (e.g. 99.9).
+        percentile: f64,
+        /// Observations recorded.
+        observations: u64,
+        /// Observations needed.
+        needed: u64,
+    },
+    /// Fewer timed samples than a median with a spread needs.
+    FewSamples {
+        /// Samples taken.
+        samples: usize,
+    },
+    /// A batch size was requested but the transport has no native batch operations.
+    BatchEmulated,
+    /// Not an optimised build: figures are not representative.
+    DebugBuild,
+}
+
+impl Lint {
+    /// The lint's short code, e.g. `oversubscribed`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Lint::Oversubscribed { .. } => "oversubscribed",
+            Lint::PinningFailed { .. } => "pinning-failed",
+            Lint::Unpinned => "unpinned",
+            Lint::SameThread => "same-thread",
+            Lint::CapacityNeverFills { .. } => "capacity-never-fills",
+            Lint::Noisy { .. } => "noisy",
+            Lint::TooFewForPercentile { .. } => "too-few-for-percentile",
+            Lint::FewSamples { .. } => "few-samples",
+            Lint::BatchEmulated => "batch-emulated",
+            Lint::DebugBuild => "debug-build",
+        }
+    }
+}
+
+impl fmt::Display for Lint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Lint::Oversubscribed { threads, cores } => {
+                write!(f, "oversubscribed: {threads} threads on {cores} cores; includes scheduler time slicing")
+            }
+            Lint::PinningFailed { detail } => write!(f, "pinning requested but not obtained: {detail}"),
+            Lint::Unpinned => write!(f, "threads not pinned (--no-pin)"),
+            Lint::SameThread => {
+                write!(f, "same-thread: the consumer runs on the producer's thread; no cross-core hand-off happens")
+            }
+            Lint::CapacityNeverFills { capacity, messages } => write!(
+                f,
+                "capacity {capacity} >= {messages} messages: the queue never fills, backpressure is not exercised"
+            ),
+            Lint::Noisy { spread, threshold } => write!(
+                f,
+                "noisy: relative MAD {:.1}% > {:.0}%; compare with care or take more samples",
+                spread * 100.0,
+                threshold * 100.0
+            ),
+            Lint::TooFewForPercentile { percentile, observations, needed } => write!(
+                f,
+                "p{percentile} from {observations} observations (needs >= {needed}); treat it as the maximum"
+            ),
+            Lint::FewSamples { samples } => {
+                write!(f, "only {samples} timed sample(s): no meaningful median or spread")
+            }
+            Lint::BatchEmulated => {
+                write!(f, "batch requested but the transport has no native batch operations; sent one by one")
+            }
+            Lint::DebugBuild => write!(f, "debug build: figures are not representative; build with --release"),
+        }
+    }
+}

@@ -1,0 +1,202 @@
+//! The result model: one structure that every output format renders. No output recomputes a
+//! statistic; everything shown is here.
+
+use crate::environment::Environment;
+use crate::lints::Lint;
+use crate::payload::PayloadKind;
+use crate::placement::Placement;
+use crate::probes::Limits;
+use crate::semantics::Semantics;
+use crate::stats::Summary;
+use crate::workload::WorkloadKind;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// Version of the JSON schema; bumped on any incompatible change.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// A whole run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunReport {
+    /// [`SCHEMA_VERSION`].
+    pub schema_version: u32,
+    /// When the run started (RFC 3339, UTC).
+    pub started_at: String,
+    /// Wall-clock duration of the run, seconds.
+    pub duration_s: f64,
+    /// The suite that was run (file path or `default`).
+    pub suite: String,
+    /// Machine and build fingerprint.
+    pub environment: Environment,
+    /// Limit probes measured in this run.
+    pub limits: Option<Limits>,
+    /// One result per trial, in suite order.
+    pub results: Vec<TrialResult>,
+}
+
+/// How a trial ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// Every sample verified.
+    Pass,
+    /// A sample had a verification violation.
+    Fail,
+    /// A sample did not finish within the timeout.
+    Hung,
+    /// A thread panicked or the process died.
+    Crashed,
+    /// The transport cannot run this workload.
+    Unsupported,
+    /// The parameters are invalid for this transport.
+    Invalid,
+}
+
+impl Verdict {
+    /// Whether this verdict makes the run fail (fail, hung, crashed).
+    pub fn is_failure(self) -> bool {
+        matches!(self, Verdict::Fail | Verdict::Hung | Verdict::Crashed)
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Verdict::Pass => "pass",
+            Verdict::Fail => "FAIL",
+            Verdict::Hung => "HUNG",
+            Verdict::Crashed => "CRASHED",
+            Verdict::Unsupported => "unsupported",
+            Verdict::Invalid => "invalid",
+        })
+    }
+}
+
+/// Every effective parameter of a trial, echoed with its result.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Params {
+    /// Capacity in messages; `None` for an unbounded transport (the requested capacity is ignored).
+    pub capacity: Option<usize>,
+    /// Messages (round trips for ping-pong) per timed sample, as run.
+    pub messages: u64,
+    /// Messages as requested (`auto(40 ms)` or a number).
+    pub messages_requested: String,
+    /// Producer threads.
+    pub producers: usize,
+    /// Consumer threads.
+    pub consumers: usize,
+    /// Payload shape.
+    pub payload: PayloadKind,
+    /// Bytes per message moved through the transport.
+    pub payload_bytes: usize,
+    /// Batch size, if batched.
+    pub batch: Option<usize>,
+    /// Transport options.
+    pub options: BTreeMap<String, String>,
+    /// Timed samples requested.
+    pub samples: usize,
+    /// Warm-up samples.
+    pub warmup: usize,
+    /// Watchdog timeout per sample, ms.
+    pub timeout_ms: u64,
+}
+
+/// Latency percentiles in nanoseconds, from a full histogram.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Latency {
+    /// What is measured (`round-trip`).
+    pub kind: String,
+    /// Observations.
+    pub count: u64,
+    /// Minimum.
+    pub min: u64,
+    /// Median.
+    pub p50: u64,
+    /// 90th percentile.
+    pub p90: u64,
+    /// 99th percentile.
+    pub p99: u64,
+    /// 99.9th percentile.
+    pub p999: u64,
+    /// Maximum.
+    pub max: u64,
+    /// Mean.
+    pub mean: f64,
+    /// The merged histogram of every timed sample (HdrHistogram V2 + deflate, base64).
+    pub histogram: String,
+}
+
+/// A result's distance to the machine's limit.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LimitDistance {
+    /// Which probe (`stream-bandwidth` or `cacheline-rtt`).
+    pub probe: String,
+    /// The limit in the result's own unit (messages/s for streams, ns for round trips).
+    pub limit: f64,
+    /// The result divided by the limit: the fraction of the limit reached (streams) or how many
+    /// cache-line round trips one round trip costs (ping-pong).
+    pub ratio: f64,
+}
+
+/// One sample's raw figures.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RawSample {
+    /// Messages delivered.
+    pub messages: u64,
+    /// Elapsed nanoseconds.
+    pub elapsed_ns: u64,
+    /// Messages per second.
+    pub msgs_per_s: f64,
+    /// Nanoseconds per message.
+    pub ns_per_msg: f64,
+    /// Failed send attempts.
+    pub failed_sends: u64,
+    /// Failed receive attempts.
+    pub failed_recvs: u64,
+}
+
+/// The result of one trial.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TrialResult {
+    /// Transport name.
+    pub transport: String,
+    /// Workload.
+    pub workload: WorkloadKind,
+    /// Effective parameters.
+    pub params: Params,
+    /// Declared semantics.
+    pub semantics: Semantics,
+    /// Placement of the last sample run.
+    pub placement: Placement,
+    /// Verdict.
+    pub verdict: Verdict,
+    /// The first violation or the reason for a non-pass verdict.
+    pub violation: Option<String>,
+    /// Messages (round trips) per second over the timed samples.
+    pub throughput: Option<Summary>,
+    /// Nanoseconds per message (round trip) over the timed samples.
+    pub ns_per_msg: Option<Summary>,
+    /// Latency percentiles, where measured.
+    pub latency: Option<Latency>,
+    /// Failed non-blocking send attempts over the timed samples (never counted as throughput).
+    pub failed_sends: u64,
+    /// Failed non-blocking receive attempts over the timed samples.
+    pub failed_recvs: u64,
+    /// Digest of the delivered stream (hex), equal for every transport that delivered the same
+    /// messages.
+    pub digest: Option<String>,
+    /// Distance to the machine's limit.
+    pub limit: Option<LimitDistance>,
+    /// Methodology warnings.
+    pub lints: Vec<Lint>,
+    /// Raw figures of every timed sample, in the order run.
+    pub samples: Vec<RawSample>,
+}
+
+impl RunReport {
+    /// Whether any trial failed, hung or crashed.
+    pub fn has_failures(&self) -> bool {
+        self.results.iter().any(|r| r.verdict.is_failure())
+    }
+}

@@ -1,0 +1,501 @@
+//! A session: runs a list of trials and turns their samples into a [`RunReport`].
+//!
+//! Order of work:
+//! 1. limit probes (cache-line round trip, streaming bandwidth);
+//! 2. per trial: start its executor, calibrate the message count if it is `auto` (the pilot
+//!    samples double as warm-up), then the requested warm-up samples;
+//! 3. timed samples, interleaved across trials (round 1 of A, B, C, then round 2 …) so drift of
+//!    a shared machine hits every transport alike;
+//! 4. statistics, limit distances and lints, per trial.
+//!
+//! A trial whose sample is not `pass` stops there with that verdict; every other trial goes on,
+//! and every figure already measured is kept.
+
+use crate::catalog::Catalog;
+use crate::environment::Environment;
+use crate::executor::{Child, Executor, InProcess, WorkerCommand};
+use crate::histogram;
+use crate::lints::{Lint, MIN_TAIL_OBSERVATIONS};
+use crate::outcome::{SampleOutcome, SampleStatus};
+use crate::placement::Placement;
+use crate::probes::{self, Limits, ProbeBudget};
+use crate::report::{Latency, LimitDistance, Params, RawSample, RunReport, TrialResult, Verdict};
+use crate::semantics::{Bound, Locality};
+use crate::stats::{Summary, NOISY_SPREAD};
+use crate::workload::{Messages, TrialSpec, WorkloadKind};
+use std::time::Instant;
+
+/// Where trials run.
+#[derive(Clone, Debug)]
+pub enum Isolation {
+    /// In this process (see [`InProcess`]).
+    InProcess,
+    /// Each trial in a child process started with this command (see [`Child`]).
+    Subprocess(WorkerCommand),
+}
+
+/// How a session runs.
+#[derive(Clone, Debug)]
+pub struct SessionOptions {
+    /// Where trials run.
+    pub isolation: Isolation,
+    /// Limit probe budget; `None` skips the probes.
+    pub probes: Option<ProbeBudget>,
+    /// Name of the suite, recorded in the report.
+    pub suite: String,
+}
+
+/// Progress events, for a progress display.
+#[derive(Debug)]
+pub enum Event<'a> {
+    /// The limit probes are starting.
+    ProbesStarted,
+    /// The limit probes finished.
+    ProbesDone(&'a Limits),
+    /// A trial is being prepared (calibration and warm-up).
+    Preparing {
+        /// Trial index.
+        trial: usize,
+        /// Its label.
+        label: &'a str,
+    },
+    /// A sample finished (warm-up or timed).
+    Sample {
+        /// Trial index.
+        trial: usize,
+        /// Its label.
+        label: &'a str,
+        /// Whether it was timed.
+        timed: bool,
+        /// What it produced.
+        outcome: &'a SampleOutcome,
+    },
+    /// Units of work (samples) expected in all, updated as calibration settles.
+    Planned {
+        /// Timed samples planned over all trials.
+        timed_samples: usize,
+    },
+}
+
+/// Pilot samples allowed while calibrating an `auto` message count.
+const MAX_PILOTS: usize = 6;
+
+struct Trial {
+    spec: TrialSpec,
+    exec: Box<dyn Executor>,
+    messages: u64,
+    outcomes: Vec<SampleOutcome>,
+    stop: Option<SampleOutcome>,
+    last_placement: Placement,
+}
+
+/// Runs `specs` and reports. Names must already be valid in `catalog` (an unknown name is
+/// reported as an `invalid` result, not a panic).
+pub fn run(
+    catalog: &Catalog,
+    specs: Vec<TrialSpec>,
+    opts: &SessionOptions,
+    on: &mut dyn FnMut(Event),
+) -> RunReport {
+    let started = Instant::now();
+    let started_at = now_rfc3339();
+    let environment = Environment::detect();
+    let limits = opts.probes.map(|b| {
+        on(Event::ProbesStarted);
+        let l = probes::measure(b);
+        on(Event::ProbesDone(&l));
+        l
+    });
+
+    let mut trials: Vec<Trial> = specs
+        .into_iter()
+        .map(|spec| {
+            let exec: Box<dyn Executor> = match (&opts.isolation, catalog.lookup(&spec.transport)) {
+                (_, Err(e)) => Box::new(Refuse(e)),
+                (Isolation::InProcess, Ok(entry)) => {
+                    Box::new(InProcess::new(entry.clone(), spec.clone()))
+                }
+                (Isolation::Subprocess(cmd), Ok(_)) => Box::new(Child::start(cmd, spec.clone())),
+            };
+            Trial {
+                spec,
+                exec,
+                messages: 0,
+                outcomes: Vec::new(),
+                stop: None,
+                last_placement: Placement::default(),
+            }
+        })
+        .collect();
+    on(Event::Planned {
+        timed_samples: trials.iter().map(|t| t.spec.samples).sum(),
+    });
+
+    for (i, t) in trials.iter_mut().enumerate() {
+        let label = t.spec.label();
+        on(Event::Preparing {
+            trial: i,
+            label: &label,
+        });
+        prepare(t, &mut |o| {
+            on(Event::Sample {
+                trial: i,
+                label: &label,
+                timed: false,
+                outcome: o,
+            })
+        });
+        if t.stop.is_some() {
+            t.exec.close();
+        }
+    }
+
+    let rounds = trials.iter().map(|t| t.spec.samples).max().unwrap_or(0);
+    for round in 0..rounds {
+        for (i, t) in trials.iter_mut().enumerate() {
+            if t.stop.is_some() || round >= t.spec.samples {
+                continue;
+            }
+            let o = t.exec.sample(t.messages);
+            let label = t.spec.label();
+            on(Event::Sample {
+                trial: i,
+                label: &label,
+                timed: true,
+                outcome: &o,
+            });
+            t.last_placement = o.placement.clone();
+            if !o.status.is_pass() {
+                t.stop = Some(o);
+                t.exec.close();
+            } else {
+                t.outcomes.push(o);
+            }
+        }
+    }
+    for t in &mut trials {
+        t.exec.close();
+    }
+
+    let results = trials
+        .iter()
+        .map(|t| summarise(catalog, t, limits.as_ref(), &environment))
+        .collect();
+    RunReport {
+        schema_version: crate::report::SCHEMA_VERSION,
+        started_at,
+        duration_s: started.elapsed().as_secs_f64(),
+        suite: opts.suite.clone(),
+        environment,
+        limits,
+        results,
+    }
+}
+
+/// An executor for a trial whose transport name is unknown.
+struct Refuse(String);
+
+impl Executor for Refuse {
+    fn sample(&mut self, _messages: u64) -> SampleOutcome {
+        SampleOutcome::status_only(SampleStatus::Invalid(self.0.clone()), Placement::default())
+    }
+}
+
+/// Calibrates the message count and runs the warm-up samples.
+fn prepare(t: &mut Trial, on: &mut dyn FnMut(&SampleOutcome)) {
+    let mut run = |t: &mut Trial, n: u64| -> Option<SampleOutcome> {
+        let o = t.exec.sample(n);
+        on(&o);
+        t.last_placement = o.placement.clone();
+        if o.status.is_pass() {
+            Some(o)
+        } else {
+            t.stop = Some(o);
+            None
+        }
+    };
+    t.messages = match t.spec.messages {
+        Messages::Fixed(n) => n,
+        Messages::Auto {
+            target_ms,
+            min,
+            max,
+        } => {
+            let target = target_ms as f64 * 1e6;
+            let mut n = min.max(1);
+            let mut pilots = 0;
+            loop {
+                let Some(o) = run(t, n) else { return };
+                pilots += 1;
+                let elapsed = o.elapsed_ns.max(1) as f64;
+                let scaled = ((n as f64 * target / elapsed) as u64).clamp(min, max);
+                if elapsed >= target / 3.0 || pilots >= MAX_PILOTS || n >= max {
+                    break round_count(scaled);
+                }
+                // Grow at most 50x per pilot so a noisy first pilot cannot overshoot wildly.
+                n = scaled.min(n.saturating_mul(50));
+            }
+        }
+    };
+    for _ in 0..t.spec.warmup {
+        if run(t, t.messages).is_none() {
+            return;
+        }
+    }
+}
+
+/// Rounds a calibrated count to two significant digits, so echoed parameters read cleanly.
+fn round_count(n: u64) -> u64 {
+    if n < 100 {
+        return n.max(1);
+    }
+    let mag = 10u64.pow((n as f64).log10().floor() as u32 - 1);
+    (n / mag) * mag
+}
+
+fn summarise(
+    catalog: &Catalog,
+    t: &Trial,
+    limits: Option<&Limits>,
+    env: &Environment,
+) -> TrialResult {
+    let spec = &t.spec;
+    let info = catalog.get(&spec.transport).map(|e| e.info().clone());
+    let semantics = info
+        .as_ref()
+        .map(|i| i.semantics)
+        .unwrap_or_else(unknown_semantics);
+    let (verdict, violation) = match t.stop.as_ref().map(|o| &o.status) {
+        None => (Verdict::Pass, None),
+        Some(SampleStatus::Pass) => (Verdict::Pass, None),
+        Some(SampleStatus::Fail(v)) => (Verdict::Fail, Some(v.to_string())),
+        Some(SampleStatus::Hung(s)) => (Verdict::Hung, Some(s.clone())),
+        Some(SampleStatus::Crashed(s)) => (Verdict::Crashed, Some(s.clone())),
+        Some(SampleStatus::Unsupported(s)) => (Verdict::Unsupported, Some(s.clone())),
+        Some(SampleStatus::Invalid(s)) => (Verdict::Invalid, Some(s.clone())),
+    };
+    let samples: Vec<RawSample> = t
+        .outcomes
+        .iter()
+        .map(|o| {
+            let secs = o.elapsed_ns.max(1) as f64 / 1e9;
+            RawSample {
+                messages: o.messages,
+                elapsed_ns: o.elapsed_ns,
+                msgs_per_s: o.messages as f64 / secs,
+                ns_per_msg: o.elapsed_ns as f64 / o.messages.max(1) as f64,
+                failed_sends: o.failed_sends,
+                failed_recvs: o.failed_recvs,
+            }
+        })
+        .collect();
+    let throughput = Summary::of(&samples.iter().map(|s| s.msgs_per_s).collect::<Vec<_>>());
+    let ns_per_msg = Summary::of(&samples.iter().map(|s| s.ns_per_msg).collect::<Vec<_>>());
+    let latency = merged_latency(&t.outcomes);
+    let per_producer = t.messages / spec.producers.max(1) as u64;
+    let effective_messages = match spec.workload {
+        WorkloadKind::PingPong => t.messages,
+        _ => per_producer.max(1) * spec.producers as u64,
+    };
+    let capacity = match semantics.bound {
+        Bound::Bounded { .. } => Some(spec.capacity),
+        Bound::Unbounded => None,
+    };
+
+    let mut lints = Vec::new();
+    let place = &t.last_placement;
+    if place.oversubscribed {
+        lints.push(Lint::Oversubscribed {
+            threads: place.threads,
+            cores: place.cores_available,
+        });
+    } else if !spec.pin {
+        lints.push(Lint::Unpinned);
+    } else if !place.pinned && place.threads > 0 {
+        lints.push(Lint::PinningFailed {
+            detail: place.note.clone().unwrap_or_else(|| "unknown".into()),
+        });
+    }
+    if semantics.locality == Locality::SameThread {
+        lints.push(Lint::SameThread);
+    }
+    if let Some(cap) = capacity {
+        if spec.workload != WorkloadKind::PingPong
+            && effective_messages > 0
+            && cap as u64 >= effective_messages
+        {
+            lints.push(Lint::CapacityNeverFills {
+                capacity: cap,
+                messages: effective_messages,
+            });
+        }
+    }
+    if let Some(s) = &throughput {
+        if s.n >= 2 && s.is_noisy() {
+            lints.push(Lint::Noisy {
+                spread: s.spread,
+                threshold: NOISY_SPREAD,
+            });
+        }
+        if s.n < 3 && verdict == Verdict::Pass {
+            lints.push(Lint::FewSamples { samples: s.n });
+        }
+    }
+    if let Some(l) = &latency {
+        for q in [0.99, 0.999] {
+            let needed = (MIN_TAIL_OBSERVATIONS / (1.0 - q)).round() as u64;
+            if l.count < needed {
+                lints.push(Lint::TooFewForPercentile {
+                    percentile: q * 100.0,
+                    observations: l.count,
+                    needed,
+                });
+                break;
+            }
+        }
+    }
+    if spec.batch.is_some() && !semantics.batch {
+        lints.push(Lint::BatchEmulated);
+    }
+    if env.build_profile != "release" {
+        lints.push(Lint::DebugBuild);
+    }
+
+    let limit = limits.and_then(|lim| match (spec.workload, &latency, &throughput) {
+        (WorkloadKind::PingPong, Some(l), _) => Some(LimitDistance {
+            probe: "cacheline-rtt".into(),
+            limit: lim.cacheline_rtt_ns.median,
+            ratio: l.p50 as f64 / lim.cacheline_rtt_ns.median.max(1e-9),
+        }),
+        (WorkloadKind::PingPong, None, _) => None,
+        (_, _, Some(tp)) => {
+            let cap = lim.stream_msgs_per_s(spec.payload.wire_bytes());
+            Some(LimitDistance {
+                probe: "stream-bandwidth".into(),
+                limit: cap,
+                ratio: tp.median / cap.max(1e-9),
+            })
+        }
+        _ => None,
+    });
+
+    TrialResult {
+        transport: spec.transport.clone(),
+        workload: spec.workload,
+        params: Params {
+            capacity,
+            messages: effective_messages,
+            messages_requested: spec.messages.to_string(),
+            producers: spec.producers,
+            consumers: spec.consumers,
+            payload: spec.payload,
+            payload_bytes: spec.payload.wire_bytes(),
+            batch: spec.batch,
+            options: spec.options.clone(),
+            samples: spec.samples,
+            warmup: spec.warmup,
+            timeout_ms: spec.timeout_ms,
+        },
+        semantics,
+        placement: t.last_placement.clone(),
+        verdict,
+        violation,
+        throughput,
+        ns_per_msg,
+        latency,
+        failed_sends: samples.iter().map(|s| s.failed_sends).sum(),
+        failed_recvs: samples.iter().map(|s| s.failed_recvs).sum(),
+        digest: t.outcomes.last().map(|o| format!("{:016x}", o.digest)),
+        limit,
+        lints,
+        samples,
+    }
+}
+
+fn merged_latency(outcomes: &[SampleOutcome]) -> Option<Latency> {
+    let mut merged: Option<hdrhistogram::Histogram<u64>> = None;
+    for o in outcomes {
+        let Some(enc) = &o.latency else { continue };
+        let Ok(h) = histogram::decode(enc) else {
+            continue;
+        };
+        match merged.as_mut() {
+            None => merged = Some(h),
+            Some(m) => {
+                let _ = m.add(&h);
+            }
+        }
+    }
+    let h = merged?;
+    if h.is_empty() {
+        return None;
+    }
+    Some(Latency {
+        kind: "round-trip".into(),
+        count: h.len(),
+        min: h.min(),
+        p50: h.value_at_quantile(0.50),
+        p90: h.value_at_quantile(0.90),
+        p99: h.value_at_quantile(0.99),
+        p999: h.value_at_quantile(0.999),
+        max: h.max(),
+        mean: h.mean(),
+        histogram: histogram::encode(&h),
+    })
+}
+
+fn unknown_semantics() -> crate::semantics::Semantics {
+    use crate::semantics::*;
+    Semantics {
+        producers: Arity::One,
+        consumers: Arity::One,
+        ordering: Ordering::None,
+        bound: Bound::Unbounded,
+        wait: WaitStrategy::None,
+        batch: false,
+        locality: Locality::CrossThread,
+        consumer_style: ConsumerStyle::Pull,
+    }
+}
+
+/// The current time as RFC 3339 (UTC, seconds).
+fn now_rfc3339() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let days = secs / 86_400;
+    let rem = secs % 86_400;
+    let (y, m, d) = civil_from_days(days as i64);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        (rem % 3600) / 60,
+        rem % 60
+    )
+}
+
+/// Days since 1970-01-01 to a (year, month, day) date, proleptic Gregorian.
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn dates_and_rounding() {
+        assert_eq!(super::civil_from_days(0), (1970, 1, 1));
+        assert_eq!(super::civil_from_days(20_413), (2025, 11, 21));
+        assert_eq!(super::round_count(123_456), 120_000);
+        assert_eq!(super::round_count(57), 57);
+    }
+}

@@ -1,0 +1,111 @@
+//! The faulty transports get the right verdicts, in process, and a clean run keeps going.
+
+use handoff::catalog::Catalog;
+use handoff::outcome::{SampleStatus, ViolationKind};
+use handoff::payload::PayloadKind;
+use handoff::report::Verdict;
+use handoff::session::{self, Isolation, SessionOptions};
+use handoff::workload::{Messages, TrialSpec, WorkloadKind};
+use std::collections::BTreeMap;
+
+fn spec(transport: &str, workload: WorkloadKind, producers: usize) -> TrialSpec {
+    TrialSpec {
+        transport: transport.into(),
+        workload,
+        payload: PayloadKind::U64,
+        capacity: 64,
+        producers,
+        consumers: 1,
+        messages: Messages::Fixed(2_000),
+        batch: None,
+        options: BTreeMap::new(),
+        samples: 2,
+        warmup: 0,
+        timeout_ms: 1_000,
+        pin: false,
+    }
+}
+
+fn sample(name: &str, producers: usize) -> SampleStatus {
+    let c = Catalog::builtin();
+    let w = if producers == 1 {
+        WorkloadKind::Spsc
+    } else {
+        WorkloadKind::Mpsc
+    };
+    c.lookup(name)
+        .unwrap()
+        .runner()
+        .run_sample(&spec(name, w, producers), 2_000)
+        .status
+}
+
+#[test]
+fn drop_is_an_order_failure_naming_the_missing_seq() {
+    match sample("faulty-drop", 1) {
+        SampleStatus::Fail(v) => {
+            assert_eq!(v.kind, ViolationKind::Order);
+            assert_eq!(v.to_string(), "producer 0: expected seq 9, got 10");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn duplicate_is_found() {
+    match sample("faulty-dup", 2) {
+        SampleStatus::Fail(v) => assert_eq!(v.kind, ViolationKind::Duplicate),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn reorder_is_found() {
+    match sample("faulty-reorder", 1) {
+        SampleStatus::Fail(v) => assert_eq!(v.kind, ViolationKind::Order),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn hang_is_reported_hung() {
+    match sample("faulty-hang", 1) {
+        SampleStatus::Hung(why) => assert!(why.contains("no end after 1000 ms"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn panic_is_reported_crashed_with_its_message() {
+    match sample("faulty-panic", 1) {
+        SampleStatus::Crashed(why) => assert!(why.contains("injected panic"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_session_keeps_every_other_result() {
+    let c = Catalog::builtin();
+    let specs = vec![
+        spec("faulty-drop", WorkloadKind::Spsc, 1),
+        spec("faulty-panic", WorkloadKind::Spsc, 1),
+        spec("no-such-queue", WorkloadKind::Spsc, 1),
+    ];
+    let opts = SessionOptions {
+        isolation: Isolation::InProcess,
+        probes: None,
+        suite: "test".into(),
+    };
+    let report = session::run(&c, specs, &opts, &mut |_| {});
+    let verdicts: Vec<Verdict> = report.results.iter().map(|r| r.verdict).collect();
+    assert_eq!(
+        verdicts,
+        vec![Verdict::Fail, Verdict::Crashed, Verdict::Invalid]
+    );
+    assert!(report.results[2]
+        .violation
+        .as_deref()
+        .unwrap()
+        .contains("unknown transport"));
+    assert!(report.has_failures());
+}
