@@ -1,0 +1,10 @@
+//! Exit codes (documented in the README and `handoff --help`).
+
+/// Every trial passed (or was reported `unsupported`).
+pub const OK: u8 = 0;
+/// At least one trial failed verification, hung or crashed.
+pub const VERDICT_FAILED: u8 = 1;
+/// Bad input: unknown names, malformed suite file, impossible parameters, bad flags.
+pub const BAD_INPUT: u8 = 2;
+/// The run itself could not be completed (e.g. the output file could not be written).
+pub const RUN_ERROR: u8 = 3;

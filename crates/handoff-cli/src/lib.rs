@@ -1,0 +1,69 @@
+//! The `handoff` command-line tool, as a library so that a crate measuring its own transports can
+//! ship the same command with its catalog:
+//!
+//! ```no_run
+//! use handoff::catalog::Catalog;
+//! fn main() -> std::process::ExitCode {
+//!     let catalog = Catalog::builtin();
+//!     // catalog.register(handoff::catalog::Entry::pull(MyQueue));
+//!     handoff_cli::main_with(catalog)
+//! }
+//! ```
+#![deny(missing_docs)]
+
+pub mod args;
+pub mod exit;
+pub mod list;
+pub mod progress;
+pub mod run;
+
+use args::{Cli, Command};
+use clap::Parser;
+use handoff::catalog::Catalog;
+use std::process::ExitCode;
+
+/// An error that ends the command with a message and an exit code.
+#[derive(Debug)]
+pub struct CliError {
+    /// Exit code (see [`exit`]).
+    pub code: u8,
+    /// What went wrong.
+    pub message: String,
+}
+
+impl CliError {
+    /// A bad-input error (exit code 2).
+    pub fn bad_input(message: impl Into<String>) -> CliError {
+        CliError { code: exit::BAD_INPUT, message: message.into() }
+    }
+}
+
+/// Parses the command line and runs it with `catalog`. Trials run in child processes started
+/// from this same executable (`__worker`), so the catalog must be the same in every process:
+/// build it deterministically at the top of `main`.
+pub fn main_with(catalog: Catalog) -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::List(a) => {
+            let mut out = std::io::stdout().lock();
+            list::list(&catalog, a.all, &mut out)
+                .map(|_| exit::OK)
+                .map_err(|e| CliError { code: exit::RUN_ERROR, message: e.to_string() })
+        }
+        Command::Run(a) => run::run(&catalog, &a),
+        Command::Worker => {
+            let stdin = std::io::stdin().lock();
+            let stdout = std::io::stdout().lock();
+            handoff::worker::serve(&catalog, stdin, stdout)
+                .map(|_| exit::OK)
+                .map_err(|e| CliError { code: exit::RUN_ERROR, message: format!("worker: {e}") })
+        }
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("error: {}", e.message);
+            ExitCode::from(e.code)
+        }
+    }
+}
