@@ -33,7 +33,13 @@ fn cores() -> (Option<core_affinity::CoreId>, Option<core_affinity::CoreId>) {
 
 /// A plain two-thread stream: `send(i)` for i in 0..n on one core, `recv()` n times on another.
 /// Returns messages per second, timed from the barrier to the last receive.
-fn plain<S, R>(n: u64, verify: bool, make: impl FnOnce() -> (S, R), send: fn(&mut S, Word), recv: fn(&mut R) -> Word) -> f64
+fn plain<S, R>(
+    n: u64,
+    verify: bool,
+    make: impl FnOnce() -> (S, R),
+    send: fn(&mut S, Word),
+    recv: fn(&mut R) -> Word,
+) -> f64
 where
     S: Send + 'static,
     R: Send + 'static,
@@ -108,11 +114,19 @@ fn median(v: &mut [f64]) -> f64 {
 
 fn main() {
     let args: Vec<String> = std::env::args().filter(|a| !a.starts_with('-')).collect();
-    let n: u64 = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(5_000_000);
+    let n: u64 = args
+        .get(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(5_000_000);
     let rounds: usize = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(11);
     let catalog = Catalog::builtin();
-    println!("messages per sample: {n}, capacity {CAPACITY}, payload u64, rounds {rounds} (interleaved)");
-    println!("{:<20} {:>14} {:>14} {:>14} {:>16} {:>18}", "transport", "plain M/s", "plain+verify", "handoff", "handoff/plain", "verify cost");
+    println!(
+        "messages per sample: {n}, capacity {CAPACITY}, payload u64, rounds {rounds} (interleaved)"
+    );
+    println!(
+        "{:<20} {:>14} {:>14} {:>14} {:>16} {:>18}",
+        "transport", "plain M/s", "plain+verify", "handoff", "handoff/plain", "verify cost"
+    );
 
     type Variant = Box<dyn Fn(bool) -> f64>;
     let transports: Vec<(&str, Variant)> = vec![
@@ -128,7 +142,18 @@ fn main() {
                 )
             }),
         ),
-        ("rtrb", Box::new(move |verify| plain(n, verify, || rtrb::RingBuffer::<Word>::new(CAPACITY), spin_push, spin_pop))),
+        (
+            "rtrb",
+            Box::new(move |verify| {
+                plain(
+                    n,
+                    verify,
+                    || rtrb::RingBuffer::<Word>::new(CAPACITY),
+                    spin_push,
+                    spin_pop,
+                )
+            }),
+        ),
     ];
     for (name, plain_run) in &transports {
         let Some(entry) = catalog.get(name) else {

@@ -47,6 +47,6 @@ pub mod prelude {
     };
     pub use crate::transport::{
         BuildError, CallbackHandle, CallbackTransport, ChannelConfig, Endpoints, OptionSpec,
-        Receiver, Sender, Sink, Transport, TransportInfo,
+        Receiver, Sender, Sink, Transport, TransportInfo, TrySendError,
     };
 }

@@ -115,10 +115,30 @@ pub trait Sender<M>: Send + 'static {
         Ok(())
     }
 
+    /// Hands one message over only if that can be done without waiting.
+    ///
+    /// Open-loop workloads use this to count *refused* sends (the transport was full at the
+    /// moment the message was due). The default says the transport cannot tell
+    /// ([`TrySendError::Unsupported`]), and those workloads then fall back to `send`.
+    fn try_send(&mut self, msg: M) -> Result<(), TrySendError<M>> {
+        Err(TrySendError::Unsupported(msg))
+    }
+
     /// Failed non-blocking attempts (queue full) made while sending, since creation.
     fn failed_attempts(&self) -> u64 {
         0
     }
+}
+
+/// Why [`Sender::try_send`] did not hand the message over; the message comes back.
+#[derive(Debug, PartialEq, Eq)]
+pub enum TrySendError<M> {
+    /// The transport is full right now.
+    Full(M),
+    /// Every consumer is gone.
+    Disconnected(M),
+    /// The transport has no non-blocking send.
+    Unsupported(M),
 }
 
 /// The consumer side of a pull-style channel.
