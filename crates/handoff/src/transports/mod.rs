@@ -16,6 +16,7 @@
 //! | `kanal-bounded`         | `kanal::bounded(capacity)`                        | MPMC, per-producer FIFO, bounded ≥ 0, spin-then-park |
 //! | `rtrb`                  | `rtrb::RingBuffer`, spinning, chunked batches     | SPSC, FIFO, bounded ≥ 1, spin, batch                 |
 //! | `ringbuf`               | `ringbuf::HeapRb`, spinning                       | SPSC, FIFO, bounded ≥ 1, spin                        |
+//! | `mutex-deque`           | `Mutex<VecDeque>` + two `Condvar`s (baseline)     | MPMC, FIFO, bounded ≥ 1, block                       |
 //!
 //! # Spinning
 //! Adapters that spin on `try_*` operations count every failed attempt in a plain `u64` of the
@@ -37,6 +38,7 @@ mod crossbeam_channels;
 mod crossbeam_queues;
 mod flume_channels;
 mod kanal_channel;
+mod mutex_deque;
 mod ringbuf_ring;
 mod rtrb_ring;
 mod spin;
@@ -50,6 +52,7 @@ pub use self::crossbeam_queues::{
 };
 pub use self::flume_channels::{FlumeBounded, FlumeRx, FlumeTx, FlumeUnbounded};
 pub use self::kanal_channel::{KanalBounded, KanalRx, KanalTx};
+pub use self::mutex_deque::{MutexDeque, MutexDequeRx, MutexDequeTx};
 pub use self::ringbuf_ring::{Ringbuf, RingbufRx, RingbufTx};
 pub use self::rtrb_ring::{Rtrb, RtrbRx, RtrbTx};
 pub use self::spin::{Backoff, SPINS_BEFORE_YIELD};
@@ -71,6 +74,7 @@ pub fn register_all(catalog: &mut Catalog) {
     catalog.register(Entry::pull(KanalBounded));
     catalog.register(Entry::pull(Rtrb));
     catalog.register(Entry::pull(Ringbuf));
+    catalog.register(Entry::pull(MutexDeque));
 }
 
 /// Rejects a configuration with more than one producer or consumer, for single-producer,
