@@ -17,6 +17,8 @@
 //! | `rtrb`                  | `rtrb::RingBuffer`, spinning, chunked batches     | SPSC, FIFO, bounded ≥ 1, spin, batch                 |
 //! | `ringbuf`               | `ringbuf::HeapRb`, spinning                       | SPSC, FIFO, bounded ≥ 1, spin                        |
 //! | `mutex-deque`           | `Mutex<VecDeque>` + two `Condvar`s (baseline)     | MPMC, FIFO, bounded ≥ 1, block                       |
+//! | `disruptor`             | `disruptor` ring; its thread calls the sink       | MPSC, FIFO, bounded 2^n ≥ 1, spin, callback          |
+//! | `direct-callback`       | `send` calls the sink via a C-ABI fn pointer      | SPSC, FIFO, same-thread, no wait, callback           |
 //!
 //! # Spinning
 //! Adapters that spin on `try_*` operations count every failed attempt in a plain `u64` of the
@@ -36,11 +38,14 @@ use crate::transport::{BuildError, ChannelConfig};
 
 mod crossbeam_channels;
 mod crossbeam_queues;
+mod direct_callback;
+mod disruptor_ring;
 mod flume_channels;
 mod kanal_channel;
 mod mutex_deque;
 mod ringbuf_ring;
 mod rtrb_ring;
+mod sink_home;
 mod spin;
 mod std_mpsc;
 
@@ -49,6 +54,10 @@ pub use self::crossbeam_channels::{
 };
 pub use self::crossbeam_queues::{
     CrossbeamArrayQueue, CrossbeamSegQueue, QueueRx, QueueTx, SpinQueue,
+};
+pub use self::direct_callback::{Callback, DirectCallback, DirectHandle, DirectTx};
+pub use self::disruptor_ring::{
+    Disruptor, DisruptorHandle, DisruptorTx, SpinYield, MIN_MULTI_PRODUCER_CAPACITY,
 };
 pub use self::flume_channels::{FlumeBounded, FlumeRx, FlumeTx, FlumeUnbounded};
 pub use self::kanal_channel::{KanalBounded, KanalRx, KanalTx};
@@ -75,6 +84,8 @@ pub fn register_all(catalog: &mut Catalog) {
     catalog.register(Entry::pull(Rtrb));
     catalog.register(Entry::pull(Ringbuf));
     catalog.register(Entry::pull(MutexDeque));
+    catalog.register(Entry::callback(Disruptor));
+    catalog.register(Entry::callback(DirectCallback));
 }
 
 /// Rejects a configuration with more than one producer or consumer, for single-producer,
