@@ -247,6 +247,7 @@ pub trait Transport: Send + Sync + 'static {
     ///
     /// Called outside the timed region. The harness has already checked `cfg` against the
     /// declared semantics (arity, capacity bounds), so an adapter only checks what it alone knows.
+    #[allow(clippy::type_complexity)]
     fn channel<M: Message>(
         &self,
         cfg: &ChannelConfig,
@@ -281,6 +282,7 @@ pub trait CallbackTransport: Send + Sync + 'static {
     fn info(&self) -> TransportInfo;
 
     /// Creates one channel whose consumer calls `sink`, with `cfg.producers` senders.
+    #[allow(clippy::type_complexity)]
     fn connect<M: Message, S: Sink<M>>(
         &self,
         cfg: &ChannelConfig,

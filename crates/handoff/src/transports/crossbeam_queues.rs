@@ -1,0 +1,251 @@
+//! `crossbeam-array-queue` and `crossbeam-seg-queue`: crossbeam-queue's lock-free MPMC queues,
+//! driven by spinning on `push` / `pop`.
+//!
+//! `ArrayQueue` is Vyukov's bounded MPMC queue (a ring of stamped slots); `SegQueue` an unbounded
+//! queue of linked segments. Both are linearizable FIFO queues. Neither knows about
+//! disconnection, so the adapter adds it: the handles share live-sender and live-receiver counts,
+//! on a cache line of their own (they are written only when a handle is dropped).
+//!
+//! * A receiver that finds the queue empty checks the sender count; once it reads 0 (an acquire
+//!   load that synchronises with every sender's release decrement, hence with every push) it pops
+//!   once more, and only if that pop also finds nothing does the stream end. Without the second
+//!   pop a message pushed just before the last sender was dropped could be lost.
+//! * A sender checks the receiver count when the queue is full (`ArrayQueue`), or before every
+//!   push for the unbounded `SegQueue`, whose producer would otherwise fill memory after its
+//!   consumer died.
+//!
+//! Failed pushes (full) and failed pops (empty) are counted as failed attempts; between attempts
+//! both sides wait with [`Backoff`].
+
+use super::spin::Backoff;
+use crate::prelude::*;
+use crossbeam_queue::{ArrayQueue, SegQueue};
+use crossbeam_utils::CachePadded;
+use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
+use std::sync::Arc;
+
+/// `crossbeam-array-queue`: `crossbeam_queue::ArrayQueue` (bounded), spinning.
+pub struct CrossbeamArrayQueue;
+
+/// `crossbeam-seg-queue`: `crossbeam_queue::SegQueue` (unbounded), spinning.
+pub struct CrossbeamSegQueue;
+
+/// A non-blocking MPMC queue that a spinning adapter can drive ([`QueueTx`] / [`QueueRx`]).
+pub trait SpinQueue<M>: Send + Sync + 'static {
+    /// Whether `try_push` can fail because the queue is full.
+    const BOUNDED: bool;
+    /// Pushes `msg`, or returns it if the queue is full.
+    fn try_push(&self, msg: M) -> Result<(), M>;
+    /// Pops the oldest message, if any.
+    fn try_pop(&self) -> Option<M>;
+}
+
+impl<M: Send + 'static> SpinQueue<M> for ArrayQueue<M> {
+    const BOUNDED: bool = true;
+
+    #[inline]
+    fn try_push(&self, msg: M) -> Result<(), M> {
+        self.push(msg)
+    }
+
+    #[inline]
+    fn try_pop(&self) -> Option<M> {
+        self.pop()
+    }
+}
+
+impl<M: Send + 'static> SpinQueue<M> for SegQueue<M> {
+    const BOUNDED: bool = false;
+
+    #[inline]
+    fn try_push(&self, msg: M) -> Result<(), M> {
+        self.push(msg);
+        Ok(())
+    }
+
+    #[inline]
+    fn try_pop(&self) -> Option<M> {
+        self.pop()
+    }
+}
+
+/// Live handle counts, for disconnection.
+struct Ends {
+    senders: AtomicUsize,
+    receivers: AtomicUsize,
+}
+
+struct Shared<Q> {
+    queue: Q,
+    ends: CachePadded<Ends>,
+}
+
+/// Producer handle of a [`SpinQueue`]: spins while the queue is full.
+pub struct QueueTx<Q> {
+    shared: Arc<Shared<Q>>,
+    failed: u64,
+}
+
+/// Consumer handle of a [`SpinQueue`]: spins while the queue is empty.
+pub struct QueueRx<Q> {
+    shared: Arc<Shared<Q>>,
+    failed: u64,
+}
+
+impl<M: Message, Q: SpinQueue<M>> Sender<M> for QueueTx<Q> {
+    #[inline]
+    fn send(&mut self, msg: M) -> Result<(), M> {
+        let shared = &*self.shared;
+        if !Q::BOUNDED && shared.ends.receivers.load(AtomicOrdering::Relaxed) == 0 {
+            return Err(msg);
+        }
+        let mut msg = msg;
+        let mut backoff = Backoff::new();
+        loop {
+            match shared.queue.try_push(msg) {
+                Ok(()) => return Ok(()),
+                Err(m) => msg = m,
+            }
+            if shared.ends.receivers.load(AtomicOrdering::Relaxed) == 0 {
+                return Err(msg);
+            }
+            self.failed += 1;
+            backoff.snooze();
+        }
+    }
+
+    fn failed_attempts(&self) -> u64 {
+        self.failed
+    }
+}
+
+impl<M: Message, Q: SpinQueue<M>> Receiver<M> for QueueRx<Q> {
+    #[inline]
+    fn recv(&mut self) -> Option<M> {
+        let shared = &*self.shared;
+        let mut backoff = Backoff::new();
+        loop {
+            if let Some(m) = shared.queue.try_pop() {
+                return Some(m);
+            }
+            if shared.ends.senders.load(AtomicOrdering::Acquire) == 0 {
+                // Every push happened before its sender's drop, which the load above observed:
+                // this pop sees whatever is left.
+                return shared.queue.try_pop();
+            }
+            self.failed += 1;
+            backoff.snooze();
+        }
+    }
+
+    fn failed_attempts(&self) -> u64 {
+        self.failed
+    }
+}
+
+impl<Q> Drop for QueueTx<Q> {
+    fn drop(&mut self) {
+        self.shared
+            .ends
+            .senders
+            .fetch_sub(1, AtomicOrdering::Release);
+    }
+}
+
+impl<Q> Drop for QueueRx<Q> {
+    fn drop(&mut self) {
+        self.shared
+            .ends
+            .receivers
+            .fetch_sub(1, AtomicOrdering::Release);
+    }
+}
+
+fn endpoints<Q>(queue: Q, cfg: &ChannelConfig) -> Endpoints<QueueTx<Q>, QueueRx<Q>> {
+    let ends = Ends {
+        senders: AtomicUsize::new(cfg.producers),
+        receivers: AtomicUsize::new(cfg.consumers),
+    };
+    let shared = Arc::new(Shared {
+        queue,
+        ends: CachePadded::new(ends),
+    });
+    Endpoints {
+        senders: (0..cfg.producers)
+            .map(|_| QueueTx {
+                shared: Arc::clone(&shared),
+                failed: 0,
+            })
+            .collect(),
+        receivers: (0..cfg.consumers)
+            .map(|_| QueueRx {
+                shared: Arc::clone(&shared),
+                failed: 0,
+            })
+            .collect(),
+    }
+}
+
+fn info(name: &str, description: &str, bound: Bound) -> TransportInfo {
+    TransportInfo {
+        name: name.into(),
+        description: description.into(),
+        semantics: Semantics {
+            producers: Arity::Many,
+            consumers: Arity::Many,
+            ordering: Ordering::GlobalFifo,
+            bound,
+            wait: WaitStrategy::Spin,
+            batch: false,
+            locality: Locality::CrossThread,
+            consumer_style: ConsumerStyle::Pull,
+        },
+        options: vec![],
+        test_only: false,
+    }
+}
+
+impl Transport for CrossbeamArrayQueue {
+    type Tx<M: Message> = QueueTx<ArrayQueue<M>>;
+    type Rx<M: Message> = QueueRx<ArrayQueue<M>>;
+
+    fn info(&self) -> TransportInfo {
+        info(
+            "crossbeam-array-queue",
+            "crossbeam_queue::ArrayQueue (bounded MPMC ring), spinning on push/pop; disconnection by handle counts",
+            Bound::Bounded { min_capacity: 1, power_of_two: false },
+        )
+    }
+
+    fn channel<M: Message>(
+        &self,
+        cfg: &ChannelConfig,
+    ) -> Result<Endpoints<QueueTx<ArrayQueue<M>>, QueueRx<ArrayQueue<M>>>, BuildError> {
+        if cfg.capacity == 0 {
+            return Err(BuildError::Invalid(
+                "ArrayQueue needs a capacity of at least 1".into(),
+            ));
+        }
+        Ok(endpoints(ArrayQueue::new(cfg.capacity), cfg))
+    }
+}
+
+impl Transport for CrossbeamSegQueue {
+    type Tx<M: Message> = QueueTx<SegQueue<M>>;
+    type Rx<M: Message> = QueueRx<SegQueue<M>>;
+
+    fn info(&self) -> TransportInfo {
+        info(
+            "crossbeam-seg-queue",
+            "crossbeam_queue::SegQueue (unbounded MPMC, linked segments), spinning on pop; disconnection by handle counts",
+            Bound::Unbounded,
+        )
+    }
+
+    fn channel<M: Message>(
+        &self,
+        cfg: &ChannelConfig,
+    ) -> Result<Endpoints<QueueTx<SegQueue<M>>, QueueRx<SegQueue<M>>>, BuildError> {
+        Ok(endpoints(SegQueue::new(), cfg))
+    }
+}

@@ -1,0 +1,185 @@
+//! `mutex-deque`: the baseline every other transport is measured against, a
+//! `Mutex<VecDeque<M>>` with two condition variables.
+//!
+//! One lock guards the queue and the counts of live handles and of waiting threads. A producer
+//! waits on `not_full` while the queue holds `capacity` messages; a consumer waits on `not_empty`
+//! while it is empty. A side signals the other's condition variable only when a thread is
+//! recorded as waiting on it, so an uncontended hand-off makes no wake-up system call. Every
+//! message passes through the one lock, so the order is a single FIFO.
+//!
+//! Disconnection: dropping the last sender wakes every waiting consumer, which drains the queue
+//! and then sees the stream end; dropping the last receiver wakes every waiting producer, whose
+//! `send` then returns the message.
+
+use crate::prelude::*;
+use std::collections::VecDeque;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+
+/// `mutex-deque`: `Mutex<VecDeque<M>>` + two `Condvar`s, bounded, MPMC.
+pub struct MutexDeque;
+
+struct State<M> {
+    queue: VecDeque<M>,
+    senders: usize,
+    receivers: usize,
+    /// Producers waiting on `not_full`.
+    waiting_senders: usize,
+    /// Consumers waiting on `not_empty`.
+    waiting_receivers: usize,
+}
+
+struct Shared<M> {
+    state: Mutex<State<M>>,
+    not_empty: Condvar,
+    not_full: Condvar,
+    capacity: usize,
+}
+
+impl<M> Shared<M> {
+    fn lock(&self) -> MutexGuard<'_, State<M>> {
+        // No code panics while holding the lock except, at worst, an allocation failure inside
+        // `VecDeque`, which leaves the state consistent: poisoning carries no information here.
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// Producer handle of `mutex-deque`.
+pub struct MutexDequeTx<M>(Arc<Shared<M>>);
+
+/// Consumer handle of `mutex-deque`.
+pub struct MutexDequeRx<M>(Arc<Shared<M>>);
+
+impl<M: Message> Sender<M> for MutexDequeTx<M> {
+    fn send(&mut self, msg: M) -> Result<(), M> {
+        let shared = &*self.0;
+        let mut state = shared.lock();
+        while state.queue.len() >= shared.capacity && state.receivers > 0 {
+            state.waiting_senders += 1;
+            state = shared
+                .not_full
+                .wait(state)
+                .unwrap_or_else(PoisonError::into_inner);
+            state.waiting_senders -= 1;
+        }
+        if state.receivers == 0 {
+            return Err(msg);
+        }
+        state.queue.push_back(msg);
+        let wake = state.waiting_receivers > 0;
+        drop(state);
+        if wake {
+            shared.not_empty.notify_one();
+        }
+        Ok(())
+    }
+}
+
+impl<M: Message> Receiver<M> for MutexDequeRx<M> {
+    fn recv(&mut self) -> Option<M> {
+        let shared = &*self.0;
+        let mut state = shared.lock();
+        loop {
+            if let Some(m) = state.queue.pop_front() {
+                let wake = state.waiting_senders > 0;
+                drop(state);
+                if wake {
+                    shared.not_full.notify_one();
+                }
+                return Some(m);
+            }
+            if state.senders == 0 {
+                return None;
+            }
+            state.waiting_receivers += 1;
+            state = shared
+                .not_empty
+                .wait(state)
+                .unwrap_or_else(PoisonError::into_inner);
+            state.waiting_receivers -= 1;
+        }
+    }
+}
+
+impl<M> Drop for MutexDequeTx<M> {
+    fn drop(&mut self) {
+        let mut state = self.0.lock();
+        state.senders -= 1;
+        let last = state.senders == 0;
+        drop(state);
+        if last {
+            self.0.not_empty.notify_all();
+        }
+    }
+}
+
+impl<M> Drop for MutexDequeRx<M> {
+    fn drop(&mut self) {
+        let mut state = self.0.lock();
+        state.receivers -= 1;
+        let last = state.receivers == 0;
+        drop(state);
+        if last {
+            self.0.not_full.notify_all();
+        }
+    }
+}
+
+impl Transport for MutexDeque {
+    type Tx<M: Message> = MutexDequeTx<M>;
+    type Rx<M: Message> = MutexDequeRx<M>;
+
+    fn info(&self) -> TransportInfo {
+        TransportInfo {
+            name: "mutex-deque".into(),
+            description: "Mutex<VecDeque> + not-empty/not-full Condvars (baseline), bounded, MPMC"
+                .into(),
+            semantics: Semantics {
+                producers: Arity::Many,
+                consumers: Arity::Many,
+                ordering: Ordering::GlobalFifo,
+                bound: Bound::Bounded {
+                    min_capacity: 1,
+                    power_of_two: false,
+                },
+                wait: WaitStrategy::Block,
+                batch: false,
+                locality: Locality::CrossThread,
+                consumer_style: ConsumerStyle::Pull,
+            },
+            options: vec![],
+            test_only: false,
+        }
+    }
+
+    fn channel<M: Message>(
+        &self,
+        cfg: &ChannelConfig,
+    ) -> Result<Endpoints<MutexDequeTx<M>, MutexDequeRx<M>>, BuildError> {
+        if cfg.capacity == 0 {
+            return Err(BuildError::Invalid(
+                "mutex-deque needs a capacity of at least 1".into(),
+            ));
+        }
+        let state = State {
+            queue: VecDeque::with_capacity(cfg.capacity),
+            senders: cfg.producers,
+            receivers: cfg.consumers,
+            waiting_senders: 0,
+            waiting_receivers: 0,
+        };
+        let shared = Arc::new(Shared {
+            state: Mutex::new(state),
+            not_empty: Condvar::new(),
+            not_full: Condvar::new(),
+            capacity: cfg.capacity,
+        });
+        Ok(Endpoints {
+            senders: (0..cfg.producers)
+                .map(|_| MutexDequeTx(Arc::clone(&shared)))
+                .collect(),
+            receivers: (0..cfg.consumers)
+                .map(|_| MutexDequeRx(Arc::clone(&shared)))
+                .collect(),
+        })
+    }
+}

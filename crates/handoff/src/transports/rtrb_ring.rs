@@ -1,0 +1,177 @@
+//! `rtrb`: the real-time-safe SPSC ring buffer of the `rtrb` crate, driven by spinning.
+//!
+//! Single messages go through `push` / `pop`. Runs go through rtrb's chunk API: `send_batch`
+//! fills every free slot it can get from the iterator with one `write_chunk_uninit` and publishes
+//! the write index once; `recv_batch` moves up to `max` messages out of one `read_chunk` and
+//! releases their slots at once. Disconnection is rtrb's own: `is_abandoned()` once the other end
+//! is dropped. A receiver that sees the producer gone reads the ring once more before ending the
+//! stream; a sender only notices a dropped consumer when the ring is full (rtrb accepts pushes
+//! into an abandoned ring while there is room).
+
+use super::spin::Backoff;
+use crate::prelude::*;
+
+/// `rtrb`: `rtrb::RingBuffer` (bounded SPSC), spinning.
+pub struct Rtrb;
+
+/// Producer handle of `rtrb`.
+pub struct RtrbTx<M> {
+    producer: rtrb::Producer<M>,
+    failed: u64,
+}
+
+/// Consumer handle of `rtrb`.
+pub struct RtrbRx<M> {
+    consumer: rtrb::Consumer<M>,
+    failed: u64,
+}
+
+impl<M: Message> Sender<M> for RtrbTx<M> {
+    #[inline]
+    fn send(&mut self, msg: M) -> Result<(), M> {
+        let mut msg = msg;
+        let mut backoff = Backoff::new();
+        loop {
+            match self.producer.push(msg) {
+                Ok(()) => return Ok(()),
+                Err(rtrb::PushError::Full(m)) => msg = m,
+            }
+            if self.producer.is_abandoned() {
+                return Err(msg);
+            }
+            self.failed += 1;
+            backoff.snooze();
+        }
+    }
+
+    fn send_batch(&mut self, msgs: &mut dyn Iterator<Item = M>) -> Result<(), M> {
+        while let Some(first) = msgs.next() {
+            let mut backoff = Backoff::new();
+            let free = loop {
+                let free = match self.producer.cached_slots() {
+                    0 => self.producer.slots(),
+                    n => n,
+                };
+                if free > 0 {
+                    break free;
+                }
+                if self.producer.is_abandoned() {
+                    return Err(first);
+                }
+                self.failed += 1;
+                backoff.snooze();
+            };
+            // Only this producer writes, so the `free` slots it has seen stay free.
+            let chunk = self
+                .producer
+                .write_chunk_uninit(free)
+                .expect("free slots are writable");
+            chunk.fill_from_iter(std::iter::once(first).chain(&mut *msgs));
+        }
+        Ok(())
+    }
+
+    fn failed_attempts(&self) -> u64 {
+        self.failed
+    }
+}
+
+impl<M: Message> Receiver<M> for RtrbRx<M> {
+    #[inline]
+    fn recv(&mut self) -> Option<M> {
+        let mut backoff = Backoff::new();
+        loop {
+            if let Ok(m) = self.consumer.pop() {
+                return Some(m);
+            }
+            if self.consumer.is_abandoned() {
+                // The producer's last pushes happened before it was dropped: one more pop sees them.
+                return self.consumer.pop().ok();
+            }
+            self.failed += 1;
+            backoff.snooze();
+        }
+    }
+
+    fn recv_batch(&mut self, max: usize, f: &mut dyn FnMut(M)) -> usize {
+        let max = max.max(1);
+        let mut backoff = Backoff::new();
+        loop {
+            let ready = match self.consumer.cached_slots() {
+                0 => self.consumer.slots(),
+                n => n,
+            };
+            if ready > 0 {
+                let n = ready.min(max);
+                // Only this consumer reads, so the `ready` slots it has seen stay readable.
+                let chunk = self
+                    .consumer
+                    .read_chunk(n)
+                    .expect("ready slots are readable");
+                chunk.into_iter().for_each(&mut *f);
+                return n;
+            }
+            if self.consumer.is_abandoned() && self.consumer.slots() == 0 {
+                return 0;
+            }
+            self.failed += 1;
+            backoff.snooze();
+        }
+    }
+
+    fn failed_attempts(&self) -> u64 {
+        self.failed
+    }
+}
+
+impl Transport for Rtrb {
+    type Tx<M: Message> = RtrbTx<M>;
+    type Rx<M: Message> = RtrbRx<M>;
+
+    fn info(&self) -> TransportInfo {
+        TransportInfo {
+            name: "rtrb".into(),
+            description:
+                "rtrb::RingBuffer (bounded SPSC), spinning; batches through write/read chunks"
+                    .into(),
+            semantics: Semantics {
+                producers: Arity::One,
+                consumers: Arity::One,
+                ordering: Ordering::GlobalFifo,
+                bound: Bound::Bounded {
+                    min_capacity: 1,
+                    power_of_two: false,
+                },
+                wait: WaitStrategy::Spin,
+                batch: true,
+                locality: Locality::CrossThread,
+                consumer_style: ConsumerStyle::Pull,
+            },
+            options: vec![],
+            test_only: false,
+        }
+    }
+
+    fn channel<M: Message>(
+        &self,
+        cfg: &ChannelConfig,
+    ) -> Result<Endpoints<RtrbTx<M>, RtrbRx<M>>, BuildError> {
+        super::check_spsc(cfg)?;
+        if cfg.capacity == 0 {
+            return Err(BuildError::Invalid(
+                "rtrb needs a capacity of at least 1".into(),
+            ));
+        }
+        let (producer, consumer) = rtrb::RingBuffer::new(cfg.capacity);
+        Ok(Endpoints {
+            senders: vec![RtrbTx {
+                producer,
+                failed: 0,
+            }],
+            receivers: vec![RtrbRx {
+                consumer,
+                failed: 0,
+            }],
+        })
+    }
+}
