@@ -3,10 +3,10 @@
 //! For each transport below, three variants run interleaved (A B C A B C …) with the same
 //! messages, capacity and payload (`u64`), both threads pinned to distinct cores:
 //!
-//! * `plain`        — a hand-written loop on the transport's own API: spawn, barrier, the
-//!                    producer sends `0..N`, the consumer receives N messages and sums them;
+//! * `plain` — a hand-written loop on the transport's own API: spawn, barrier, the
+//!   producer sends `0..N`, the consumer receives N messages and sums them;
 //! * `plain+verify` — the same loop with handoff's verifier called on every message;
-//! * `handoff`      — handoff's own engine (`Runner::run_sample`, in process).
+//! * `handoff` — handoff's own engine (`Runner::run_sample`, in process).
 //!
 //! It prints each variant's median messages/s and two ratios per transport:
 //! `handoff / plain` (should be within 10%) and `plain+verify / plain` (verification cost,
