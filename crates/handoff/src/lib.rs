@@ -32,6 +32,7 @@ pub mod semantics;
 pub mod session;
 pub mod stats;
 pub mod suggest;
+pub mod suite;
 pub mod transport;
 pub mod transports;
 pub mod verify;
