@@ -66,6 +66,12 @@
 //! A key set in a `[[benchmark]]` replaces the `[defaults]` value as a whole (a list is not
 //! merged with the default list). Any other key is an error.
 //!
+//! Transport options are checked against what the benchmark's transports declare
+//! ([`TransportInfo::options`](crate::transport::TransportInfo::options)): each option must be
+//! declared by at least one of them and each value be one a declaring transport lists (an
+//! option declared without values takes any). Transports that do not declare an option get it
+//! too and ignore it; the option stays in their echoed parameters.
+//!
 //! ## Topology
 //!
 //! `spsc` and `ping-pong` always run 1 producer and 1 consumer, `mpsc` one consumer. A
@@ -88,6 +94,7 @@
 use crate::catalog::Catalog;
 use crate::message::MAX_PRODUCERS;
 use crate::payload::PayloadKind;
+use crate::transport::OptionSpec;
 use crate::workload::{Messages, TrialSpec, WorkloadKind};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -774,7 +781,7 @@ impl<'a> Parser<'a> {
         };
         let options = match t.get("options") {
             None => Vec::new(),
-            Some(v) => self.options(v)?,
+            Some(v) => self.options(v, &transports.value)?,
         };
 
         let own = self.settings(t)?;
@@ -910,7 +917,15 @@ impl<'a> Parser<'a> {
     }
 
     /// `options = { name = value or [values] }`, in option-name order.
-    fn options(&self, v: &Value<'_>) -> Result<Vec<(String, Vec<String>)>, SuiteError> {
+    ///
+    /// Each option must be declared by at least one of the benchmark's `transports`, and each
+    /// value must be one a declaring transport lists: a misspelt option would otherwise be
+    /// ignored by every adapter while the report echoed it as if it had been applied.
+    fn options(
+        &self,
+        v: &Value<'_>,
+        transports: &[String],
+    ) -> Result<Vec<(String, Vec<String>)>, SuiteError> {
         let DeValue::Table(t) = v.get_ref() else {
             return Err(self.error(
                 Some(v.span()),
@@ -920,20 +935,66 @@ impl<'a> Parser<'a> {
                 ),
             ));
         };
+        let declared: Vec<&OptionSpec> = transports
+            .iter()
+            .filter_map(|n| self.catalog.get(n))
+            .flat_map(|e| e.info().options.iter())
+            .collect();
         let mut out = Vec::new();
         for (k, val) in t.iter() {
             let name: &str = k.get_ref();
+            let specs: Vec<&&OptionSpec> = declared.iter().filter(|o| o.name == name).collect();
+            if specs.is_empty() {
+                let mut names: Vec<&str> = declared.iter().map(|o| o.name.as_str()).collect();
+                names.sort_unstable();
+                names.dedup();
+                let known = if names.is_empty() {
+                    "these transports take no options".to_string()
+                } else {
+                    format!("these transports take {}", names.join(", "))
+                };
+                return Err(self.error(
+                    Some(k.span()),
+                    format!(
+                        "{} ({known})",
+                        crate::suggest::unknown("option", name, names.iter().copied())
+                    ),
+                ));
+            }
+            let allowed: Option<Vec<&str>> = if specs.iter().any(|o| o.values.is_empty()) {
+                None
+            } else {
+                let mut v: Vec<&str> = specs
+                    .iter()
+                    .flat_map(|o| o.values.iter().map(String::as_str))
+                    .collect();
+                v.sort_unstable();
+                v.dedup();
+                Some(v)
+            };
             let key = format!("options.{name}");
+            let check = |value: String| match &allowed {
+                Some(list) if !list.contains(&value.as_str()) => Elem::Invalid(format!(
+                    "{} (it takes {})",
+                    crate::suggest::unknown(
+                        &format!("value for option `{name}`:"),
+                        &value,
+                        list.iter().copied()
+                    ),
+                    list.join(", ")
+                )),
+                _ => Elem::Ok(value),
+            };
             let values = self.sweep(val, &key, "a string", "strings", |x| match x {
                 DeValue::String(s) if s.is_empty() => {
                     Elem::Invalid(format!("`{key}`: an option value cannot be empty"))
                 }
-                DeValue::String(s) => Elem::Ok(s.to_string()),
+                DeValue::String(s) => check(s.to_string()),
                 DeValue::Integer(i) => match integer(x) {
-                    Some(Ok(n)) => Elem::Ok(n.to_string()),
-                    _ => Elem::Ok(i.as_str().to_string()),
+                    Some(Ok(n)) => check(n.to_string()),
+                    _ => check(i.as_str().to_string()),
                 },
-                DeValue::Boolean(b) => Elem::Ok(b.to_string()),
+                DeValue::Boolean(b) => check(b.to_string()),
                 _ => Elem::WrongType,
             })?;
             out.push((name.to_string(), values.value));
@@ -977,8 +1038,68 @@ fn position(text: &str, offset: usize) -> (usize, usize) {
 mod tests {
     use super::*;
 
+    /// A std channel declaring two options: `wake` (edge or every) and `spin` (any value).
+    struct OptQueue;
+
+    struct Tx<M>(std::sync::mpsc::Sender<M>);
+    struct Rx<M>(std::sync::mpsc::Receiver<M>);
+
+    impl<M: crate::message::Message> crate::transport::Sender<M> for Tx<M> {
+        fn send(&mut self, msg: M) -> Result<(), M> {
+            self.0.send(msg).map_err(|e| e.0)
+        }
+    }
+
+    impl<M: crate::message::Message> crate::transport::Receiver<M> for Rx<M> {
+        fn recv(&mut self) -> Option<M> {
+            self.0.recv().ok()
+        }
+    }
+
+    impl crate::transport::Transport for OptQueue {
+        type Tx<M: crate::message::Message> = Tx<M>;
+        type Rx<M: crate::message::Message> = Rx<M>;
+
+        fn info(&self) -> crate::transport::TransportInfo {
+            let mut info = crate::catalog::Catalog::builtin()
+                .get("faulty-drop")
+                .unwrap()
+                .info()
+                .clone();
+            info.name = "opt-queue".into();
+            info.test_only = true;
+            info.options = vec![
+                OptionSpec {
+                    name: "wake".into(),
+                    values: vec!["edge".into(), "every".into()],
+                    help: "when to wake the consumer".into(),
+                },
+                OptionSpec {
+                    name: "spin".into(),
+                    values: vec![],
+                    help: "spins before parking".into(),
+                },
+            ];
+            info
+        }
+
+        fn channel<M: crate::message::Message>(
+            &self,
+            cfg: &crate::transport::ChannelConfig,
+        ) -> Result<crate::transport::Endpoints<Tx<M>, Rx<M>>, crate::transport::BuildError>
+        {
+            let (tx, rx) = std::sync::mpsc::channel();
+            Ok(crate::transport::Endpoints {
+                senders: (0..cfg.producers).map(|_| Tx(tx.clone())).collect(),
+                receivers: vec![Rx(rx)],
+            })
+        }
+    }
+
     fn catalog() -> Catalog {
-        Catalog::builtin()
+        let mut c = Catalog::builtin();
+        c.register(crate::catalog::Entry::pull(OptQueue));
+        c
     }
 
     fn parse(text: &str) -> Result<Suite, SuiteError> {
@@ -1023,10 +1144,10 @@ messages = 5000
 
 [[benchmark]]
 workloads = ["mpsc", "mpmc"]
-transports = ["faulty-drop", "faulty-dup"]
+transports = ["faulty-drop", "opt-queue"]
 payload = ["u64", "report64"]
 producers = [1, 2]
-options = { wake = ["edge", "every"], a = 1 }
+options = { wake = ["edge", "every"], spin = 1 }
 
 [[benchmark]]
 workload = "ping-pong"
@@ -1045,17 +1166,26 @@ batch = ["none", 16]
         // ping-pong: 3 capacities x 2 batches.
         assert_eq!(s.trials.len(), 16 + 16 + 6);
         let labels: Vec<String> = s.trials.iter().map(|t| t.label()).collect();
-        assert_eq!(labels[0], "faulty-drop mpsc u64 cap=64 p=1 a=1 wake=edge");
-        assert_eq!(labels[1], "faulty-drop mpsc u64 cap=64 p=1 a=1 wake=every");
-        assert_eq!(labels[2], "faulty-drop mpsc u64 cap=64 p=2 a=1 wake=edge");
+        assert_eq!(
+            labels[0],
+            "faulty-drop mpsc u64 cap=64 p=1 spin=1 wake=edge"
+        );
+        assert_eq!(
+            labels[1],
+            "faulty-drop mpsc u64 cap=64 p=1 spin=1 wake=every"
+        );
+        assert_eq!(
+            labels[2],
+            "faulty-drop mpsc u64 cap=64 p=2 spin=1 wake=edge"
+        );
         assert_eq!(
             labels[4],
-            "faulty-drop mpsc report64 cap=64 p=1 a=1 wake=edge"
+            "faulty-drop mpsc report64 cap=64 p=1 spin=1 wake=edge"
         );
-        assert_eq!(labels[8], "faulty-dup mpsc u64 cap=64 p=1 a=1 wake=edge");
+        assert_eq!(labels[8], "opt-queue mpsc u64 cap=64 p=1 spin=1 wake=edge");
         assert_eq!(
             labels[16],
-            "faulty-drop mpmc u64 cap=64 p=1 c=2 a=1 wake=edge"
+            "faulty-drop mpmc u64 cap=64 p=1 c=2 spin=1 wake=edge"
         );
         assert_eq!(labels[32], "faulty-hang ping-pong u64 cap=1");
         assert_eq!(labels[33], "faulty-hang ping-pong u64 cap=1 batch=16");
@@ -1178,11 +1308,6 @@ batch = ["none", 16]
             "expected a table for `options`",
         );
         assert_err(
-            &format!("{base}options = {{ wake = [] }}\n"),
-            4,
-            "`options.wake` is an empty list",
-        );
-        assert_err(
             "description = 3\n[[benchmark]]\n",
             1,
             "expected a string for `description`",
@@ -1222,6 +1347,41 @@ batch = ["none", 16]
             3,
             "either `workload` or `workloads`",
         );
+    }
+
+    #[test]
+    fn options_must_be_declared_by_a_transport_of_the_benchmark() {
+        let base =
+            "[[benchmark]]\nworkload = \"spsc\"\ntransports = [\"faulty-drop\", \"opt-queue\"]\n";
+        assert_err(
+            &format!("{base}options = {{ wkae = \"edge\" }}\n"),
+            4,
+            "unknown option `wkae`; did you mean `wake`? (these transports take spin, wake)",
+        );
+        let e = assert_err(
+            &format!("{base}options = {{ wake = [\"edge\", \"evrey\"] }}\n"),
+            4,
+            "unknown value for option `wake`: `evrey`; did you mean `every`",
+        );
+        assert!(e.message.ends_with("(it takes edge, every)"), "{e}");
+        assert_eq!(e.column, Some(29));
+        assert_err(
+            &format!("{base}options = {{ wake = [] }}\n"),
+            4,
+            "`options.wake` is an empty list",
+        );
+        assert_err(
+            "[[benchmark]]\nworkload = \"spsc\"\ntransports = \"faulty-drop\"\noptions = { wake = \"edge\" }\n",
+            4,
+            "unknown option `wake` (these transports take no options)",
+        );
+        // An option without a list of values takes any value.
+        let s = parse(&format!(
+            "{base}options = {{ spin = [0, 100], wake = \"every\" }}\n"
+        ))
+        .unwrap();
+        assert_eq!(s.trials.len(), 4);
+        assert_eq!(s.trials[3].options["spin"], "100");
     }
 
     #[test]
