@@ -24,6 +24,7 @@ pub mod histogram;
 pub mod lints;
 pub mod message;
 pub mod outcome;
+pub mod output;
 pub mod payload;
 pub mod placement;
 pub mod probes;
