@@ -1,30 +1,33 @@
 //! `table`: the terminal format. A header with the run, the environment and the machine's
 //! limits, then one table per group of comparable results (see `view.rs`), each followed by the
-//! reasons for its non-pass verdicts and its lint footnotes.
+//! reasons for its non-pass verdicts, remarks on the table and its lint footnotes.
 //!
 //! ```text
 //! spsc · payload u64 (8 B) · 1 producer → 1 consumer
 //!   capacity 1024 (where bounded) · 1.2 M msgs/sample (auto(25 ms)) · 5 samples + 1 warm-up · watchdog 10.0 s
 //!
-//!  transport        semantics                 verdict  msgs/s    min – max        ns/msg   spread  of limit  failed sends/recvs  lints
-//! ─────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────
-//!  rtrb             SPSC fifo bounded spin    pass     48.1 M/s  47.0 M – 49.3 M  20.8 ns  1.2%    31.1%     0 / 1.20 M
-//!  faulty-drop      MPSC fifo/pp unbounded …  FAIL     –         –                –        –       –         0 / 0
-//!  ── same-thread …
-//!  direct-callback  SPSC fifo unbounded no-…  pass     310 M/s   …
+//!  transport         semantics                           verdict     msgs/s         min – max    ns/msg   spread   of limit   failed sends/recvs   lints
+//! ────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────
+//!  fast-ring         MPSC fifo/pp bounded block          pass      48.1 M/s   45.7 M – 50.5 M   20.8 ns     1.2%       3.2%           0 / 1.20 M
+//!  slow-queue        MPSC fifo/pp bounded block          pass      12.3 M/s   11.7 M – 13.0 M   81.0 ns     7.1%       0.8%           0 / 1.20 M   noisy[1]
+//!  faulty-drop       MPSC fifo/pp unbounded block        FAIL             –                 –         –        –          –                0 / 0
+//! ── same-thread, not ranked ─────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────
+//!  direct-callback   SPSC fifo/pp unbounded no-wait cb   pass       310 M/s     294 M – 326 M   3.23 ns     1.2%        n/a           0 / 1.20 M   same-thread[2]
 //!
+//!   same-thread: the producer's thread runs the consumer, no hand-off between cores; listed apart, not ranked with cross-thread hand-offs
 //!   faulty-drop: FAIL — producer 0: expected seq 9, got 10
 //!   [1] noisy: relative MAD 7.1% > 5%; compare with care or take more samples
+//!   [2] same-thread: the consumer runs on the producer's thread; no cross-core hand-off happens
 //! ```
 
 use super::view::{self, Group, SAME_THREAD_CAPTION};
-
-/// The rule above same-thread rows.
-const SAME_THREAD_RULE: &str = "── same-thread, not ranked";
 use super::Exporter;
 use crate::report::RunReport;
 use comfy_table::{CellAlignment, LineStyle, Table, TableStyle};
 use std::io::{self, Write};
+
+/// The rule above same-thread rows.
+const SAME_THREAD_RULE: &str = "── same-thread, not ranked";
 
 /// Writes the terminal tables.
 pub(super) struct TableExporter;
