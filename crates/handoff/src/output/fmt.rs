@@ -1,0 +1,161 @@
+//! Human-readable numbers shared by the output formats: three significant digits and a unit.
+//!
+//! | helper        | example                  |
+//! |---------------|--------------------------|
+//! | [`rate`]      | `12.3 M/s`, `950/s`      |
+//! | [`si`]        | `12.3 M`, `4.56 k`, `17` |
+//! | [`duration`]  | `81.2 ns`, `1.25 µs`     |
+//! | [`percent`]   | `4.2%`, `117%`           |
+//! | [`bandwidth`] | `12.3 GB/s`              |
+//! | [`count`]     | `100 k`, `1.2 M`, `1,234,567` (always exact) |
+
+/// `x` with three significant digits (fewer trailing digits for large mantissas).
+fn sig3(x: f64) -> String {
+    let a = x.abs();
+    if a >= 99.95 {
+        format!("{x:.0}")
+    } else if a >= 9.995 {
+        format!("{x:.1}")
+    } else {
+        format!("{x:.2}")
+    }
+}
+
+/// A dimensionless quantity with an SI suffix: `17`, `4.56 k`, `12.3 M`, `1.05 G`.
+pub fn si(x: f64) -> String {
+    if !x.is_finite() {
+        return format!("{x}");
+    }
+    let a = x.abs();
+    for (scale, suffix) in [(1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")] {
+        // Round first so 999_960 prints as `1.00 M`, not `1000 k`.
+        if a >= scale * 0.99995 {
+            return format!("{} {suffix}", sig3(x / scale));
+        }
+    }
+    if a >= 100.0 || a == a.trunc() {
+        format!("{x:.0}")
+    } else {
+        sig3(x)
+    }
+}
+
+/// A rate per second: `12.3 M/s`, `950/s`.
+pub fn rate(per_s: f64) -> String {
+    format!("{}/s", si(per_s))
+}
+
+/// A duration given in nanoseconds: `81.2 ns`, `1.25 µs`, `3.40 ms`, `1.20 s`.
+pub fn duration(ns: f64) -> String {
+    if !ns.is_finite() {
+        return format!("{ns} ns");
+    }
+    let a = ns.abs();
+    let (v, unit) = if a >= 0.99995e9 {
+        (ns / 1e9, "s")
+    } else if a >= 0.99995e6 {
+        (ns / 1e6, "ms")
+    } else if a >= 999.95 {
+        (ns / 1e3, "µs")
+    } else {
+        (ns, "ns")
+    };
+    format!("{} {unit}", sig3(v))
+}
+
+/// A fraction as a percentage: `0.042` -> `4.2%`, `1.17` -> `117%`.
+pub fn percent(ratio: f64) -> String {
+    let p = ratio * 100.0;
+    if p.abs() >= 99.95 {
+        format!("{p:.0}%")
+    } else {
+        format!("{p:.1}%")
+    }
+}
+
+/// Bytes per second in decimal units: `12.3 GB/s`, `512 B/s`.
+pub fn bandwidth(bytes_per_s: f64) -> String {
+    let s = si(bytes_per_s);
+    if s.ends_with(|c: char| c.is_ascii_digit()) {
+        format!("{s} B/s")
+    } else {
+        format!("{s}B/s")
+    }
+}
+
+/// An exact count, shortened only where nothing is lost and three digits say it: `100 k`,
+/// `1.25 M`, `101,024`, `999`.
+pub fn count(n: u64) -> String {
+    for (scale, suffix) in [(1_000_000_000u64, "G"), (1_000_000, "M"), (1_000, "k")] {
+        // Exact with at most three decimals of the unit.
+        if n >= scale && n % (scale / 1000) == 0 {
+            let whole = n / scale;
+            let frac = (n % scale) / (scale / 1000);
+            let mut s = whole.to_string();
+            if frac != 0 {
+                let f = format!("{frac:03}");
+                s.push('.');
+                s.push_str(f.trim_end_matches('0'));
+            }
+            // Only where it reads better: three significant digits at most.
+            if s.replace('.', "").trim_end_matches('0').len() <= 3 {
+                return format!("{s} {suffix}");
+            }
+            break;
+        }
+    }
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A byte size: `8 B`, `488 B`, `4096 B`.
+pub fn bytes(n: usize) -> String {
+    format!("{n} B")
+}
+
+/// A ratio as a multiple: `4.2×`, `117×`.
+pub fn times(ratio: f64) -> String {
+    format!("{}×", sig3(ratio))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_read_as_humans_write_them() {
+        assert_eq!(rate(12_345_678.0), "12.3 M/s");
+        assert_eq!(rate(950.0), "950/s");
+        assert_eq!(rate(1_500.0), "1.50 k/s");
+        assert_eq!(rate(999_970.0), "1.00 M/s");
+        assert_eq!(si(17.0), "17");
+        assert_eq!(si(0.5), "0.50");
+        assert_eq!(si(2.0e9), "2.00 G");
+        assert_eq!(duration(81.23), "81.2 ns");
+        assert_eq!(duration(1_250.0), "1.25 µs");
+        assert_eq!(duration(3_400_000.0), "3.40 ms");
+        assert_eq!(duration(1.2e9), "1.20 s");
+        assert_eq!(duration(7.0), "7.00 ns");
+        assert_eq!(percent(0.042), "4.2%");
+        assert_eq!(percent(1.17), "117%");
+        assert_eq!(percent(0.0), "0.0%");
+        assert_eq!(bandwidth(12.3e9), "12.3 GB/s");
+        assert_eq!(bandwidth(512.0), "512 B/s");
+        assert_eq!(count(100_000), "100 k");
+        assert_eq!(count(1_200_000), "1.2 M");
+        assert_eq!(count(1_234_567), "1,234,567");
+        assert_eq!(count(999), "999");
+        assert_eq!(count(20_000_000), "20 M");
+        assert_eq!(count(1_250_000), "1.25 M");
+        assert_eq!(count(101_024), "101,024");
+        assert_eq!(count(12_000), "12 k");
+        assert_eq!(times(4.2), "4.20×");
+    }
+}

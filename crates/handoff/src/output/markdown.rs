@@ -1,0 +1,93 @@
+//! `markdown`: paste-ready for a pull request. A short header (run, environment, limits), then
+//! per group of comparable results a GitHub table like the terminal one, the reasons for
+//! non-pass verdicts, and the lints as numbered footnotes. Same-thread transports get a table
+//! of their own under the ranked one.
+
+use super::view::{self, Group, SAME_THREAD_CAPTION};
+use super::Exporter;
+use crate::report::RunReport;
+use std::io::{self, Write};
+
+/// Writes markdown.
+pub(super) struct MarkdownExporter;
+
+/// Escapes text for markdown (and for a table cell): no character of it is markup.
+fn cell(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\\' | '|' | '*' | '_' | '`' | '<' | '[' | ']' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '\n' => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+impl Exporter for MarkdownExporter {
+    fn export(&self, report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
+        let v = view::build(report);
+        writeln!(out, "## handoff results: {}", cell(&report.suite))?;
+        writeln!(out)?;
+        for (label, text) in &v.header {
+            writeln!(out, "- **{label}**: {}", cell(text))?;
+        }
+        if v.groups.is_empty() {
+            writeln!(out, "\nNo results.")?;
+        }
+        for g in &v.groups {
+            writeln!(out)?;
+            group(g, out)?;
+        }
+        Ok(())
+    }
+}
+
+fn table(g: &Group, rows: &[Vec<String>], out: &mut dyn Write) -> io::Result<()> {
+    let head: Vec<String> = g.columns.iter().map(|c| cell(c.name)).collect();
+    writeln!(out, "| {} |", head.join(" | "))?;
+    let rule: Vec<&str> = g
+        .columns
+        .iter()
+        .map(|c| if c.numeric { "---:" } else { "---" })
+        .collect();
+    writeln!(out, "|{}|", rule.join("|"))?;
+    for row in rows {
+        let cells: Vec<String> = row.iter().map(|c| cell(c)).collect();
+        writeln!(out, "| {} |", cells.join(" | "))?;
+    }
+    Ok(())
+}
+
+fn group(g: &Group, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(out, "### {}", cell(&g.title))?;
+    writeln!(out)?;
+    writeln!(out, "_{}_", cell(&g.params.join(" · ")))?;
+    if !g.ranked.is_empty() {
+        writeln!(out)?;
+        table(g, &g.ranked, out)?;
+    }
+    if !g.same_thread.is_empty() {
+        let mut caption = SAME_THREAD_CAPTION.to_string();
+        if let Some(c) = caption.get_mut(0..1) {
+            c.make_ascii_uppercase();
+        }
+        writeln!(out)?;
+        writeln!(out, "{}:", cell(&caption))?;
+        writeln!(out)?;
+        table(g, &g.same_thread, out)?;
+    }
+    if !g.notes.is_empty() || !g.footnotes.is_empty() {
+        writeln!(out)?;
+    }
+    for n in &g.notes {
+        writeln!(out, "- {}", cell(n))?;
+    }
+    for (i, f) in g.footnotes.iter().enumerate() {
+        writeln!(out, "- {} {}", cell(&format!("[{}]", i + 1)), cell(f))?;
+    }
+    Ok(())
+}

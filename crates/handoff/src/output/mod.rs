@@ -1,0 +1,120 @@
+//! Output formats: views over one [`RunReport`].
+//!
+//! Every format renders the same result model and none recomputes a statistic: a median, a
+//! percentile or a limit distance printed here is the one the session stored. Each format is
+//! one file implementing [`Exporter`]:
+//!
+//! | format     | file          | for                                                        |
+//! |------------|---------------|------------------------------------------------------------|
+//! | `table`    | `table.rs`    | the terminal (default): environment, limits, one table per group of comparable results |
+//! | `json`     | `json.rs`     | machines: the whole [`RunReport`], pretty-printed, with its `schema_version` |
+//! | `markdown` | `markdown.rs` | pasting into a pull request                                 |
+//! | `csv`      | `csv.rs`      | spreadsheets: one flat row per result                       |
+//!
+//! The terminal and markdown formats share their grouping, ordering and footnotes (see
+//! `view.rs`): results are grouped by workload, payload, producers, consumers and batch;
+//! same-thread transports are listed apart and never ranked with cross-thread hand-offs; every
+//! non-pass verdict is explained under its table; lints are footnoted.
+
+mod csv;
+pub mod fmt;
+mod json;
+mod markdown;
+mod table;
+mod view;
+
+use crate::report::RunReport;
+use std::fmt as sfmt;
+use std::io::{self, Write};
+use std::str::FromStr;
+
+/// An output format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Format {
+    /// Terminal tables (the default).
+    #[default]
+    Table,
+    /// The whole report as JSON.
+    Json,
+    /// Markdown tables for a pull request.
+    Markdown,
+    /// One CSV row per result.
+    Csv,
+}
+
+impl Format {
+    /// Every format, in listing order.
+    pub const ALL: [Format; 4] = [Format::Table, Format::Json, Format::Markdown, Format::Csv];
+
+    /// The name used on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Table => "table",
+            Format::Json => "json",
+            Format::Markdown => "markdown",
+            Format::Csv => "csv",
+        }
+    }
+
+    /// The exporter that writes this format.
+    pub fn exporter(self) -> Box<dyn Exporter> {
+        match self {
+            Format::Table => Box::new(table::TableExporter),
+            Format::Json => Box::new(json::JsonExporter),
+            Format::Markdown => Box::new(markdown::MarkdownExporter),
+            Format::Csv => Box::new(csv::CsvExporter),
+        }
+    }
+}
+
+impl sfmt::Display for Format {
+    fn fmt(&self, f: &mut sfmt::Formatter<'_>) -> sfmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Format {
+    type Err = String;
+
+    /// Parses a format name; `md` is accepted for `markdown`.
+    fn from_str(s: &str) -> Result<Self, String> {
+        if s == "md" {
+            return Ok(Format::Markdown);
+        }
+        Format::ALL
+            .into_iter()
+            .find(|f| f.name() == s)
+            .ok_or_else(|| {
+                crate::suggest::unknown("output format", s, Format::ALL.iter().map(|f| f.name()))
+            })
+    }
+}
+
+/// Writes a [`RunReport`] in one format.
+pub trait Exporter {
+    /// Writes `report` to `out`.
+    fn export(&self, report: &RunReport, out: &mut dyn Write) -> io::Result<()>;
+}
+
+/// Writes `report` to `out` in `format`.
+pub fn render(report: &RunReport, format: Format, out: &mut dyn Write) -> io::Result<()> {
+    format.exporter().export(report, out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_parse_with_suggestions() {
+        for f in Format::ALL {
+            assert_eq!(f.to_string().parse::<Format>(), Ok(f));
+        }
+        assert_eq!("md".parse::<Format>(), Ok(Format::Markdown));
+        let e = "jsno".parse::<Format>().unwrap_err();
+        assert_eq!(e, "unknown output format `jsno`; did you mean `json`?");
+        let e = "markdwon".parse::<Format>().unwrap_err();
+        assert!(e.contains("`markdown`"), "{e}");
+        assert_eq!(Format::default(), Format::Table);
+    }
+}

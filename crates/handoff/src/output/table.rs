@@ -1,0 +1,100 @@
+//! `table`: the terminal format. A header with the run, the environment and the machine's
+//! limits, then one table per group of comparable results (see `view.rs`), each followed by the
+//! reasons for its non-pass verdicts, remarks on the table and its lint footnotes.
+//!
+//! ```text
+//! spsc · payload u64 (8 B) · 1 producer → 1 consumer
+//!   capacity 1024 (where bounded) · 1.2 M msgs/sample (auto(25 ms)) · 5 samples + 1 warm-up · watchdog 10.0 s
+//!
+//!  transport         semantics                           verdict     msgs/s         min – max    ns/msg   spread   of limit   failed sends/recvs   lints
+//! ────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────
+//!  fast-ring         MPSC fifo/pp bounded block          pass      48.1 M/s   45.7 M – 50.5 M   20.8 ns     1.2%       3.2%           0 / 1.20 M
+//!  slow-queue        MPSC fifo/pp bounded block          pass      12.3 M/s   11.7 M – 13.0 M   81.0 ns     7.1%       0.8%           0 / 1.20 M   noisy[1]
+//!  faulty-drop       MPSC fifo/pp unbounded block        FAIL             –                 –         –        –          –                0 / 0
+//! ── same-thread, not ranked ─────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────
+//!  direct-callback   SPSC fifo/pp unbounded no-wait cb   pass       310 M/s     294 M – 326 M   3.23 ns     1.2%        n/a           0 / 1.20 M   same-thread[2]
+//!
+//!   same-thread: the producer's thread runs the consumer, no hand-off between cores; listed apart, not ranked with cross-thread hand-offs
+//!   faulty-drop: FAIL — producer 0: expected seq 9, got 10
+//!   [1] noisy: relative MAD 7.1% > 5%; compare with care or take more samples
+//!   [2] same-thread: the consumer runs on the producer's thread; no cross-core hand-off happens
+//! ```
+
+use super::view::{self, Group, SAME_THREAD_CAPTION};
+use super::Exporter;
+use crate::report::RunReport;
+use comfy_table::{CellAlignment, LineStyle, Table, TableStyle};
+use std::io::{self, Write};
+
+/// The rule above same-thread rows.
+const SAME_THREAD_RULE: &str = "── same-thread, not ranked";
+
+/// Writes the terminal tables.
+pub(super) struct TableExporter;
+
+impl Exporter for TableExporter {
+    fn export(&self, report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
+        let v = view::build(report);
+        let width = v.header.iter().map(|(l, _)| l.len()).max().unwrap_or(0);
+        for (label, text) in &v.header {
+            writeln!(out, "{label:>width$}: {text}")?;
+        }
+        if v.groups.is_empty() {
+            writeln!(out, "\nno results")?;
+        }
+        for g in &v.groups {
+            writeln!(out)?;
+            group(g, out)?;
+        }
+        Ok(())
+    }
+}
+
+fn group(g: &Group, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(out, "{}", g.title)?;
+    writeln!(out, "  {}", g.params.join(" · "))?;
+    writeln!(out)?;
+
+    let mut t = Table::new();
+    t.load_style(TableStyle::new().header_separator(LineStyle::none().fill('─').junction('─')));
+    t.set_header(g.columns.iter().map(|c| c.name));
+    let clean =
+        |row: &Vec<String>| -> Vec<String> { row.iter().map(|c| c.replace('\n', " ")).collect() };
+    for row in g.ranked.iter().chain(&g.same_thread) {
+        t.add_row(clean(row));
+    }
+    for (i, c) in g.columns.iter().enumerate() {
+        if c.numeric {
+            if let Some(col) = t.column_mut(i) {
+                col.set_cell_alignment(CellAlignment::Right);
+            }
+        }
+    }
+    // One line per row (no cell holds a line break): header, rule, ranked rows, then the
+    // same-thread rows behind a rule of their own.
+    let lines: Vec<String> = t.lines().collect();
+    let width = lines.get(1).map_or(0, |l| l.chars().count());
+    for (i, line) in lines.iter().enumerate() {
+        if i == 2 + g.ranked.len() && !g.same_thread.is_empty() {
+            let mut rule = format!("{SAME_THREAD_RULE} ");
+            let fill = width.saturating_sub(rule.chars().count()).max(3);
+            rule.push_str(&"─".repeat(fill));
+            writeln!(out, "{rule}")?;
+        }
+        writeln!(out, "{}", line.trim_end())?;
+    }
+    if !g.same_thread.is_empty() {
+        writeln!(out)?;
+        writeln!(out, "  {SAME_THREAD_CAPTION}")?;
+    }
+    if g.same_thread.is_empty() && (!g.notes.is_empty() || !g.footnotes.is_empty()) {
+        writeln!(out)?;
+    }
+    for n in &g.notes {
+        writeln!(out, "  {n}")?;
+    }
+    for (i, f) in g.footnotes.iter().enumerate() {
+        writeln!(out, "  [{}] {f}", i + 1)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,506 @@
+//! The view the human formats (terminal table, markdown) share: results grouped into tables of
+//! comparable results, every cell already formatted.
+//!
+//! Nothing here computes a statistic: each number is one of the [`RunReport`]'s, formatted.
+//! What the view decides is presentation:
+//!
+//! * **Groups.** Results are comparable when they ran the same workload, payload, producer and
+//!   consumer counts and batch size. Capacity and transport options are not part of the key:
+//!   they are settings of a transport (an unbounded one has no capacity at all), so they are
+//!   shown on the row instead, and a streaming comparison of `crossbeam-bounded` at three
+//!   capacities against an unbounded channel stays one table. Groups appear in suite order.
+//! * **Order.** Streams rank by median throughput, highest first; ping-pong by median round
+//!   trip, lowest first. Results that did not pass come after every passing one, whatever their
+//!   figures.
+//! * **Same-thread.** A same-thread transport (the producer runs the consumer's code) is never
+//!   ranked with cross-thread hand-offs: its rows come after a separator, apart.
+//! * **Parameters.** A parameter equal on every row is echoed once in the group's heading; one
+//!   that differs is shown on each row.
+//! * **Lints.** A row shows short codes with footnote numbers; the full messages follow the
+//!   table. A lint that every result of the run carries is said once, in the header.
+
+use super::fmt;
+use crate::lints::Lint;
+use crate::report::{RunReport, TrialResult, Verdict};
+use crate::semantics::{Bound, ConsumerStyle, Locality, Ordering, Semantics, WaitStrategy};
+use crate::workload::WorkloadKind;
+use std::collections::BTreeSet;
+
+/// Caption of the rows a same-thread transport gets, apart from the ranked ones.
+pub(crate) const SAME_THREAD_CAPTION: &str =
+    "same-thread: the producer's thread runs the consumer, no hand-off between cores; listed apart, not ranked with cross-thread hand-offs";
+
+/// Legend of the short semantics labels.
+pub(crate) const SEMANTICS_LEGEND: &str = "topology, order (fifo = one FIFO, fifo/pp = FIFO per producer), bound, wait strategy; cb = callback consumer, batch = native batch operations";
+
+/// Marker appended to the label of an oversubscribed row.
+pub(crate) const OVERSUBSCRIBED_MARK: &str = " *";
+
+/// The whole report, ready to render.
+pub(crate) struct View {
+    /// `(label, text)` lines describing the run, environment and limits.
+    pub header: Vec<(String, String)>,
+    /// One table per group of comparable results.
+    pub groups: Vec<Group>,
+}
+
+/// A column: its heading and whether it holds numbers (right-aligned).
+#[derive(Clone, Copy)]
+pub(crate) struct Column {
+    pub name: &'static str,
+    pub numeric: bool,
+}
+
+/// One table of comparable results.
+pub(crate) struct Group {
+    /// Workload, payload and topology.
+    pub title: String,
+    /// Parameters equal on every row, echoed once.
+    pub params: Vec<String>,
+    /// Column headings.
+    pub columns: Vec<Column>,
+    /// Cross-thread rows, best first.
+    pub ranked: Vec<Vec<String>>,
+    /// Same-thread rows, best first; shown after [`SAME_THREAD_CAPTION`].
+    pub same_thread: Vec<Vec<String>>,
+    /// Reasons for non-pass verdicts, and remarks on the table as a whole.
+    pub notes: Vec<String>,
+    /// Full lint messages; footnote `[n]` is `footnotes[n - 1]`.
+    pub footnotes: Vec<String>,
+}
+
+/// Short semantics label, e.g. `MPSC fifo/pp bounded block`.
+pub(crate) fn short_semantics(s: &Semantics) -> String {
+    let order = match s.ordering {
+        Ordering::GlobalFifo => "fifo",
+        Ordering::PerProducerFifo => "fifo/pp",
+        Ordering::None => "unordered",
+    };
+    let bound = match s.bound {
+        Bound::Bounded { .. } => "bounded",
+        Bound::Unbounded => "unbounded",
+    };
+    let wait = match s.wait {
+        WaitStrategy::Block => "block",
+        WaitStrategy::Spin => "spin",
+        WaitStrategy::SpinThenPark => "spin-park",
+        WaitStrategy::Async => "async",
+        WaitStrategy::None => "no-wait",
+    };
+    let mut out = format!("{} {order} {bound} {wait}", s.topology_label());
+    if s.consumer_style == ConsumerStyle::Callback {
+        out.push_str(" cb");
+    }
+    if s.batch {
+        out.push_str(" batch");
+    }
+    out
+}
+
+fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("{n} {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
+/// The key that makes results comparable.
+type Key = (
+    WorkloadKind,
+    crate::payload::PayloadKind,
+    usize,
+    usize,
+    Option<usize>,
+);
+
+fn key(r: &TrialResult) -> Key {
+    (
+        r.workload,
+        r.params.payload,
+        r.params.producers,
+        r.params.consumers,
+        r.params.batch,
+    )
+}
+
+/// Builds the view of `report`.
+pub(crate) fn build(report: &RunReport) -> View {
+    let every = lints_on_every_result(report);
+    let mut header = vec![
+        (
+            "run".to_string(),
+            format!(
+                "suite {}, started {}, took {}, {}",
+                report.suite,
+                report.started_at,
+                fmt::duration(report.duration_s * 1e9),
+                plural(report.results.len(), "result")
+            ),
+        ),
+        ("environment".to_string(), report.environment.summary()),
+    ];
+    header.push((
+        "limits".to_string(),
+        match &report.limits {
+            Some(l) => {
+                let mut s = format!(
+                    "cache-line round trip {} (min {}, max {}); streaming bandwidth {} (≈ {} msgs/s of 8 B); probes on cores {}{}",
+                    fmt::duration(l.cacheline_rtt_ns.median),
+                    fmt::duration(l.cacheline_rtt_ns.min),
+                    fmt::duration(l.cacheline_rtt_ns.max),
+                    fmt::bandwidth(l.stream_bytes_per_s.median),
+                    fmt::si(l.stream_msgs_per_s(8)),
+                    join(l.cores.iter(), ","),
+                    if l.pinned { ", pinned" } else { ", not pinned" },
+                );
+                if let Some(note) = &l.note {
+                    s.push_str(&format!(" ({note})"));
+                }
+                s
+            }
+            None => "not measured in this run: results show no distance to the machine's limit"
+                .to_string(),
+        },
+    ));
+    header.push(("semantics".to_string(), SEMANTICS_LEGEND.to_string()));
+    if !every.is_empty() {
+        header.push(("every result".to_string(), every.join("; ")));
+    }
+
+    let mut groups: Vec<(Key, Vec<&TrialResult>)> = Vec::new();
+    for r in &report.results {
+        let k = key(r);
+        match groups.iter_mut().find(|(g, _)| *g == k) {
+            Some((_, v)) => v.push(r),
+            None => groups.push((k, vec![r])),
+        }
+    }
+    View {
+        header,
+        groups: groups
+            .into_iter()
+            .map(|(_, rows)| group(rows, &every))
+            .collect(),
+    }
+}
+
+fn join<T: ToString>(items: impl Iterator<Item = T>, sep: &str) -> String {
+    items.map(|x| x.to_string()).collect::<Vec<_>>().join(sep)
+}
+
+/// Lint messages every result carries (said once, in the header).
+fn lints_on_every_result(report: &RunReport) -> Vec<String> {
+    let Some(first) = report.results.first() else {
+        return Vec::new();
+    };
+    let mut out: Vec<String> = Vec::new();
+    for l in &first.lints {
+        let text = l.to_string();
+        if !out.contains(&text)
+            && report
+                .results
+                .iter()
+                .all(|r| r.lints.iter().any(|m| m.to_string() == text))
+        {
+            out.push(text);
+        }
+    }
+    out
+}
+
+/// What a row shows of a parameter that may differ between rows.
+struct Varying {
+    capacity: bool,
+    messages: bool,
+    samples: bool,
+}
+
+fn group(mut rows: Vec<&TrialResult>, every: &[String]) -> Group {
+    let first = rows[0];
+    let ping = first.workload == WorkloadKind::PingPong;
+    let p = &first.params;
+
+    // Parameters: once in the heading when equal on every row, else on each row.
+    let distinct = |f: &dyn Fn(&TrialResult) -> String| -> BTreeSet<String> {
+        rows.iter().map(|r| f(r)).collect()
+    };
+    let capacities: BTreeSet<usize> = rows.iter().filter_map(|r| r.params.capacity).collect();
+    let any_unbounded = rows.iter().any(|r| r.params.capacity.is_none());
+    let messages = distinct(&|r| r.params.messages.to_string());
+    let requested = distinct(&|r| r.params.messages_requested.clone());
+    let samples = distinct(&|r| format!("{}+{}", r.params.samples, r.params.warmup));
+    let timeouts: BTreeSet<u64> = rows.iter().map(|r| r.params.timeout_ms).collect();
+    let varying = Varying {
+        capacity: capacities.len() > 1,
+        messages: messages.len() > 1,
+        samples: samples.len() > 1,
+    };
+
+    let unit = if ping { "round trips" } else { "msgs" };
+    let mut params = Vec::new();
+    match (capacities.len(), any_unbounded) {
+        (0, _) => params.push("capacity unbounded".to_string()),
+        (1, false) => params.push(format!("capacity {}", capacities.first().unwrap())),
+        (1, true) => params.push(format!(
+            "capacity {} (where bounded)",
+            capacities.first().unwrap()
+        )),
+        _ => params.push("capacity per row".to_string()),
+    }
+    if varying.messages {
+        if requested.len() == 1 {
+            params.push(format!(
+                "{unit}/sample per row ({})",
+                requested.first().unwrap()
+            ));
+        }
+    } else {
+        let mut s = format!("{} {unit}/sample", fmt::count(p.messages));
+        if requested.len() == 1 && p.messages_requested != p.messages.to_string() {
+            s.push_str(&format!(" ({})", p.messages_requested));
+        }
+        params.push(s);
+    }
+    if !varying.samples {
+        params.push(format!(
+            "{} + {}",
+            plural(p.samples, "sample"),
+            plural(p.warmup, "warm-up")
+        ));
+    }
+    params.push(format!(
+        "watchdog {}",
+        join(
+            timeouts.iter().map(|t| fmt::duration(*t as f64 * 1e6)),
+            " / "
+        )
+    ));
+
+    let title = {
+        let mut t = format!(
+            "{} · payload {} ({}) · {} → {}",
+            first.workload,
+            p.payload,
+            fmt::bytes(p.payload_bytes),
+            plural(p.producers, "producer"),
+            plural(p.consumers, "consumer"),
+        );
+        if let Some(b) = p.batch {
+            t.push_str(&format!(" · batch {b}"));
+        }
+        t
+    };
+
+    // Order: passing rows by their figure, then the rest in suite order.
+    let figure = |r: &TrialResult| -> Option<f64> {
+        if r.verdict != Verdict::Pass {
+            return None;
+        }
+        if ping {
+            r.latency.as_ref().map(|l| l.p50 as f64)
+        } else {
+            r.throughput.as_ref().map(|t| -t.median)
+        }
+    };
+    rows.sort_by(|a, b| match (figure(a), figure(b)) {
+        (Some(x), Some(y)) => x.total_cmp(&y),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => std::cmp::Ordering::Equal,
+    });
+
+    let mut columns = vec![
+        Column {
+            name: "transport",
+            numeric: false,
+        },
+        Column {
+            name: "semantics",
+            numeric: false,
+        },
+        Column {
+            name: "verdict",
+            numeric: false,
+        },
+    ];
+    if varying.messages {
+        columns.push(Column {
+            name: if ping {
+                "round trips/sample"
+            } else {
+                "msgs/sample"
+            },
+            numeric: true,
+        });
+    }
+    if varying.samples {
+        columns.push(Column {
+            name: "samples+warm-up",
+            numeric: true,
+        });
+    }
+    let figures: &[&'static str] = if ping {
+        &["p50", "p90", "p99", "p99.9", "max", "× line RTT"]
+    } else {
+        &[
+            "msgs/s",
+            "min – max",
+            "ns/msg",
+            "spread",
+            "of limit",
+            "failed sends/recvs",
+        ]
+    };
+    columns.extend(figures.iter().map(|&name| Column {
+        name,
+        numeric: true,
+    }));
+    columns.push(Column {
+        name: "lints",
+        numeric: false,
+    });
+
+    let mut footnotes: Vec<String> = Vec::new();
+    let mut notes = Vec::new();
+    let mut ranked = Vec::new();
+    let mut same_thread = Vec::new();
+    let mut oversubscribed = false;
+    // Cross-thread rows first, then same-thread ones, so footnotes number in reading order.
+    let (cross, same): (Vec<&TrialResult>, Vec<&TrialResult>) = rows
+        .iter()
+        .copied()
+        .partition(|r| r.semantics.locality == Locality::CrossThread);
+    for r in cross.iter().chain(&same) {
+        let mut label = r.transport.clone();
+        if varying.capacity {
+            if let Some(c) = r.params.capacity {
+                label.push_str(&format!(" cap={c}"));
+            }
+        }
+        for (k, v) in &r.params.options {
+            label.push_str(&format!(" {k}={v}"));
+        }
+        if r.verdict != Verdict::Pass {
+            notes.push(format!(
+                "{label}: {} — {}",
+                r.verdict,
+                r.violation.as_deref().unwrap_or("no detail recorded")
+            ));
+        }
+        if r.placement.oversubscribed
+            || r.lints
+                .iter()
+                .any(|l| matches!(l, Lint::Oversubscribed { .. }))
+        {
+            label.push_str(OVERSUBSCRIBED_MARK);
+            oversubscribed = true;
+        }
+
+        let mut cells = vec![label, short_semantics(&r.semantics), r.verdict.to_string()];
+        if varying.messages {
+            cells.push(fmt::count(r.params.messages));
+        }
+        if varying.samples {
+            cells.push(format!("{}+{}", r.params.samples, r.params.warmup));
+        }
+        let dash = || "–".to_string();
+        if ping {
+            match &r.latency {
+                Some(l) => cells
+                    .extend([l.p50, l.p90, l.p99, l.p999, l.max].map(|v| fmt::duration(v as f64))),
+                None => cells.extend((0..5).map(|_| dash())),
+            }
+            cells.push(
+                r.limit
+                    .as_ref()
+                    .filter(|l| l.probe == "cacheline-rtt")
+                    .map_or_else(dash, |l| fmt::times(l.ratio)),
+            );
+        } else {
+            match &r.throughput {
+                Some(t) => {
+                    cells.push(fmt::rate(t.median));
+                    cells.push(format!("{} – {}", fmt::si(t.min), fmt::si(t.max)));
+                }
+                None => cells.extend([dash(), dash()]),
+            }
+            cells.push(
+                r.ns_per_msg
+                    .as_ref()
+                    .map_or_else(dash, |n| fmt::duration(n.median)),
+            );
+            cells.push(
+                r.throughput
+                    .as_ref()
+                    .map_or_else(dash, |t| fmt::percent(t.spread)),
+            );
+            // The limit is a cross-core one: it says nothing of a same-thread call.
+            cells.push(if r.semantics.locality == Locality::SameThread {
+                "n/a".to_string()
+            } else {
+                r.limit
+                    .as_ref()
+                    .filter(|l| l.probe == "stream-bandwidth")
+                    .map_or_else(dash, |l| fmt::percent(l.ratio))
+            });
+            cells.push(format!(
+                "{} / {}",
+                fmt::si(r.failed_sends as f64),
+                fmt::si(r.failed_recvs as f64)
+            ));
+        }
+        let mut marks = Vec::new();
+        for l in &r.lints {
+            let text = l.to_string();
+            if every.contains(&text) {
+                continue;
+            }
+            let n = match footnotes.iter().position(|f| *f == text) {
+                Some(i) => i + 1,
+                None => {
+                    footnotes.push(text);
+                    footnotes.len()
+                }
+            };
+            marks.push(format!("{}[{n}]", l.code()));
+        }
+        cells.push(marks.join(" "));
+
+        if r.semantics.locality == Locality::SameThread {
+            same_thread.push(cells);
+        } else {
+            ranked.push(cells);
+        }
+    }
+
+    if cross.iter().any(|r| r.semantics.ordering.is_fifo())
+        && cross.iter().any(|r| !r.semantics.ordering.is_fifo())
+    {
+        let unordered: Vec<&str> = cross
+            .iter()
+            .filter(|r| !r.semantics.ordering.is_fifo())
+            .map(|r| r.transport.as_str())
+            .collect();
+        notes.push(format!(
+            "ordering differs: no order is promised by {}, FIFO by the others; not a like-for-like ranking",
+            unordered.join(", ")
+        ));
+    }
+    if oversubscribed {
+        notes.push(format!(
+            "{} oversubscribed: more threads than cores, figures include scheduler time slicing",
+            OVERSUBSCRIBED_MARK.trim()
+        ));
+    }
+
+    Group {
+        title,
+        params,
+        columns,
+        ranked,
+        same_thread,
+        notes,
+        footnotes,
+    }
+}

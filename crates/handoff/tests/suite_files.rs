@@ -1,0 +1,194 @@
+//! The suite files shipped in `suites/` parse and expand to what they promise.
+//!
+//! The real adapters are registered elsewhere; here every shipped name is a stub transport, so
+//! only the files' syntax, names and structure are checked.
+
+use handoff::payload::PayloadKind;
+use handoff::prelude::*;
+use handoff::suite::Suite;
+use handoff::workload::{Messages, WorkloadKind};
+use std::path::PathBuf;
+use std::sync::mpsc;
+
+/// The transport names the shipped suites use.
+const SHIPPED: [&str; 15] = [
+    "std-mpsc",
+    "std-mpsc-poll",
+    "std-sync-channel",
+    "crossbeam-bounded",
+    "crossbeam-unbounded",
+    "crossbeam-array-queue",
+    "crossbeam-seg-queue",
+    "flume-bounded",
+    "flume-unbounded",
+    "kanal-bounded",
+    "rtrb",
+    "ringbuf",
+    "mutex-deque",
+    "disruptor",
+    "direct-callback",
+];
+
+/// A std channel registered under any name.
+struct Stub(&'static str);
+
+struct Tx<M>(mpsc::Sender<M>);
+struct Rx<M>(mpsc::Receiver<M>);
+
+impl<M: Message> Sender<M> for Tx<M> {
+    fn send(&mut self, msg: M) -> Result<(), M> {
+        self.0.send(msg).map_err(|e| e.0)
+    }
+}
+
+impl<M: Message> Receiver<M> for Rx<M> {
+    fn recv(&mut self) -> Option<M> {
+        self.0.recv().ok()
+    }
+}
+
+impl Transport for Stub {
+    type Tx<M: Message> = Tx<M>;
+    type Rx<M: Message> = Rx<M>;
+
+    fn info(&self) -> TransportInfo {
+        TransportInfo {
+            name: self.0.into(),
+            description: "stub standing in for a shipped adapter".into(),
+            semantics: Semantics {
+                producers: Arity::Many,
+                consumers: Arity::One,
+                ordering: Ordering::PerProducerFifo,
+                bound: Bound::Unbounded,
+                wait: WaitStrategy::Block,
+                batch: false,
+                locality: Locality::CrossThread,
+                consumer_style: ConsumerStyle::Pull,
+            },
+            options: vec![],
+            test_only: false,
+        }
+    }
+
+    fn channel<M: Message>(
+        &self,
+        cfg: &ChannelConfig,
+    ) -> Result<Endpoints<Tx<M>, Rx<M>>, BuildError> {
+        let (tx, rx) = mpsc::channel();
+        Ok(Endpoints {
+            senders: (0..cfg.producers).map(|_| Tx(tx.clone())).collect(),
+            receivers: vec![Rx(rx)],
+        })
+    }
+}
+
+fn catalog() -> Catalog {
+    let mut c = Catalog::new();
+    for name in SHIPPED {
+        c.register(Entry::pull(Stub(name)));
+    }
+    c
+}
+
+fn load(name: &str) -> Suite {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../suites")
+        .join(name);
+    Suite::load(&path, &catalog()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn transports(s: &Suite, w: WorkloadKind) -> Vec<&str> {
+    let mut v: Vec<&str> = s
+        .trials
+        .iter()
+        .filter(|t| t.workload == w)
+        .map(|t| t.transport.as_str())
+        .collect();
+    v.dedup();
+    v
+}
+
+#[test]
+fn default_suite_covers_every_shipped_transport_within_budget() {
+    let s = load("default.toml");
+    assert_eq!(s.name, "default");
+    assert!(s.probes);
+
+    assert_eq!(transports(&s, WorkloadKind::Spsc), SHIPPED);
+    let single_producer = ["rtrb", "ringbuf", "direct-callback"];
+    let multi: Vec<&str> = SHIPPED
+        .into_iter()
+        .filter(|n| !single_producer.contains(n))
+        .collect();
+    assert_eq!(transports(&s, WorkloadKind::Mpsc), multi);
+    let pull: Vec<&str> = SHIPPED
+        .into_iter()
+        .filter(|n| !["disruptor", "direct-callback"].contains(n))
+        .collect();
+    assert_eq!(transports(&s, WorkloadKind::PingPong), pull);
+
+    let mpsc: Vec<_> = s
+        .trials
+        .iter()
+        .filter(|t| t.workload == WorkloadKind::Mpsc)
+        .collect();
+    assert_eq!(mpsc.len(), multi.len() * 4);
+    assert_eq!(
+        mpsc.iter().take(4).map(|t| t.producers).collect::<Vec<_>>(),
+        [1, 2, 4, 8]
+    );
+    for t in &s.trials {
+        assert_eq!(t.payload, PayloadKind::U64);
+        assert_eq!(t.capacity, 1024);
+        assert_eq!((t.samples, t.warmup), (5, 1));
+        assert!(matches!(t.messages, Messages::Auto { .. }), "{}", t.label());
+    }
+
+    // The budget written in the file: about 7.5 sample-lengths per trial.
+    let planned_ms = |s: &Suite| -> f64 {
+        s.trials
+            .iter()
+            .map(|t| match t.messages {
+                Messages::Auto { target_ms, .. } => {
+                    (1.5 + (t.warmup + t.samples) as f64) * target_ms as f64
+                }
+                Messages::Fixed(_) => unreachable!(),
+            })
+            .sum()
+    };
+    assert!(planned_ms(&s) < 20_000.0, "{} ms", planned_ms(&s));
+    let mut quick = s.clone();
+    quick.quick();
+    assert_eq!(quick.trials.len(), s.trials.len());
+    assert!(planned_ms(&quick) < 3_000.0, "{} ms", planned_ms(&quick));
+}
+
+#[test]
+fn streaming_suite_is_the_reference_scenario() {
+    let s = load("streaming.toml");
+    assert_eq!(s.name, "streaming");
+    let rows: Vec<(String, usize, String)> = s
+        .trials
+        .iter()
+        .map(|t| {
+            assert_eq!(t.workload, WorkloadKind::Spsc);
+            assert_eq!((t.producers, t.consumers), (1, 1));
+            assert_eq!(t.messages, Messages::Fixed(100_000));
+            (t.transport.clone(), t.capacity, t.payload.to_string())
+        })
+        .collect();
+    let mut expected = Vec::new();
+    for (name, caps) in [
+        ("std-mpsc-poll", &[1024][..]),
+        ("crossbeam-bounded", &[256, 1024, 8192][..]),
+        ("disruptor", &[1024][..]),
+        ("direct-callback", &[1024][..]),
+    ] {
+        for payload in ["event488", "event488+tails"] {
+            for &cap in caps {
+                expected.push((name.to_string(), cap, payload.to_string()));
+            }
+        }
+    }
+    assert_eq!(rows, expected);
+}
