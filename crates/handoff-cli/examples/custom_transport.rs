@@ -96,7 +96,9 @@ impl<M: Message> Receiver<M> for Rx<M> {
 
 impl<M> Drop for Rx<M> {
     fn drop(&mut self) {
-        self.shared.receiver_alive.store(false, AtomicOrdering::Release);
+        self.shared
+            .receiver_alive
+            .store(false, AtomicOrdering::Release);
     }
 }
 
@@ -112,7 +114,10 @@ impl Transport for MySpinQueue {
                 producers: Arity::Many,
                 consumers: Arity::One,
                 ordering: Ordering::GlobalFifo,
-                bound: Bound::Bounded { min_capacity: 1, power_of_two: false },
+                bound: Bound::Bounded {
+                    min_capacity: 1,
+                    power_of_two: false,
+                },
                 wait: WaitStrategy::Spin,
                 batch: false,
                 locality: Locality::CrossThread,
@@ -123,7 +128,10 @@ impl Transport for MySpinQueue {
         }
     }
 
-    fn channel<M: Message>(&self, cfg: &ChannelConfig) -> Result<Endpoints<Tx<M>, Rx<M>>, BuildError> {
+    fn channel<M: Message>(
+        &self,
+        cfg: &ChannelConfig,
+    ) -> Result<Endpoints<Tx<M>, Rx<M>>, BuildError> {
         let shared = Arc::new(Shared {
             queue: Mutex::new(VecDeque::with_capacity(cfg.capacity)),
             capacity: cfg.capacity,
@@ -131,7 +139,12 @@ impl Transport for MySpinQueue {
             receiver_alive: std::sync::atomic::AtomicBool::new(true),
         });
         Ok(Endpoints {
-            senders: (0..cfg.producers).map(|_| Tx { shared: shared.clone(), failed: 0 }).collect(),
+            senders: (0..cfg.producers)
+                .map(|_| Tx {
+                    shared: shared.clone(),
+                    failed: 0,
+                })
+                .collect(),
             receivers: vec![Rx { shared, failed: 0 }],
         })
     }

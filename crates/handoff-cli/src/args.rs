@@ -28,7 +28,7 @@ pub enum Command {
     /// List transports (with their declared semantics), workloads and payloads.
     List(ListArgs),
     /// Run a suite (the built-in default suite when no file is given) or an ad-hoc selection.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Internal: serve one trial in a child process (used by `run`).
     #[command(name = "__worker", hide = true)]
     Worker,

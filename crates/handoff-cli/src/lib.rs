@@ -34,7 +34,10 @@ pub struct CliError {
 impl CliError {
     /// A bad-input error (exit code 2).
     pub fn bad_input(message: impl Into<String>) -> CliError {
-        CliError { code: exit::BAD_INPUT, message: message.into() }
+        CliError {
+            code: exit::BAD_INPUT,
+            message: message.into(),
+        }
     }
 }
 
@@ -48,7 +51,10 @@ pub fn main_with(catalog: Catalog) -> ExitCode {
             let mut out = std::io::stdout().lock();
             list::list(&catalog, a.all, &mut out)
                 .map(|_| exit::OK)
-                .map_err(|e| CliError { code: exit::RUN_ERROR, message: e.to_string() })
+                .map_err(|e| CliError {
+                    code: exit::RUN_ERROR,
+                    message: e.to_string(),
+                })
         }
         Command::Run(a) => run::run(&catalog, &a),
         Command::Worker => {
@@ -56,7 +62,10 @@ pub fn main_with(catalog: Catalog) -> ExitCode {
             let stdout = std::io::stdout().lock();
             handoff::worker::serve(&catalog, stdin, stdout)
                 .map(|_| exit::OK)
-                .map_err(|e| CliError { code: exit::RUN_ERROR, message: format!("worker: {e}") })
+                .map_err(|e| CliError {
+                    code: exit::RUN_ERROR,
+                    message: format!("worker: {e}"),
+                })
         }
     };
     match result {

@@ -9,7 +9,12 @@ use std::io::Write;
 /// Writes the listing.
 pub fn list(catalog: &Catalog, all: bool, out: &mut dyn Write) -> std::io::Result<()> {
     writeln!(out, "Transports (name: declared semantics)")?;
-    let width = catalog.entries().iter().map(|e| e.info().name.len()).max().unwrap_or(0);
+    let width = catalog
+        .entries()
+        .iter()
+        .map(|e| e.info().name.len())
+        .max()
+        .unwrap_or(0);
     for e in catalog.entries() {
         let info = e.info();
         if info.test_only && !all {
@@ -22,11 +27,21 @@ pub fn list(catalog: &Catalog, all: bool, out: &mut dyn Write) -> std::io::Resul
         writeln!(out, "  {:width$}  {}", info.name, sem)?;
         writeln!(out, "  {:width$}  {}", "", info.description)?;
         for o in &info.options {
-            writeln!(out, "  {:width$}  option {}={} — {}", "", o.name, o.values.join("|"), o.help)?;
+            writeln!(
+                out,
+                "  {:width$}  option {}={} — {}",
+                "",
+                o.name,
+                o.values.join("|"),
+                o.help
+            )?;
         }
     }
     if !all {
-        writeln!(out, "  (test-only faulty transports hidden; `handoff list --all` shows them)")?;
+        writeln!(
+            out,
+            "  (test-only faulty transports hidden; `handoff list --all` shows them)"
+        )?;
     }
     writeln!(out, "\nWorkloads")?;
     for w in WorkloadKind::ALL {

@@ -22,23 +22,33 @@ impl Progress {
         let bar = (!quiet && tty).then(|| {
             let b = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
             b.set_style(
-                ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} samples  {msg}")
-                    .expect("valid template"),
+                ProgressStyle::with_template(
+                    "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} samples  {msg}",
+                )
+                .expect("valid template"),
             );
             b
         });
         let n = samples_per_trial.len();
-        Progress { bar, lines: !quiet && !tty, samples_per_trial, timed_done: vec![0; n], total }
+        Progress {
+            bar,
+            lines: !quiet && !tty,
+            samples_per_trial,
+            timed_done: vec![0; n],
+            total,
+        }
     }
 
     /// Handles one session event.
     pub fn on(&mut self, ev: Event) {
         match ev {
-            Event::ProbesStarted => self.say("measuring limits (cache-line round trip, streaming bandwidth)"),
+            Event::ProbesStarted => {
+                self.say("measuring limits (cache-line round trip, streaming bandwidth)")
+            }
             Event::ProbesDone(l) => self.say(&format!(
                 "limits: cache-line round trip {:.0} ns, streaming {:.1} GB/s",
-                l.cacheline_rtt_ns.median,
-                l.stream_bytes_per_s.median / 1e9
+                l.rtt_ns(),
+                l.stream_bytes() / 1e9
             )),
             Event::Planned { .. } => {}
             Event::Preparing { label, .. } => {
@@ -46,7 +56,12 @@ impl Progress {
                     b.set_message(format!("warming up {label}"));
                 }
             }
-            Event::Sample { trial, label, timed, outcome } => {
+            Event::Sample {
+                trial,
+                label,
+                timed,
+                outcome,
+            } => {
                 if timed {
                     self.timed_done[trial] += 1;
                     if let Some(b) = &self.bar {
@@ -54,11 +69,13 @@ impl Progress {
                         b.set_message(label.to_string());
                     }
                 }
-                let finished = !outcome.status.is_pass() || self.timed_done[trial] == self.samples_per_trial[trial];
+                let finished = !outcome.status.is_pass()
+                    || self.timed_done[trial] == self.samples_per_trial[trial];
                 if finished && (timed || !outcome.status.is_pass()) {
                     if !outcome.status.is_pass() {
                         // The trial stops here; its remaining samples will not run.
-                        let left = self.samples_per_trial[trial].saturating_sub(self.timed_done[trial]);
+                        let left =
+                            self.samples_per_trial[trial].saturating_sub(self.timed_done[trial]);
                         if let Some(b) = &self.bar {
                             b.inc(left as u64);
                         }
@@ -74,7 +91,10 @@ impl Progress {
                         SampleStatus::Invalid(s) => format!("invalid: {s}"),
                     };
                     if self.lines {
-                        eprintln!("[{done}/{}] {label}: {status}", self.samples_per_trial.len());
+                        eprintln!(
+                            "[{done}/{}] {label}: {status}",
+                            self.samples_per_trial.len()
+                        );
                     } else if !outcome.status.is_pass() {
                         self.say(&format!("{label}: {status}"));
                     }

@@ -50,18 +50,34 @@ pub fn run(catalog: &Catalog, args: &RunArgs) -> Result<u8, CliError> {
     let isolation = if args.in_process {
         Isolation::InProcess
     } else {
-        let exe = std::env::current_exe()
-            .map_err(|e| CliError { code: exit::RUN_ERROR, message: format!("cannot locate own executable: {e}") })?;
-        Isolation::Subprocess(WorkerCommand { program: exe, args: vec!["__worker".into()] })
+        let exe = std::env::current_exe().map_err(|e| CliError {
+            code: exit::RUN_ERROR,
+            message: format!("cannot locate own executable: {e}"),
+        })?;
+        Isolation::Subprocess(WorkerCommand {
+            program: exe,
+            args: vec!["__worker".into()],
+        })
     };
-    let probes = (!args.no_probes && suite.probes).then_some(if args.quick { ProbeBudget::QUICK } else { ProbeBudget::DEFAULT });
-    let opts = SessionOptions { isolation, probes, suite: suite.name.clone() };
+    let probes = (!args.no_probes && suite.probes).then_some(if args.quick {
+        ProbeBudget::QUICK
+    } else {
+        ProbeBudget::DEFAULT
+    });
+    let opts = SessionOptions {
+        isolation,
+        probes,
+        suite: suite.name.clone(),
+    };
     let mut progress = Progress::new(args.quiet, suite.trials.iter().map(|t| t.samples).collect());
     let report = session::run(catalog, suite.trials, &opts, &mut |ev| progress.on(ev));
     progress.finish();
 
     let mut buf = Vec::new();
-    output::render(&report, format, &mut buf).map_err(|e| CliError { code: exit::RUN_ERROR, message: format!("rendering: {e}") })?;
+    output::render(&report, format, &mut buf).map_err(|e| CliError {
+        code: exit::RUN_ERROR,
+        message: format!("rendering: {e}"),
+    })?;
     match &args.out {
         Some(path) => std::fs::write(path, &buf).map_err(|e| CliError {
             code: exit::RUN_ERROR,
@@ -69,24 +85,40 @@ pub fn run(catalog: &Catalog, args: &RunArgs) -> Result<u8, CliError> {
         })?,
         None => {
             let mut out = std::io::stdout().lock();
-            out.write_all(&buf).and_then(|_| out.flush()).map_err(|e| CliError {
-                code: exit::RUN_ERROR,
-                message: format!("writing output: {e}"),
-            })?;
+            out.write_all(&buf)
+                .and_then(|_| out.flush())
+                .map_err(|e| CliError {
+                    code: exit::RUN_ERROR,
+                    message: format!("writing output: {e}"),
+                })?;
         }
     }
-    Ok(if report.has_failures() { exit::VERDICT_FAILED } else { exit::OK })
+    Ok(if report.has_failures() {
+        exit::VERDICT_FAILED
+    } else {
+        exit::OK
+    })
 }
 
 fn parse_messages(s: &str, quick: bool) -> Result<Messages, CliError> {
     if s == "auto" {
-        let target_ms = if quick { AUTO_TARGET_MS / 5 } else { AUTO_TARGET_MS };
-        return Ok(Messages::Auto { target_ms, min: AUTO_MIN, max: AUTO_MAX });
+        let target_ms = if quick {
+            AUTO_TARGET_MS / 5
+        } else {
+            AUTO_TARGET_MS
+        };
+        return Ok(Messages::Auto {
+            target_ms,
+            min: AUTO_MIN,
+            max: AUTO_MAX,
+        });
     }
     match s.replace('_', "").parse::<u64>() {
         Ok(0) => Err(CliError::bad_input("--messages must be at least 1")),
         Ok(n) => Ok(Messages::Fixed(n)),
-        Err(_) => Err(CliError::bad_input(format!("--messages: expected a positive integer or `auto`, got `{s}`"))),
+        Err(_) => Err(CliError::bad_input(format!(
+            "--messages: expected a positive integer or `auto`, got `{s}`"
+        ))),
     }
 }
 
@@ -113,10 +145,18 @@ fn adhoc_suite(catalog: &Catalog, args: &RunArgs) -> Result<Suite, CliError> {
     let workloads: Vec<WorkloadKind> = if args.workload.is_empty() {
         vec![WorkloadKind::Spsc]
     } else {
-        args.workload.iter().map(|w| w.parse().map_err(CliError::bad_input)).collect::<Result<_, _>>()?
+        args.workload
+            .iter()
+            .map(|w| w.parse().map_err(CliError::bad_input))
+            .collect::<Result<_, _>>()?
     };
     let transports: Vec<String> = if args.transport.is_empty() {
-        catalog.entries().iter().filter(|e| !e.info().test_only).map(|e| e.info().name.clone()).collect()
+        catalog
+            .entries()
+            .iter()
+            .filter(|e| !e.info().test_only)
+            .map(|e| e.info().name.clone())
+            .collect()
     } else {
         for t in &args.transport {
             catalog.lookup(t).map_err(CliError::bad_input)?;
@@ -126,9 +166,16 @@ fn adhoc_suite(catalog: &Catalog, args: &RunArgs) -> Result<Suite, CliError> {
     let payloads: Vec<PayloadKind> = if args.payload.is_empty() {
         vec![PayloadKind::U64]
     } else {
-        args.payload.iter().map(|p| p.parse().map_err(CliError::bad_input)).collect::<Result<_, _>>()?
+        args.payload
+            .iter()
+            .map(|p| p.parse().map_err(CliError::bad_input))
+            .collect::<Result<_, _>>()?
     };
-    let capacities = if args.capacity.is_empty() { vec![1024] } else { args.capacity.clone() };
+    let capacities = if args.capacity.is_empty() {
+        vec![1024]
+    } else {
+        args.capacity.clone()
+    };
     if args.producers.contains(&0) {
         return Err(CliError::bad_input("--producers must be at least 1"));
     }
@@ -144,10 +191,18 @@ fn adhoc_suite(catalog: &Catalog, args: &RunArgs) -> Result<Suite, CliError> {
     };
     let mut trials = Vec::new();
     for &workload in &workloads {
-        let producers = if args.producers.is_empty() { workload.default_producers() } else { args.producers.clone() };
+        let producers = if args.producers.is_empty() {
+            workload.default_producers()
+        } else {
+            args.producers.clone()
+        };
         let producers = match workload {
-            WorkloadKind::Spsc | WorkloadKind::PingPong if !args.producers.is_empty() && args.producers != [1] => {
-                return Err(CliError::bad_input(format!("{workload} takes exactly one producer; use --workload mpsc for more")));
+            WorkloadKind::Spsc | WorkloadKind::PingPong
+                if !args.producers.is_empty() && args.producers != [1] =>
+            {
+                return Err(CliError::bad_input(format!(
+                    "{workload} takes exactly one producer; use --workload mpsc for more"
+                )));
             }
             WorkloadKind::Spsc | WorkloadKind::PingPong => vec![1],
             _ => producers,
@@ -163,7 +218,9 @@ fn adhoc_suite(catalog: &Catalog, args: &RunArgs) -> Result<Suite, CliError> {
                             capacity,
                             producers: p,
                             consumers: match workload {
-                                WorkloadKind::Mpmc => consumers.unwrap_or(workload.default_consumers()),
+                                WorkloadKind::Mpmc => {
+                                    consumers.unwrap_or(workload.default_consumers())
+                                }
                                 _ => 1,
                             },
                             messages,
@@ -179,7 +236,12 @@ fn adhoc_suite(catalog: &Catalog, args: &RunArgs) -> Result<Suite, CliError> {
             }
         }
     }
-    Ok(Suite { name: "ad-hoc".into(), description: None, probes: true, trials })
+    Ok(Suite {
+        name: "ad-hoc".into(),
+        description: None,
+        probes: true,
+        trials,
+    })
 }
 
 /// Applies --transport / --workload filters and scalar overrides to a suite's trials.
@@ -200,16 +262,25 @@ fn filter_and_override(catalog: &Catalog, s: &mut Suite, args: &RunArgs) -> Resu
     for t in &args.transport {
         catalog.lookup(t).map_err(CliError::bad_input)?;
     }
-    let workloads: Vec<WorkloadKind> =
-        args.workload.iter().map(|w| w.parse().map_err(CliError::bad_input)).collect::<Result<_, _>>()?;
+    let workloads: Vec<WorkloadKind> = args
+        .workload
+        .iter()
+        .map(|w| w.parse().map_err(CliError::bad_input))
+        .collect::<Result<_, _>>()?;
     s.trials.retain(|t| {
         (args.transport.is_empty() || args.transport.contains(&t.transport))
             && (workloads.is_empty() || workloads.contains(&t.workload))
     });
     if s.trials.is_empty() {
-        return Err(CliError::bad_input("the filters leave no trial of the suite to run"));
+        return Err(CliError::bad_input(
+            "the filters leave no trial of the suite to run",
+        ));
     }
-    let messages = args.messages.as_deref().map(|m| parse_messages(m, false)).transpose()?;
+    let messages = args
+        .messages
+        .as_deref()
+        .map(|m| parse_messages(m, false))
+        .transpose()?;
     let samples = positive("samples", args.samples)?;
     if args.timeout_ms == Some(0) {
         return Err(CliError::bad_input("--timeout-ms must be at least 1"));
@@ -241,10 +312,12 @@ fn preflight(catalog: &Catalog, suite: &Suite, adhoc: bool) -> Result<(), CliErr
     let mut problems = Vec::new();
     for t in &suite.trials {
         let entry = catalog.lookup(&t.transport).map_err(CliError::bad_input)?;
-        if let Err(o) = check_support(&entry.info().semantics, t) {
+        if let Err(o) = check_support(entry.info(), t) {
             match o.status {
                 SampleStatus::Invalid(why) => problems.push(format!("{}: {why}", t.label())),
-                SampleStatus::Unsupported(why) if adhoc => problems.push(format!("{}: {why}", t.label())),
+                SampleStatus::Unsupported(why) if adhoc => {
+                    problems.push(format!("{}: {why}", t.label()))
+                }
                 _ => {}
             }
         }
@@ -252,6 +325,9 @@ fn preflight(catalog: &Catalog, suite: &Suite, adhoc: bool) -> Result<(), CliErr
     if problems.is_empty() {
         Ok(())
     } else {
-        Err(CliError::bad_input(format!("impossible parameters:\n  {}", problems.join("\n  "))))
+        Err(CliError::bad_input(format!(
+            "impossible parameters:\n  {}",
+            problems.join("\n  ")
+        )))
     }
 }

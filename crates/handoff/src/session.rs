@@ -364,10 +364,11 @@ fn summarise(
     let limit = limits.and_then(|lim| match (spec.workload, &latency, &throughput) {
         (WorkloadKind::PingPong, Some(l), _) => Some(LimitDistance {
             probe: "cacheline-rtt".into(),
-            limit: lim.cacheline_rtt_ns.median,
-            ratio: l.p50 as f64 / lim.cacheline_rtt_ns.median.max(1e-9),
+            limit: lim.rtt_ns(),
+            ratio: l.p50 as f64 / lim.rtt_ns().max(1e-9),
         }),
         (WorkloadKind::PingPong, None, _) => None,
+        _ if semantics.locality == Locality::SameThread => None,
         (_, _, Some(tp)) => {
             let cap = lim.stream_msgs_per_s(spec.payload.wire_bytes());
             Some(LimitDistance {

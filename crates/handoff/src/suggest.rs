@@ -17,7 +17,7 @@ pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) ->
     scored.into_iter().take(3).map(|(_, c)| c).collect()
 }
 
-/// `unknown <what> `<name>``, followed by the closest valid names if any are close.
+/// "unknown WHAT `NAME`", followed by the closest valid names if any are close.
 pub fn unknown<'a>(
     what: &str,
     name: &str,

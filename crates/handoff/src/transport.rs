@@ -36,7 +36,8 @@ pub struct ChannelConfig {
     pub producers: usize,
     /// Number of receivers (or callback consumers) to create.
     pub consumers: usize,
-    /// Transport-specific options (`wake = "edge"`, …), validated by [`Transport::options`].
+    /// Transport-specific options (`wake = "edge"`, …), checked against
+    /// [`TransportInfo::options`] before the channel is created.
     pub options: BTreeMap<String, String>,
 }
 

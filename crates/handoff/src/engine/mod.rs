@@ -25,7 +25,7 @@ pub use support::check_support;
 /// Runs one sample of a pull transport.
 pub fn run_pull<T: Transport>(t: &Arc<T>, spec: &TrialSpec, messages: u64) -> SampleOutcome {
     let info = t.info();
-    if let Err(o) = check_support(&info.semantics, spec) {
+    if let Err(o) = check_support(&info, spec) {
         return *o;
     }
     match spec.workload {
@@ -45,7 +45,7 @@ pub fn run_callback<T: CallbackTransport>(
     messages: u64,
 ) -> SampleOutcome {
     let info = t.info();
-    if let Err(o) = check_support(&info.semantics, spec) {
+    if let Err(o) = check_support(&info, spec) {
         return *o;
     }
     crate::with_payload!(spec.payload, M => callback::run::<T, M>(t, &info.semantics, spec, messages))

@@ -3,11 +3,13 @@
 use crate::message::MAX_PRODUCERS;
 use crate::outcome::{SampleOutcome, SampleStatus};
 use crate::placement::Placement;
-use crate::semantics::{Arity, Bound, ConsumerStyle, Semantics};
+use crate::semantics::{Arity, Bound, ConsumerStyle};
+use crate::transport::TransportInfo;
 use crate::workload::{TrialSpec, WorkloadKind};
 
 /// `Ok` if the transport can run `spec`; otherwise the `unsupported` or `invalid` outcome.
-pub fn check_support(sem: &Semantics, spec: &TrialSpec) -> Result<(), Box<SampleOutcome>> {
+pub fn check_support(info: &TransportInfo, spec: &TrialSpec) -> Result<(), Box<SampleOutcome>> {
+    let sem = &info.semantics;
     let unsupported = |why: String| {
         Err(Box::new(SampleOutcome::status_only(
             SampleStatus::Unsupported(why),
@@ -80,6 +82,24 @@ pub fn check_support(sem: &Semantics, spec: &TrialSpec) -> Result<(), Box<Sample
                 "capacity {} is not a power of two, which this transport requires",
                 spec.capacity
             ));
+        }
+    }
+    for (key, value) in &spec.options {
+        let Some(opt) = info.options.iter().find(|o| &o.name == key) else {
+            let names = info.options.iter().map(|o| o.name.as_str());
+            let mut why = crate::suggest::unknown(&format!("option for {}", info.name), key, names);
+            if info.options.is_empty() {
+                why.push_str(" (it takes no options)");
+            }
+            return invalid(why);
+        };
+        if !opt.values.iter().any(|v| v == value) {
+            let why = crate::suggest::unknown(
+                &format!("value for option `{key}`"),
+                value,
+                opt.values.iter().map(String::as_str),
+            );
+            return invalid(format!("{why} (allowed: {})", opt.values.join(", ")));
         }
     }
     if spec.batch == Some(0) {

@@ -145,10 +145,11 @@ pub(crate) fn build(report: &RunReport) -> View {
         match &report.limits {
             Some(l) => {
                 let mut s = format!(
-                    "cache-line round trip {} (min {}, max {}); streaming bandwidth {} (≈ {} msgs/s of 8 B); probes on cores {}{}",
+                    "cache-line round trip {} (best of {}; median {}); streaming bandwidth {} (best; median {}) ≈ {} msgs/s of 8 B; probes on cores {}{}",
+                    fmt::duration(l.rtt_ns()),
+                    l.cacheline_rtt_ns.n,
                     fmt::duration(l.cacheline_rtt_ns.median),
-                    fmt::duration(l.cacheline_rtt_ns.min),
-                    fmt::duration(l.cacheline_rtt_ns.max),
+                    fmt::bandwidth(l.stream_bytes()),
                     fmt::bandwidth(l.stream_bytes_per_s.median),
                     fmt::si(l.stream_msgs_per_s(8)),
                     join(l.cores.iter(), ","),

@@ -1,0 +1,312 @@
+//! End-to-end tests of the `handoff` command.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::Value;
+
+fn handoff() -> Command {
+    Command::cargo_bin("handoff").expect("binary built")
+}
+
+fn json_run(args: &[&str]) -> (Option<i32>, Value, String) {
+    let out = handoff()
+        .args(["run", "--format", "json", "--quiet"])
+        .args(args)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    let v: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not json ({e}); stderr: {stderr}"));
+    (out.status.code(), v, stderr)
+}
+
+fn verdicts(v: &Value) -> Vec<(String, String)> {
+    v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["transport"].as_str().unwrap().to_string(),
+                r["verdict"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+const TRANSPORTS: [&str; 15] = [
+    "std-mpsc",
+    "std-mpsc-poll",
+    "std-sync-channel",
+    "crossbeam-bounded",
+    "crossbeam-unbounded",
+    "crossbeam-array-queue",
+    "crossbeam-seg-queue",
+    "flume-bounded",
+    "flume-unbounded",
+    "kanal-bounded",
+    "rtrb",
+    "ringbuf",
+    "mutex-deque",
+    "disruptor",
+    "direct-callback",
+];
+
+#[test]
+fn list_names_every_transport_and_hides_the_faulty_ones() {
+    let out = handoff()
+        .arg("list")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    for t in TRANSPORTS {
+        assert!(text.contains(t), "{t} missing from list");
+    }
+    assert!(text.contains("same-thread"));
+    assert!(!text.contains("faulty-drop"));
+    handoff()
+        .args(["list", "--all"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("faulty-drop"));
+}
+
+#[test]
+fn quick_default_suite_covers_the_catalog_and_passes() {
+    let (code, v, stderr) = json_run(&["--quick"]);
+    assert_eq!(code, Some(0), "stderr: {stderr}");
+    assert_eq!(v["schema_version"], 1);
+    assert!(v["environment"]["cpu_model"].is_string());
+    assert!(v["limits"]["cacheline_rtt_ns"]["median"].as_f64().unwrap() > 0.0);
+    let results = v["results"].as_array().unwrap();
+    for r in results {
+        assert_eq!(r["verdict"], "pass", "{}", r);
+        assert!(r["throughput"]["median"].as_f64().unwrap() > 0.0);
+        assert!(!r["samples"].as_array().unwrap().is_empty());
+    }
+    let covered = |workload: &str| -> Vec<String> {
+        results
+            .iter()
+            .filter(|r| r["workload"] == workload)
+            .map(|r| r["transport"].as_str().unwrap().to_string())
+            .collect()
+    };
+    for t in TRANSPORTS {
+        assert!(
+            covered("spsc").contains(&t.to_string()),
+            "{t} not run on spsc"
+        );
+    }
+    let mpsc = covered("mpsc");
+    for t in [
+        "std-mpsc",
+        "crossbeam-bounded",
+        "flume-bounded",
+        "kanal-bounded",
+        "mutex-deque",
+        "disruptor",
+    ] {
+        assert!(mpsc.contains(&t.to_string()), "{t} not run on mpsc");
+    }
+    assert!(covered("ping-pong").len() >= 10);
+    let producers: Vec<u64> = results
+        .iter()
+        .filter(|r| r["workload"] == "mpsc" && r["transport"] == "std-mpsc")
+        .map(|r| r["params"]["producers"].as_u64().unwrap())
+        .collect();
+    assert_eq!(producers, vec![1, 2, 4, 8]);
+    let pp = results
+        .iter()
+        .find(|r| r["workload"] == "ping-pong")
+        .unwrap();
+    assert!(pp["latency"]["p99"].as_u64().unwrap() >= pp["latency"]["p50"].as_u64().unwrap());
+    assert!(pp["latency"]["histogram"].as_str().unwrap().len() > 10);
+}
+
+#[test]
+fn faulty_transports_get_their_verdicts_and_the_run_goes_on() {
+    let (code, v, stderr) = json_run(&[
+        "--transport",
+        "faulty-drop,faulty-dup,faulty-reorder,faulty-hang,faulty-panic,faulty-abort,crossbeam-bounded",
+        "--workload",
+        "spsc",
+        "--messages",
+        "5000",
+        "--samples",
+        "2",
+        "--timeout-ms",
+        "1500",
+        "--no-probes",
+    ]);
+    assert_eq!(code, Some(1), "a failing verdict exits 1; stderr: {stderr}");
+    let got = verdicts(&v);
+    let expect = [
+        ("faulty-drop", "fail"),
+        ("faulty-dup", "fail"),
+        ("faulty-reorder", "fail"),
+        ("faulty-hang", "hung"),
+        ("faulty-panic", "crashed"),
+        ("faulty-abort", "crashed"),
+        ("crossbeam-bounded", "pass"),
+    ];
+    for (t, verdict) in expect {
+        assert!(
+            got.contains(&(t.to_string(), verdict.to_string())),
+            "{t}: expected {verdict}, got {got:?}"
+        );
+    }
+    let results = v["results"].as_array().unwrap();
+    let violation = |t: &str| {
+        results.iter().find(|r| r["transport"] == t).unwrap()["violation"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(
+        violation("faulty-drop"),
+        "producer 0: expected seq 9, got 10"
+    );
+    assert!(violation("faulty-dup").contains("delivered twice"));
+    assert!(
+        violation("faulty-abort").contains("SIGABRT"),
+        "{}",
+        violation("faulty-abort")
+    );
+    assert!(violation("faulty-panic").contains("injected panic"));
+    let good = results
+        .iter()
+        .find(|r| r["transport"] == "crossbeam-bounded")
+        .unwrap();
+    assert_eq!(
+        good["samples"].as_array().unwrap().len(),
+        2,
+        "the healthy transport kept its samples"
+    );
+}
+
+#[test]
+fn the_table_shows_verdicts_and_violations() {
+    handoff()
+        .args([
+            "run",
+            "--quiet",
+            "--no-probes",
+            "-t",
+            "faulty-drop,rtrb",
+            "--messages",
+            "5000",
+            "--samples",
+            "2",
+        ])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("FAIL"))
+        .stdout(predicate::str::contains("expected seq 9, got 10"))
+        .stdout(predicate::str::contains("rtrb"));
+}
+
+fn bad_input(args: &[&str], expect: &str) {
+    let out = handoff().args(args).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "args {args:?}; stderr: {stderr}"
+    );
+    assert!(
+        stderr.contains(expect),
+        "args {args:?}: expected `{expect}` in: {stderr}"
+    );
+    assert!(
+        !stderr.contains("panicked"),
+        "panic trace for {args:?}: {stderr}"
+    );
+}
+
+#[test]
+fn bad_input_gets_specific_errors_and_exit_2() {
+    bad_input(
+        &["run", "-t", "crosbeam-bounded"],
+        "did you mean `crossbeam-bounded`",
+    );
+    bad_input(&["run", "-t", "rtrb", "-w", "spcs"], "did you mean `spsc`");
+    bad_input(&["run", "-t", "rtrb", "-p", "bytes:100"], "supported sizes");
+    bad_input(&["run", "-t", "rtrb", "-p", "report46"], "did you mean");
+    bad_input(
+        &["run", "-t", "rtrb", "--capacity", "0"],
+        "capacity 0 is below",
+    );
+    bad_input(
+        &["run", "-t", "disruptor", "--capacity", "1000"],
+        "not a power of two",
+    );
+    bad_input(
+        &["run", "-t", "rtrb", "-w", "mpsc", "--producers", "4"],
+        "single-producer",
+    );
+    bad_input(
+        &["run", "-t", "rtrb", "--samples", "0"],
+        "--samples must be at least 1",
+    );
+    bad_input(
+        &["run", "-t", "rtrb", "--messages", "lots"],
+        "expected a positive integer or `auto`",
+    );
+    bad_input(&["run", "-t", "rtrb", "-o", "wake=edge"], "option");
+    bad_input(
+        &["run", "-t", "rtrb", "--format", "jsn"],
+        "did you mean `json`",
+    );
+}
+
+#[test]
+fn malformed_suite_files_name_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("broken.toml");
+    std::fs::write(&path, "name = \"x\"\n\n[[benchmark]]\nworkload = \"spsc\"\ntransports = [\"rtrb\", \"crossbeam-bounde\"]\n").unwrap();
+    let p = path.to_str().unwrap();
+    bad_input(&["run", p], &format!("{p}:5:"));
+    bad_input(&["run", p], "did you mean `crossbeam-bounded`");
+    std::fs::write(
+        &path,
+        "[[benchmark]]\nworkload = \"spsc\"\ntransports = [\"rtrb\"\ncapacity = 3\n",
+    )
+    .unwrap();
+    bad_input(&["run", p], &format!("{p}:"));
+    bad_input(
+        &["run", "/nonexistent/suite.toml"],
+        "/nonexistent/suite.toml",
+    );
+}
+
+#[test]
+fn formats_and_out_file() {
+    let dir = tempfile::tempdir().unwrap();
+    for (fmt, needle) in [
+        ("markdown", "| transport"),
+        ("csv", "transport,workload"),
+        ("json", "\"schema_version\""),
+    ] {
+        let out = dir.path().join(format!("r.{fmt}"));
+        handoff()
+            .args([
+                "run",
+                "--quiet",
+                "--no-probes",
+                "-t",
+                "crossbeam-bounded",
+                "--messages",
+                "20000",
+                "--samples",
+                "2",
+            ])
+            .args(["--format", fmt, "--out", out.to_str().unwrap()])
+            .assert()
+            .success();
+        let text = std::fs::read_to_string(&out).unwrap();
+        assert!(text.contains(needle), "{fmt}: {text}");
+    }
+}
