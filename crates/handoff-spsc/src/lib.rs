@@ -10,8 +10,8 @@
 //! * **Lock-free hot path.** A push or pop is a handful of instructions: each side keeps a cached
 //!   copy of the other side's index and reloads the shared one only when the ring looks full
 //!   (producer) or empty (consumer); the indices sit on separate 128-byte cache lines.
-//!   Acquire/release ordering only, except with [`Wait::Block`] (one atomic read-modify-write
-//!   per operation, see below).
+//!   Acquire/release ordering only, except with [`Wait::Block`] (one full fence per operation,
+//!   see below).
 //! * **Batches publish once.** [`Producer::push_batch`] writes a run of slots and publishes the
 //!   tail once; [`Consumer::pop_batch`] reads a run and releases the head once.
 //! * **Disconnection is observable.** Dropping one end is seen by the other:

@@ -257,7 +257,7 @@ impl<T> Producer<T> {
     /// pushed.
     ///
     /// Items are written straight into free slots and the whole run of slots that is free is
-    /// published at once (one release store of the tail, and with [`Wait::Block`] one notification), so
+    /// published at once (one release store of the tail, and with [`Wait::Block`] one fence), so
     /// the cost of publication is paid once per run rather than once per message. An item is
     /// taken from the iterator only when there is room for it (or, if the ring is full, just
     /// before waiting for room).
@@ -409,7 +409,7 @@ impl<T> Producer<T> {
         self.tail = tail;
         self.shared.tail.store(tail, Ordering::Release);
         if self.block {
-            self.shared.consumer_waiter.notify_exclusive();
+            self.shared.consumer_waiter.notify();
         }
     }
 }
@@ -481,7 +481,7 @@ impl<T> Consumer<T> {
 
     /// Pops up to `max` messages without waiting, calling `f` on each in order, and releases
     /// their slots to the producer at once (one release store of the head, and with
-    /// [`Wait::Block`] one notification). Returns how many were popped (at least one).
+    /// [`Wait::Block`] one fence). Returns how many were popped (at least one).
     ///
     /// # Errors
     /// As [`try_pop`](Consumer::try_pop) when no message is available (and `max > 0`).
@@ -639,7 +639,7 @@ impl<T> Consumer<T> {
         self.head = head;
         self.shared.head.store(head, Ordering::Release);
         if self.block {
-            self.shared.producer_waiter.notify_exclusive();
+            self.shared.producer_waiter.notify();
         }
     }
 }

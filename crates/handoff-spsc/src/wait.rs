@@ -19,9 +19,9 @@ use crate::loom::thread::{spin_loop, yield_now};
 ///
 /// | strategy | waiting side | cost on the other side's hot path |
 /// |---|---|---|
-/// | [`Spin`](Wait::Spin) | busy-polls; yields once every 1024 failed polls | none |
+/// | [`Spin`](Wait::Spin) | busy-polls; yields once every 256 failed polls | none |
 /// | [`SpinThenYield`](Wait::SpinThenYield) | spins with growing pauses, then yields on every poll | none |
-/// | [`Block`](Wait::Block) | spins, yields a few times, then sleeps on a futex | one atomic read-modify-write per push / pop (per run with the batch API) |
+/// | [`Block`](Wait::Block) | spins, yields a few times, then sleeps on a futex | one full fence per push / pop (per run with the batch API) and a load of a rarely written flag |
 ///
 /// All three make progress when threads outnumber cores: none of them spins forever without
 /// giving the scheduler a chance to run the thread it waits for.
@@ -42,9 +42,9 @@ pub enum Wait {
     /// issues a wake-up (a futex system call) only when it sees that this side is asleep, i.e.
     /// only on the empty→non-empty edge (waking a sleeping consumer) or the full→not-full edge
     /// (waking a sleeping producer): never one system call per message in steady state. The
-    /// price is one atomic read-modify-write of the other side's sleep flag per push and per pop
-    /// (per run with the batch API), which is what makes a lost wake-up impossible (see
-    /// [`Waiter`]).
+    /// price is one full fence (a locked instruction on x86) and a load of the other side's
+    /// sleep flag per push and per pop (per run with the batch API), which is what makes a lost
+    /// wake-up impossible (see [`Waiter`]).
     Block,
 }
 
@@ -71,7 +71,7 @@ pub struct Backoff {
 
 impl Backoff {
     /// [`Wait::Spin`] yields once every this many consecutive failed polls.
-    pub const SPIN_YIELD_EVERY: u32 = if cfg!(loom) { 1 } else { 1024 };
+    pub const SPIN_YIELD_EVERY: u32 = if cfg!(loom) { 1 } else { 256 };
     /// Pauses double on each snooze up to `2^SPIN_LIMIT` `spin_loop` hints.
     const SPIN_LIMIT: u32 = if cfg!(loom) { 0 } else { 6 };
     /// [`Wait::Block`] yields on snoozes after `SPIN_LIMIT` up to this one, then sleeps.
@@ -158,9 +158,6 @@ const SLEEPING: u32 = 1;
 /// starts, because the value is then no longer `SLEEPING`. Either way no wake-up is lost, and a
 /// waker that finds `AWAKE` (the common case) makes no system call at all.
 ///
-/// [`notify_exclusive`](Waiter::notify_exclusive) is a cheaper variant for a waiter with a single
-/// waker.
-///
 /// Wake-ups can be spurious (a wake meant for an earlier sleep, or the futex's own), so callers
 /// re-check their condition in a loop.
 #[derive(Debug)]
@@ -219,24 +216,6 @@ impl Waiter {
         // Pairs with the fence in `sleep_unless` (step 2).
         fence(Ordering::SeqCst);
         if self.state.atomic().load(Ordering::Relaxed) == SLEEPING {
-            self.wake();
-        }
-    }
-
-    /// Same as [`notify`](Waiter::notify), with a read-modify-write of the waiter's state in
-    /// place of the fence and the load (on x86 a locked add instead of an `mfence`, noticeably
-    /// cheaper). It takes the waiter's cache line exclusively, so it suits a waiter notified by
-    /// one thread (the other end of a single-producer single-consumer ring); with many wakers,
-    /// use [`notify`](Waiter::notify), which only reads the line.
-    ///
-    /// Why it is enough: every write to the state is a read-modify-write, so they form one chain
-    /// and this one reads the latest value. If that is `SLEEPING`, we wake the sleeper. If not,
-    /// the sleeper's announcement (step 1) comes later in the chain and reads what this one
-    /// wrote; with this one's `Release` and the sleeper's fence (step 2), everything published
-    /// before this call is visible to the sleeper's re-check (step 3).
-    #[inline]
-    pub fn notify_exclusive(&self) {
-        if self.state.atomic().fetch_add(0, Ordering::AcqRel) == SLEEPING {
             self.wake();
         }
     }
