@@ -107,9 +107,12 @@ pub fn channel<T>(
     };
     let size = std::mem::size_of::<T>();
     if size != 0 && rounded > isize::MAX as usize / size {
+        // The largest power of two whose buffer fits in `isize::MAX` bytes.
+        let fits = isize::MAX as usize / size;
+        let max = 1 << (usize::BITS - 1 - fits.leading_zeros());
         return Err(CapacityError::TooLarge {
             requested: capacity,
-            max: (isize::MAX as usize / size).next_power_of_two() / 2,
+            max,
         });
     }
 
@@ -305,6 +308,7 @@ impl<T> Producer<T> {
             self.refresh_has_room();
             free = self.capacity() - self.tail.wrapping_sub(self.head_cache);
         }
+        debug_assert!(first.is_none() || free > 0, "no slot for the first item");
         // Publishes what was written even if the iterator panics, so nothing leaks.
         let mut run = PushRun {
             producer: self,
