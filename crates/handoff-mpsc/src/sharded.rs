@@ -1,0 +1,595 @@
+//! The sharded channel: one single-producer ring per sender, drained in turns by the receiver.
+//!
+//! # Design
+//!
+//! * **Shards.** Every [`Sender`] owns the producer end of a bounded SPSC ring
+//!   ([`handoff_spsc`]); the [`Receiver`] holds the consumer ends. A send is an SPSC push: no
+//!   atomic read-modify-write, no cache line shared with other senders, hence throughput that
+//!   grows with the number of senders instead of collapsing on one contended tail.
+//! * **Registration.** Cloning a sender creates a ring, puts its consumer end in a
+//!   mutex-protected list of pending shards and bumps an atomic `generation` counter (under the
+//!   lock). The receiver compares `generation` with the last value it saw once per pass (one
+//!   relaxed load) and takes the lock only when it changed. Registration is rare; the hot path
+//!   never locks.
+//! * **Retirement.** Dropping a sender drops its producer end, which marks the ring closed. The
+//!   receiver keeps draining it and removes it only when a pop finds it both empty and closed,
+//!   so nothing sent before the drop is lost.
+//! * **Turns.** The receiver keeps a cursor on the shards and takes at most [`SHARD_TURN`]
+//!   messages from a ring before moving to the next one (round-robin), in [`Receiver::recv`] and
+//!   [`Receiver::recv_batch`] alike.
+//! * **End of stream.** A live-sender count is decremented after a sender's ring has been
+//!   closed. When the receiver finds every ring empty and reads a count of 0 (acquire), every
+//!   message ever sent and every registration are visible to it: one more pass drains and
+//!   retires everything, and then the stream has ended.
+//! * **Sleeping** ([`Wake::Edge`], [`Wake::Every`]). The receiver sleeps on one
+//!   [`Waiter`] shared by all senders, re-checking every ring, the generation and the sender
+//!   count after announcing the sleep; a sender notifies it after each push. A sender facing a
+//!   full ring sleeps on a waiter of its own shard, which the receiver notifies after taking
+//!   messages from that ring.
+
+use crate::loom::sync::atomic::{AtomicUsize, Ordering};
+use crate::loom::sync::{Arc, Mutex};
+use crate::wake::Wake;
+use crate::{CapacityError, TryRecvError, TrySendError};
+use crossbeam_utils::CachePadded;
+use handoff_spsc::{Consumer, Producer, TryPopError, Wait, Waiter};
+use std::fmt;
+
+/// The most messages the receiver takes from one sender's ring before turning to the next one.
+pub const SHARD_TURN: usize = 64;
+
+/// State shared by the receiver and all senders.
+struct Shared<T> {
+    /// Where the receiver sleeps (`Edge` / `Every`); notified by senders after each push.
+    receiver: CachePadded<Waiter>,
+    /// Bumped, under the `registry` lock, each time a shard is registered.
+    generation: AtomicUsize,
+    /// Live senders. Decremented after the sender's ring has been closed.
+    senders: AtomicUsize,
+    registry: Mutex<Registry<T>>,
+    /// Capacity of every ring (already a power of two).
+    shard_capacity: usize,
+}
+
+/// Shards registered but not yet taken over by the receiver.
+struct Registry<T> {
+    pending: Vec<Shard<T>>,
+    /// The receiver is gone: new shards are closed at once instead of registered.
+    closed: bool,
+}
+
+/// The receiver's end of one sender's ring.
+struct Shard<T> {
+    ring: Consumer<T>,
+    /// Where this ring's sender sleeps when the ring is full.
+    sender: Arc<CachePadded<Waiter>>,
+}
+
+impl<T> Shard<T> {
+    /// After taking messages from the ring: wake its sender if it sleeps on a full ring.
+    #[inline(always)]
+    fn released(&self, wake: Wake) {
+        if wake.sleeps() {
+            self.sender.notify();
+        }
+    }
+
+    /// Drops the receiver's end and wakes the sender if it sleeps, so that it sees the
+    /// receiver is gone.
+    fn close(self) {
+        let Shard { ring, sender } = self;
+        drop(ring);
+        sender.notify();
+    }
+}
+
+/// Creates a sharded channel whose senders each own a ring of at least `shard_capacity`
+/// messages (rounded up to a power of two), with the given wake policy.
+///
+/// # Errors
+/// As [`handoff_spsc::channel`]: a capacity of 0, or one too large.
+///
+/// # Example
+/// ```
+/// use handoff_mpsc::{channel, Wake};
+///
+/// let (mut tx, mut rx) = channel::<&str>(100, Wake::Edge)?;
+/// assert_eq!(tx.shard_capacity(), 128);
+/// tx.send("hello").unwrap();
+/// drop(tx);
+/// assert_eq!(rx.recv(), Some("hello"));
+/// assert_eq!(rx.recv(), None);
+/// # Ok::<(), handoff_mpsc::CapacityError>(())
+/// ```
+pub fn channel<T>(
+    shard_capacity: usize,
+    wake: Wake,
+) -> Result<(Sender<T>, Receiver<T>), CapacityError> {
+    let (producer, consumer) = handoff_spsc::channel(shard_capacity, Wait::Spin)?;
+    let shared = Arc::new(Shared {
+        receiver: CachePadded::new(Waiter::new()),
+        generation: AtomicUsize::new(0),
+        senders: AtomicUsize::new(1),
+        registry: Mutex::new(Registry {
+            pending: Vec::new(),
+            closed: false,
+        }),
+        shard_capacity: producer.capacity(),
+    });
+    let waiter = Arc::new(CachePadded::new(Waiter::new()));
+    let receiver = Receiver {
+        shared: shared.clone(),
+        shards: vec![Shard {
+            ring: consumer,
+            sender: waiter.clone(),
+        }],
+        cursor: 0,
+        turn: SHARD_TURN,
+        generation: 0,
+        wake,
+    };
+    let sender = Sender {
+        ring: producer,
+        waiter,
+        token: SenderToken(shared),
+        wake,
+    };
+    Ok((sender, receiver))
+}
+
+/// A producer handle of a sharded channel: owns one ring.
+///
+/// Cloning a sender registers a new ring for the clone. Dropping a sender closes its ring; the
+/// receiver still receives what is in it.
+pub struct Sender<T> {
+    // Field order matters: `ring` (which closes the ring) is dropped before `token` (which then
+    // counts the sender out), so that a receiver that sees the count reach 0 sees every ring
+    // closed.
+    ring: Producer<T>,
+    /// Where this sender sleeps when its ring is full.
+    waiter: Arc<CachePadded<Waiter>>,
+    token: SenderToken<T>,
+    wake: Wake,
+}
+
+/// Counts a sender in the live-sender count while it lives.
+struct SenderToken<T>(Arc<Shared<T>>);
+
+impl<T> Drop for SenderToken<T> {
+    fn drop(&mut self) {
+        if self.0.senders.fetch_sub(1, Ordering::AcqRel) == 1 {
+            // The last sender: a sleeping receiver must wake up to see the end of the stream.
+            self.0.receiver.notify();
+        }
+    }
+}
+
+impl<T> Sender<T> {
+    /// Sends `value`, waiting (as the channel's [`Wake`] policy says) while this sender's ring
+    /// is full.
+    ///
+    /// Returns the message back if the receiver is gone and the ring is full. A send that finds
+    /// room in the ring succeeds even if the receiver is already gone (the message is then
+    /// dropped with the channel), as a send can always race with the receiver's drop; use
+    /// [`is_disconnected`](Sender::is_disconnected) to ask.
+    #[inline]
+    pub fn send(&mut self, value: T) -> Result<(), T> {
+        match self.ring.try_push(value) {
+            Ok(()) => {
+                self.wake.after_send(&self.token.0.receiver);
+                Ok(())
+            }
+            Err(value) => self.send_slow(value),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn send_slow(&mut self, mut value: T) -> Result<(), T> {
+        let mut backoff = self.wake.backoff();
+        loop {
+            if self.ring.is_abandoned() {
+                return Err(value);
+            }
+            if backoff.snooze() {
+                let ring = &self.ring;
+                // The receiver notifies this waiter after taking messages from the ring and
+                // when it is dropped.
+                self.waiter
+                    .sleep_unless(|| !ring.is_full() || ring.is_abandoned());
+            }
+            match self.ring.try_push(value) {
+                Ok(()) => {
+                    self.wake.after_send(&self.token.0.receiver);
+                    return Ok(());
+                }
+                Err(back) => value = back,
+            }
+        }
+    }
+
+    /// Sends `value` if this sender's ring has room, without waiting.
+    ///
+    /// # Errors
+    /// [`TrySendError::Full`] if the ring is full, [`TrySendError::Disconnected`] if it is full
+    /// and the receiver is gone.
+    #[inline]
+    pub fn try_send(&mut self, value: T) -> Result<(), TrySendError<T>> {
+        match self.ring.try_push(value) {
+            Ok(()) => {
+                self.wake.after_send(&self.token.0.receiver);
+                Ok(())
+            }
+            Err(value) if self.ring.is_abandoned() => Err(TrySendError::Disconnected(value)),
+            Err(value) => Err(TrySendError::Full(value)),
+        }
+    }
+
+    /// Sends every item of `items`, waiting while the ring is full, and returns how many were
+    /// sent. Runs of items are published to the receiver at once (and the receiver notified
+    /// once per run).
+    ///
+    /// Returns `Err(item)` with the item in hand if the receiver is gone and the ring is full;
+    /// the items before it were sent, the rest are still in the iterator.
+    pub fn send_batch<I>(&mut self, items: &mut I) -> Result<usize, T>
+    where
+        I: Iterator<Item = T> + ?Sized,
+    {
+        let mut sent = 0;
+        loop {
+            let n = self.ring.try_push_batch(items);
+            if n > 0 {
+                sent += n;
+                self.wake.after_send(&self.token.0.receiver);
+                continue;
+            }
+            // The ring is full, or the iterator is done.
+            let Some(item) = items.next() else {
+                return Ok(sent);
+            };
+            self.send(item)?;
+            sent += 1;
+        }
+    }
+
+    /// The capacity of this sender's ring (a power of two; the same for every sender).
+    pub fn shard_capacity(&self) -> usize {
+        self.ring.capacity()
+    }
+
+    /// The channel's wake policy.
+    pub fn wake(&self) -> Wake {
+        self.wake
+    }
+
+    /// Whether the receiver has been dropped.
+    pub fn is_disconnected(&self) -> bool {
+        self.ring.is_abandoned()
+    }
+}
+
+impl<T> Clone for Sender<T> {
+    /// A new sender with a ring of its own, registered with the receiver.
+    fn clone(&self) -> Self {
+        let shared = &self.token.0;
+        // Counted in before this sender (alive, so the count is at least 1) can go away.
+        shared.senders.fetch_add(1, Ordering::Relaxed);
+        let token = SenderToken(shared.clone());
+        let (ring, consumer) = handoff_spsc::channel(shared.shard_capacity, Wait::Spin)
+            .expect("the capacity was accepted when the channel was created");
+        let waiter = Arc::new(CachePadded::new(Waiter::new()));
+        let shard = Shard {
+            ring: consumer,
+            sender: waiter.clone(),
+        };
+        {
+            let mut registry = crate::loom::lock(&shared.registry);
+            if registry.closed {
+                // The receiver is gone: the new ring starts out abandoned.
+                drop(registry);
+                shard.close();
+            } else {
+                registry.pending.push(shard);
+                // Under the lock, so that the receiver, which reads it under the lock when it
+                // takes the pending shards, never records a generation newer than what it took.
+                shared.generation.fetch_add(1, Ordering::Release);
+            }
+        }
+        Sender {
+            ring,
+            waiter,
+            token,
+            wake: self.wake,
+        }
+    }
+}
+
+impl<T> fmt::Debug for Sender<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Sender")
+            .field("shard_capacity", &self.shard_capacity())
+            .field("wake", &self.wake)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The consumer handle of a sharded channel.
+pub struct Receiver<T> {
+    shared: Arc<Shared<T>>,
+    /// The rings taken over from the registry, in turn order.
+    shards: Vec<Shard<T>>,
+    /// The shard whose turn it is (may be out of range after a retirement; then the next turn
+    /// starts at 0).
+    cursor: usize,
+    /// Messages the current shard may still give in its turn.
+    turn: usize,
+    /// The registry generation whose shards are all in `shards`.
+    generation: usize,
+    wake: Wake,
+}
+
+impl<T> Receiver<T> {
+    /// Receives a message without waiting.
+    ///
+    /// # Errors
+    /// [`TryRecvError::Empty`] if no ring holds a message, [`TryRecvError::Disconnected`] if
+    /// moreover every sender is gone (nothing will ever come).
+    #[inline]
+    pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
+        // The current shard's turn goes on while it has messages and turn left.
+        if self.turn > 0 {
+            if let Some(shard) = self.shards.get_mut(self.cursor) {
+                if let Ok(value) = shard.ring.try_pop() {
+                    self.turn -= 1;
+                    shard.released(self.wake);
+                    return Ok(value);
+                }
+            }
+        }
+        self.try_recv_slow()
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn try_recv_slow(&mut self) -> Result<T, TryRecvError> {
+        if let Some(value) = self.next_turns() {
+            return Ok(value);
+        }
+        if self.shared.senders.load(Ordering::Acquire) == 0 {
+            // Every sender is gone, and everything they did (sends, closing their rings,
+            // registering clones) is visible now: one more pass drains or retires every ring.
+            if let Some(value) = self.next_turns() {
+                return Ok(value);
+            }
+            if self.shards.is_empty() {
+                return Err(TryRecvError::Disconnected);
+            }
+        }
+        Err(TryRecvError::Empty)
+    }
+
+    /// Receives a message, waiting as the channel's [`Wake`] policy says while there is none.
+    /// Returns `None` once every sender is gone and everything they sent has been received.
+    #[inline]
+    pub fn recv(&mut self) -> Option<T> {
+        match self.try_recv() {
+            Ok(value) => Some(value),
+            Err(TryRecvError::Disconnected) => None,
+            Err(TryRecvError::Empty) => self.recv_slow(),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn recv_slow(&mut self) -> Option<T> {
+        let mut backoff = self.wake.backoff();
+        loop {
+            if backoff.snooze() {
+                self.sleep();
+            }
+            match self.try_recv() {
+                Ok(value) => return Some(value),
+                Err(TryRecvError::Disconnected) => return None,
+                Err(TryRecvError::Empty) => {}
+            }
+        }
+    }
+
+    /// Receives up to `max` messages without waiting, calling `f` on each, taking turns over
+    /// the rings (at most [`SHARD_TURN`] from one ring per turn). Each ring's slots are released
+    /// to its sender once per turn. Returns how many were received (at least one).
+    ///
+    /// # Errors
+    /// As [`try_recv`](Receiver::try_recv) when no message is available (and `max > 0`).
+    pub fn try_recv_batch<F>(&mut self, max: usize, mut f: F) -> Result<usize, TryRecvError>
+    where
+        F: FnMut(T),
+    {
+        if max == 0 {
+            return Ok(0);
+        }
+        let n = self.drain(max, &mut f);
+        if n > 0 {
+            return Ok(n);
+        }
+        if self.shared.senders.load(Ordering::Acquire) == 0 {
+            // See `try_recv_slow`.
+            let n = self.drain(max, &mut f);
+            if n > 0 {
+                return Ok(n);
+            }
+            if self.shards.is_empty() {
+                return Err(TryRecvError::Disconnected);
+            }
+        }
+        Err(TryRecvError::Empty)
+    }
+
+    /// Receives up to `max` messages, calling `f` on each, waiting as the channel's [`Wake`]
+    /// policy says until there is at least one. Takes turns over the rings as
+    /// [`try_recv_batch`](Receiver::try_recv_batch). Returns how many were received: 0 only when
+    /// `max` is 0, or once every sender is gone and everything was received.
+    pub fn recv_batch<F>(&mut self, max: usize, mut f: F) -> usize
+    where
+        F: FnMut(T),
+    {
+        match self.try_recv_batch(max, &mut f) {
+            Ok(n) => return n,
+            Err(TryRecvError::Disconnected) => return 0,
+            Err(TryRecvError::Empty) => {}
+        }
+        let mut backoff = self.wake.backoff();
+        loop {
+            if backoff.snooze() {
+                self.sleep();
+            }
+            match self.try_recv_batch(max, &mut f) {
+                Ok(n) => return n,
+                Err(TryRecvError::Disconnected) => return 0,
+                Err(TryRecvError::Empty) => {}
+            }
+        }
+    }
+
+    /// The number of senders' rings the receiver currently drains (rings of dropped senders
+    /// count until they are drained; clones count once the receiver has noticed them).
+    pub fn shards(&self) -> usize {
+        self.shards.len()
+    }
+
+    /// Whether every sender has been dropped. Messages may still be waiting to be received.
+    pub fn is_disconnected(&self) -> bool {
+        self.shared.senders.load(Ordering::Acquire) == 0
+    }
+
+    /// The channel's wake policy.
+    pub fn wake(&self) -> Wake {
+        self.wake
+    }
+
+    /// Gives the turn to the following shards, for one full pass at most, and returns the first
+    /// message found. Retires drained rings of dropped senders on the way.
+    fn next_turns(&mut self) -> Option<T> {
+        self.adopt();
+        let mut misses = 0;
+        while misses < self.shards.len() {
+            self.advance();
+            let shard = &mut self.shards[self.cursor];
+            match shard.ring.try_pop() {
+                Ok(value) => {
+                    self.turn -= 1;
+                    shard.released(self.wake);
+                    return Some(value);
+                }
+                Err(TryPopError::Empty) => misses += 1,
+                Err(TryPopError::Disconnected) => self.retire(),
+            }
+        }
+        None
+    }
+
+    /// Takes turns over the shards, at most a turn's worth from each, until `max` messages or
+    /// a full round in which no shard gave anything.
+    fn drain(&mut self, max: usize, f: &mut impl FnMut(T)) -> usize {
+        self.adopt();
+        let mut total = 0;
+        // Shards in a row that gave nothing.
+        let mut idle = 0;
+        while total < max && idle < self.shards.len() {
+            if self.turn == 0 || self.cursor >= self.shards.len() {
+                self.advance();
+            }
+            let want = self.turn.min(max - total);
+            let shard = &mut self.shards[self.cursor];
+            match shard.ring.try_pop_batch(want, &mut *f) {
+                Ok(n) => {
+                    shard.released(self.wake);
+                    total += n;
+                    idle = 0;
+                    // A ring that gave less than asked is empty for now: its turn ends.
+                    self.turn = if n < want { 0 } else { self.turn - n };
+                }
+                Err(TryPopError::Empty) => {
+                    idle += 1;
+                    self.turn = 0;
+                }
+                Err(TryPopError::Disconnected) => {
+                    self.retire();
+                    self.turn = 0;
+                }
+            }
+        }
+        total
+    }
+
+    /// Starts the next shard's turn.
+    #[inline]
+    fn advance(&mut self) {
+        self.cursor = self.cursor.wrapping_add(1);
+        if self.cursor >= self.shards.len() {
+            self.cursor = 0;
+        }
+        self.turn = SHARD_TURN;
+    }
+
+    /// Removes the shard under the cursor (empty, and its sender gone). The last shard takes
+    /// its place, and the cursor steps back so that the next `advance` visits it.
+    fn retire(&mut self) {
+        let shard = self.shards.swap_remove(self.cursor);
+        drop(shard);
+        self.cursor = self.cursor.wrapping_sub(1);
+    }
+
+    /// Takes over newly registered shards, if the generation moved.
+    #[inline]
+    fn adopt(&mut self) {
+        if self.shared.generation.load(Ordering::Relaxed) != self.generation {
+            self.adopt_slow();
+        }
+    }
+
+    #[cold]
+    fn adopt_slow(&mut self) {
+        let mut registry = crate::loom::lock(&self.shared.registry);
+        self.generation = self.shared.generation.load(Ordering::Relaxed);
+        self.shards.append(&mut registry.pending);
+    }
+
+    /// Sleeps until a sender may have sent, registered a ring or gone away.
+    fn sleep(&self) {
+        let shared = &*self.shared;
+        let (shards, generation) = (&self.shards, self.generation);
+        // Senders notify `receiver` after every push and the last one when it goes; a clone's
+        // registration is visible through `generation` before the clone can push.
+        shared.receiver.sleep_unless(|| {
+            shared.senders.load(Ordering::Acquire) == 0
+                || shared.generation.load(Ordering::Acquire) != generation
+                || shards.iter().any(|shard| !shard.ring.is_empty())
+        });
+    }
+}
+
+impl<T> Drop for Receiver<T> {
+    fn drop(&mut self) {
+        // No more registrations: a clone made from now on gets an abandoned ring.
+        let pending = {
+            let mut registry = crate::loom::lock(&self.shared.registry);
+            registry.closed = true;
+            std::mem::take(&mut registry.pending)
+        };
+        // Abandon every ring and wake senders asleep on full ones, so they see it. Messages
+        // left in a ring are dropped with it, once its sender is gone too.
+        for shard in self.shards.drain(..).chain(pending) {
+            shard.close();
+        }
+    }
+}
+
+impl<T> fmt::Debug for Receiver<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Receiver")
+            .field("shards", &self.shards.len())
+            .field("wake", &self.wake)
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,409 @@
+//! Dmitry Vyukov's node-based multi-producer single-consumer queue, as an unbounded channel.
+//!
+//! # Algorithm
+//!
+//! Dmitry Vyukov, "Non-intrusive MPSC node-based queue"
+//! (<https://www.1024cores.net/home/lock-free-algorithms/queues/non-intrusive-mpsc-node-based-queue>);
+//! the same algorithm backed the standard library's `mpsc` channels before 1.67.
+//!
+//! The queue is a singly linked list of nodes, one per message, plus one node whose message has
+//! already been taken (initially a *stub* with none):
+//!
+//! ```text
+//!   tail (consumer)                               head (producers)
+//!      |                                             |
+//!   [taken] --next--> [msg 1] --next--> [msg 2] --next--> [msg 3] --next--> null
+//! ```
+//!
+//! * **Push** (any producer): allocate a node with `next = null`, swap it into `head`
+//!   (`AcqRel`), then link the previous head to it: `prev.next.store(node, Release)`. Two atomic
+//!   operations and no loop: a push is wait-free.
+//! * **Pop** (the consumer): read `tail.next` (`Acquire`). If it is a node, its message is the
+//!   oldest: move it out, make that node the new `tail` (it now holds a taken message) and free
+//!   the old tail. Only the consumer ever frees nodes, and a node is freed only once its
+//!   successor is linked, after which no producer touches it again.
+//!
+//! # The inconsistent state
+//!
+//! Between a producer's swap and its link, `head` already points to the new node but the list
+//! is cut before it: `tail.next` may be null although `head != tail`. The queue is then neither
+//! empty nor ready: the message (and every message pushed after it, even if linked) is not
+//! reachable until the producer stores the link, a few instructions later unless the producer
+//! is preempted right there. The consumer tells this state from an empty queue by comparing
+//! `head` with `tail`, and handles it as follows:
+//!
+//! * [`Receiver::try_recv`] reports [`TryRecvError::Empty`]: the message is not received yet;
+//! * [`Receiver::recv`] waits as for an empty queue: spinning, yielding (so that a preempted
+//!   producer gets the core back to finish its link), and under [`Wake::Edge`] or
+//!   [`Wake::Every`] sleeping, since the producer notifies the receiver after it links.
+//!
+//! A sender's pushes are complete before it is counted out, so the queue is never inconsistent
+//! once every sender is gone, and end-of-stream detection never has to wait for a link.
+//!
+//! # Disconnection
+//!
+//! A live-sender count (clones count in, drops count out) ends the stream: when the receiver
+//! finds the queue empty and reads a count of 0 (acquire), every push is visible, so one more
+//! look decides. A flag tells senders that the receiver is gone.
+
+use crate::loom::cell::UnsafeCell;
+use crate::loom::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
+use crate::loom::sync::Arc;
+use crate::wake::Wake;
+use crate::TryRecvError;
+use crossbeam_utils::CachePadded;
+use handoff_spsc::Waiter;
+use std::fmt;
+use std::mem::MaybeUninit;
+use std::ptr;
+
+struct Node<T> {
+    next: AtomicPtr<Node<T>>,
+    /// Initialized from the push until the consumer takes it; uninitialized in the stub.
+    value: UnsafeCell<MaybeUninit<T>>,
+}
+
+impl<T> Node<T> {
+    fn alloc(value: MaybeUninit<T>) -> *mut Node<T> {
+        Box::into_raw(Box::new(Node {
+            next: AtomicPtr::new(ptr::null_mut()),
+            value: UnsafeCell::new(value),
+        }))
+    }
+}
+
+struct Shared<T> {
+    /// The most recently pushed node. Producers swap themselves in here.
+    head: CachePadded<AtomicPtr<Node<T>>>,
+    /// The node whose message was taken last (or the stub). Only the receiver touches it.
+    tail: CachePadded<UnsafeCell<*mut Node<T>>>,
+    /// Where the receiver sleeps (`Edge` / `Every`).
+    receiver: CachePadded<Waiter>,
+    senders: AtomicUsize,
+    receiver_alive: AtomicBool,
+    wake: Wake,
+}
+
+// SAFETY: the list is shared through atomics (`head`, every `next`); a node's value is written
+// before the node is published (swap `AcqRel` + link `Release`) and read by the receiver only
+// after it acquired the link. `tail`, the `UnsafeCell`, is accessed only by the receiver, which
+// needs `&mut Receiver` to do so, and by `drop` once nobody else is left. Messages move between
+// threads, hence `T: Send`.
+unsafe impl<T: Send> Send for Shared<T> {}
+// SAFETY: as above.
+unsafe impl<T: Send> Sync for Shared<T> {}
+
+impl<T> Drop for Shared<T> {
+    fn drop(&mut self) {
+        // Everyone else is gone: every push is complete (linked), so the list from `tail` holds
+        // exactly the messages never received. Free the first node (taken or stub) and every
+        // following one, dropping its message.
+        let mut node = self.tail.with_mut(|tail| {
+            // SAFETY: `&mut self`: nobody else accesses `tail`.
+            unsafe { *tail }
+        });
+        let mut taken = true;
+        while !node.is_null() {
+            // SAFETY: `node` came from `Node::alloc` and is reachable only from here now; every
+            // node after the first holds a message not received yet.
+            unsafe {
+                let next = (*node).next.load(Ordering::Acquire);
+                if !taken {
+                    (*node).value.with_mut(|v| (*v).assume_init_drop());
+                }
+                drop(Box::from_raw(node));
+                node = next;
+            }
+            taken = false;
+        }
+    }
+}
+
+/// Creates an unbounded Vyukov MPSC channel with the given wake policy.
+///
+/// ```
+/// use handoff_mpsc::{vyukov, TryRecvError, Wake};
+///
+/// let (tx, mut rx) = vyukov::channel::<u32>(Wake::Spin);
+/// tx.send(1).unwrap();
+/// tx.clone().send(2).unwrap();
+/// assert_eq!(rx.try_recv(), Ok(1));
+/// assert_eq!(rx.try_recv(), Ok(2));
+/// assert_eq!(rx.try_recv(), Err(TryRecvError::Empty));
+/// drop(tx);
+/// assert_eq!(rx.try_recv(), Err(TryRecvError::Disconnected));
+/// ```
+pub fn channel<T>(wake: Wake) -> (Sender<T>, Receiver<T>) {
+    let stub = Node::alloc(MaybeUninit::uninit());
+    let shared = Arc::new(Shared {
+        head: CachePadded::new(AtomicPtr::new(stub)),
+        tail: CachePadded::new(UnsafeCell::new(stub)),
+        receiver: CachePadded::new(Waiter::new()),
+        senders: AtomicUsize::new(1),
+        receiver_alive: AtomicBool::new(true),
+        wake,
+    });
+    (
+        Sender {
+            shared: shared.clone(),
+        },
+        Receiver { shared },
+    )
+}
+
+/// A producer handle of a Vyukov channel. Cheap to clone; can be shared between threads.
+pub struct Sender<T> {
+    shared: Arc<Shared<T>>,
+}
+
+impl<T> Sender<T> {
+    /// Sends `value`. Never waits: the queue is unbounded (one allocation per message).
+    ///
+    /// Returns the message back if the receiver is gone. (A send racing with the receiver's
+    /// drop may still succeed; the message is then dropped with the channel.)
+    #[inline]
+    pub fn send(&self, value: T) -> Result<(), T> {
+        let shared = &*self.shared;
+        if !shared.receiver_alive.load(Ordering::Relaxed) {
+            return Err(value);
+        }
+        let node = Node::alloc(MaybeUninit::new(value));
+        // Acquire: we are about to write into `prev`, whose initialization (by its producer)
+        // must be visible. Release: publishes our node's contents to the next producer.
+        let prev = shared.head.swap(node, Ordering::AcqRel);
+        // Inconsistent window: `head` is our node but `prev.next` is still null.
+        // SAFETY: `prev` is live: the consumer frees a node only after reading its `next` as
+        // non-null, and only we (who swapped it out of `head`) ever set `prev.next`.
+        unsafe { (*prev).next.store(node, Ordering::Release) };
+        shared.wake.after_send(&shared.receiver);
+        Ok(())
+    }
+
+    /// Whether the receiver has been dropped.
+    pub fn is_disconnected(&self) -> bool {
+        !self.shared.receiver_alive.load(Ordering::Acquire)
+    }
+
+    /// The channel's wake policy.
+    pub fn wake(&self) -> Wake {
+        self.shared.wake
+    }
+}
+
+impl<T> Clone for Sender<T> {
+    fn clone(&self) -> Self {
+        self.shared.senders.fetch_add(1, Ordering::Relaxed);
+        Sender {
+            shared: self.shared.clone(),
+        }
+    }
+}
+
+impl<T> Drop for Sender<T> {
+    fn drop(&mut self) {
+        // Release: our pushes (complete, linked) happen before the receiver sees the count at 0.
+        if self.shared.senders.fetch_sub(1, Ordering::AcqRel) == 1 {
+            // The last sender: a sleeping receiver must wake up to see the end of the stream.
+            self.shared.receiver.notify();
+        }
+    }
+}
+
+impl<T> fmt::Debug for Sender<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("vyukov::Sender")
+            .field("wake", &self.shared.wake)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The consumer handle of a Vyukov channel.
+pub struct Receiver<T> {
+    shared: Arc<Shared<T>>,
+}
+
+/// What a look at the queue found.
+enum Pop<T> {
+    Data(T),
+    Empty,
+    /// A push is half done (see the module docs).
+    Inconsistent,
+}
+
+impl<T> Receiver<T> {
+    /// Receives a message without waiting. A message whose push is still in progress (see
+    /// [the inconsistent state](self#the-inconsistent-state)) is not received yet.
+    ///
+    /// # Errors
+    /// [`TryRecvError::Empty`] if no message is ready, [`TryRecvError::Disconnected`] if every
+    /// sender is gone and everything was received.
+    #[inline]
+    pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
+        match self.pop() {
+            Pop::Data(value) => Ok(value),
+            Pop::Inconsistent => Err(TryRecvError::Empty),
+            Pop::Empty => self.empty(),
+        }
+    }
+
+    /// After a pop found the queue empty: is it the end?
+    #[cold]
+    fn empty(&mut self) -> Result<T, TryRecvError> {
+        if self.shared.senders.load(Ordering::Acquire) != 0 {
+            return Err(TryRecvError::Empty);
+        }
+        // Every sender is gone and its pushes are complete and visible: one more look decides.
+        match self.pop() {
+            Pop::Data(value) => Ok(value),
+            Pop::Empty | Pop::Inconsistent => Err(TryRecvError::Disconnected),
+        }
+    }
+
+    /// Receives a message, waiting as the channel's [`Wake`] policy says while there is none
+    /// (or while the next one is half pushed). Returns `None` once every sender is gone and
+    /// everything was received.
+    #[inline]
+    pub fn recv(&mut self) -> Option<T> {
+        match self.try_recv() {
+            Ok(value) => Some(value),
+            Err(TryRecvError::Disconnected) => None,
+            Err(TryRecvError::Empty) => self.recv_slow(),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn recv_slow(&mut self) -> Option<T> {
+        let mut backoff = self.shared.wake.backoff();
+        loop {
+            if backoff.snooze() {
+                self.sleep();
+            }
+            match self.try_recv() {
+                Ok(value) => return Some(value),
+                Err(TryRecvError::Disconnected) => return None,
+                Err(TryRecvError::Empty) => {}
+            }
+        }
+    }
+
+    /// Receives up to `max` messages without waiting, calling `f` on each. Returns how many
+    /// were received (at least one).
+    ///
+    /// # Errors
+    /// As [`try_recv`](Receiver::try_recv) when no message is ready (and `max > 0`).
+    pub fn try_recv_batch<F>(&mut self, max: usize, mut f: F) -> Result<usize, TryRecvError>
+    where
+        F: FnMut(T),
+    {
+        if max == 0 {
+            return Ok(0);
+        }
+        f(self.try_recv()?);
+        Ok(1 + self.drain(max - 1, &mut f))
+    }
+
+    /// Receives up to `max` messages, calling `f` on each, waiting as the channel's [`Wake`]
+    /// policy says until there is at least one. Returns how many were received: 0 only when
+    /// `max` is 0, or once every sender is gone and everything was received.
+    pub fn recv_batch<F>(&mut self, max: usize, mut f: F) -> usize
+    where
+        F: FnMut(T),
+    {
+        if max == 0 {
+            return 0;
+        }
+        match self.recv() {
+            Some(value) => f(value),
+            None => return 0,
+        }
+        1 + self.drain(max - 1, &mut f)
+    }
+
+    /// Whether every sender has been dropped. Messages may still be waiting to be received.
+    pub fn is_disconnected(&self) -> bool {
+        self.shared.senders.load(Ordering::Acquire) == 0
+    }
+
+    /// The channel's wake policy.
+    pub fn wake(&self) -> Wake {
+        self.shared.wake
+    }
+
+    /// Receives the messages that are ready, up to `max`.
+    fn drain(&mut self, max: usize, f: &mut impl FnMut(T)) -> usize {
+        let mut n = 0;
+        while n < max {
+            match self.pop() {
+                Pop::Data(value) => {
+                    n += 1;
+                    f(value);
+                }
+                Pop::Empty | Pop::Inconsistent => break,
+            }
+        }
+        n
+    }
+
+    /// One step of Vyukov's pop.
+    #[inline]
+    fn pop(&mut self) -> Pop<T> {
+        let shared = &*self.shared;
+        shared.tail.with_mut(|tail_ptr| {
+            // SAFETY: only the receiver accesses `tail`, and we hold `&mut self`.
+            let tail = unsafe { *tail_ptr };
+            // SAFETY: `tail` is live: only the receiver frees nodes, and never its `tail`.
+            let next = unsafe { (*tail).next.load(Ordering::Acquire) };
+            if !next.is_null() {
+                // SAFETY: `next` was linked with `Release` after its message was written (and
+                // we acquired the link); its message was not taken yet. After this, `next` is
+                // the new tail (a taken message), and the old tail is unreachable: no producer
+                // touches it again since its `next` is already set, so we free it.
+                unsafe {
+                    *tail_ptr = next;
+                    let value = (*next).value.with_mut(|v| (*v).assume_init_read());
+                    drop(Box::from_raw(tail));
+                    return Pop::Data(value);
+                }
+            }
+            if shared.head.load(Ordering::Acquire) == tail {
+                Pop::Empty
+            } else {
+                Pop::Inconsistent
+            }
+        })
+    }
+
+    /// Sleeps until a sender may have linked a message or gone away.
+    fn sleep(&self) {
+        let shared = &*self.shared;
+        // Senders notify `receiver` after linking, and the last one when it goes. In the
+        // inconsistent state we sleep too: the half-done push notifies once it links.
+        shared.receiver.sleep_unless(|| {
+            shared.senders.load(Ordering::Acquire) == 0
+                || shared.tail.with_mut(|tail| {
+                    // SAFETY: `tail` is only accessed by the receiver (us, through `&self` here
+                    // while no `&mut` method runs); the node it points to is live (see `pop`).
+                    unsafe { !(**tail).next.load(Ordering::Acquire).is_null() }
+                })
+        });
+    }
+}
+
+impl<T> Drop for Receiver<T> {
+    fn drop(&mut self) {
+        self.shared.receiver_alive.store(false, Ordering::Release);
+        // Free what is ready now; whatever a racing send adds later is freed with the channel.
+        while let Pop::Data(value) = self.pop() {
+            drop(value);
+        }
+    }
+}
+
+impl<T> fmt::Debug for Receiver<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("vyukov::Receiver")
+            .field("wake", &self.shared.wake)
+            .finish_non_exhaustive()
+    }
+}

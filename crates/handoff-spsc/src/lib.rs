@@ -1,0 +1,159 @@
+//! A bounded single-producer single-consumer ring.
+//!
+//! # Guarantees
+//!
+//! * **Exactly once, in order.** Every message pushed is popped exactly once, in the order it was
+//!   pushed, or, if the ring is dropped with messages still inside, dropped exactly once with it.
+//! * **Bounded, no allocation after creation.** [`channel`] allocates the ring once; pushes and
+//!   pops never allocate. The capacity is rounded up to a power of two (0 and absurdly large
+//!   capacities are rejected with a [`CapacityError`]).
+//! * **Lock-free hot path.** A push or pop is a handful of instructions: each side keeps a cached
+//!   copy of the other side's index and reloads the shared one only when the ring looks full
+//!   (producer) or empty (consumer); the indices sit on separate 128-byte cache lines.
+//!   Acquire/release ordering only, except with [`Wait::Block`] (one full fence per operation,
+//!   see below).
+//! * **Batches publish once.** [`Producer::push_batch`] writes a run of slots and publishes the
+//!   tail once; [`Consumer::pop_batch`] reads a run and releases the head once.
+//! * **Disconnection is observable.** Dropping one end is seen by the other:
+//!   [`Consumer::pop`] returns `None` once the producer is gone and the ring is drained,
+//!   [`Producer::push`] returns the message back instead of waiting forever for a dead consumer,
+//!   and both ends have `is_abandoned`.
+//! * **Waiting is the user's choice** ([`Wait`]): busy [`Spin`](Wait::Spin),
+//!   [`SpinThenYield`](Wait::SpinThenYield), or [`Block`](Wait::Block), which sleeps and is woken
+//!   only on the empty→non-empty and full→not-full edges, never by a system call per message.
+//!   Every strategy keeps making progress when threads outnumber cores: spinning always yields to
+//!   the scheduler after a bounded number of failed polls.
+//!
+//! The code is checked by the [loom] model checker (`tests/loom.rs`), including the sleep and
+//! wake-up protocol of [`Wait::Block`].
+//!
+//! # Examples
+//!
+//! One message at a time:
+//!
+//! ```
+//! use handoff_spsc::{channel, Wait};
+//! use std::thread;
+//!
+//! let (mut tx, mut rx) = channel::<u64>(1024, Wait::Block)?;
+//! let producer = thread::spawn(move || {
+//!     for i in 0..10_000 {
+//!         tx.push(i).unwrap();
+//!     }
+//!     // Dropping the producer ends the stream.
+//! });
+//! let mut expected = 0;
+//! while let Some(i) = rx.pop() {
+//!     assert_eq!(i, expected);
+//!     expected += 1;
+//! }
+//! assert_eq!(expected, 10_000);
+//! producer.join().unwrap();
+//! # Ok::<(), handoff_spsc::CapacityError>(())
+//! ```
+//!
+//! In batches, publishing once per run of slots:
+//!
+//! ```
+//! use handoff_spsc::{channel, Wait};
+//! use std::thread;
+//!
+//! let (mut tx, mut rx) = channel::<u32>(256, Wait::SpinThenYield)?;
+//! let producer = thread::spawn(move || {
+//!     tx.push_batch(&mut (0..100_000)).unwrap();
+//! });
+//! let mut sum = 0u64;
+//! let mut received = 0;
+//! loop {
+//!     // Waits for at least one message; 0 means the producer is gone and the ring is empty.
+//!     let n = rx.pop_batch(64, |v| sum += u64::from(v));
+//!     if n == 0 {
+//!         break;
+//!     }
+//!     received += n;
+//! }
+//! assert_eq!(received, 100_000);
+//! assert_eq!(sum, (0..100_000u64).sum());
+//! producer.join().unwrap();
+//! # Ok::<(), handoff_spsc::CapacityError>(())
+//! ```
+//!
+//! Without waiting:
+//!
+//! ```
+//! use handoff_spsc::{channel, TryPopError, Wait};
+//!
+//! let (mut tx, mut rx) = channel::<&str>(2, Wait::Spin)?;
+//! assert_eq!(tx.try_push("a"), Ok(()));
+//! assert_eq!(tx.try_push("b"), Ok(()));
+//! assert_eq!(tx.try_push("c"), Err("c")); // full
+//! assert_eq!(rx.try_pop(), Ok("a"));
+//! drop(tx);
+//! assert_eq!(rx.try_pop(), Ok("b")); // what was pushed is still delivered
+//! assert_eq!(rx.try_pop(), Err(TryPopError::Disconnected));
+//! # Ok::<(), handoff_spsc::CapacityError>(())
+//! ```
+//!
+//! [loom]: https://docs.rs/loom
+
+#![deny(missing_docs)]
+#![warn(unsafe_op_in_unsafe_fn)]
+
+mod loom;
+mod ring;
+pub mod wait;
+
+pub use ring::{channel, Consumer, Producer, MAX_CAPACITY};
+pub use wait::{Backoff, Wait, Waiter};
+
+use std::fmt;
+
+/// Why [`channel`] could not create a ring.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CapacityError {
+    /// A capacity of 0 was asked for; a ring needs at least one slot.
+    Zero,
+    /// The capacity, rounded up to a power of two, is larger than `max`.
+    TooLarge {
+        /// The capacity asked for.
+        requested: usize,
+        /// The largest capacity possible for this message type.
+        max: usize,
+    },
+}
+
+impl fmt::Display for CapacityError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CapacityError::Zero => f.write_str("a ring needs a capacity of at least 1"),
+            CapacityError::TooLarge { requested, max } => {
+                write!(
+                    f,
+                    "capacity {requested} is too large (at most {max} for this message type)"
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for CapacityError {}
+
+/// Why [`Consumer::try_pop`] returned no message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TryPopError {
+    /// The ring is empty for now.
+    Empty,
+    /// The ring is empty and the producer has been dropped: no message will ever come.
+    Disconnected,
+}
+
+impl fmt::Display for TryPopError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TryPopError::Empty => f.write_str("the ring is empty"),
+            TryPopError::Disconnected => f.write_str("the ring is empty and its producer is gone"),
+        }
+    }
+}
+
+impl std::error::Error for TryPopError {}

@@ -1,0 +1,673 @@
+//! The ring: shared state, producer and consumer.
+//!
+//! # Algorithm
+//!
+//! A classic Lamport ring with free-running indices, in the form popularized by rtrb and by
+//! Rigtorp's `SPSCQueue`:
+//!
+//! * `tail` (written only by the producer) counts the messages ever pushed, `head` (written only
+//!   by the consumer) counts the messages ever popped. Both wrap around `usize`; the slot of index
+//!   `i` is `i & mask`, the ring holds `tail - head` messages, it is full when that equals the
+//!   capacity (a power of two) and empty when `head == tail`.
+//! * The producer writes a slot, then publishes it with `tail.store(Release)`; the consumer loads
+//!   `tail` with `Acquire` before reading slots below it. Symmetrically the consumer releases a
+//!   slot with `head.store(Release)` and the producer acquires `head` before overwriting it.
+//! * Each side keeps a private copy of the other side's index (`head_cache`, `tail_cache`) and
+//!   reloads the shared atomic only when the ring looks full (producer) or empty (consumer). In
+//!   steady state a push therefore touches only the producer's own cache line and the slot, and a
+//!   pop only the consumer's own line and the slot: the shared index lines move between cores
+//!   once per lap rather than once per message.
+//! * `head` and `tail` sit on separate 128-byte lines (`CachePadded`), so that the two sides do
+//!   not false-share, including through the adjacent-line prefetcher.
+//!
+//! The batch operations write (or read) a run of slots and publish the index once for the whole
+//! run, so the consumer sees the run at once and the index line moves once per run.
+
+use crate::loom::cell::UnsafeCell;
+use crate::loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use crate::loom::sync::Arc;
+use crate::wait::{Backoff, Wait, Waiter};
+use crate::{CapacityError, TryPopError};
+use crossbeam_utils::CachePadded;
+use std::fmt;
+use std::mem::MaybeUninit;
+
+type Slot<T> = UnsafeCell<MaybeUninit<T>>;
+
+/// The largest capacity a ring can have: indices are compared with wrapping arithmetic, which
+/// needs the capacity to stay well below `usize::MAX`.
+pub const MAX_CAPACITY: usize = 1 << (usize::BITS - 2);
+
+/// State shared by the two handles.
+struct Shared<T> {
+    /// Messages popped so far. Written by the consumer only.
+    head: CachePadded<AtomicUsize>,
+    /// Messages pushed so far. Written by the producer only.
+    tail: CachePadded<AtomicUsize>,
+    /// Where the consumer sleeps on an empty ring ([`Wait::Block`]).
+    consumer_waiter: CachePadded<Waiter>,
+    /// Where the producer sleeps on a full ring ([`Wait::Block`]).
+    producer_waiter: CachePadded<Waiter>,
+    /// Set once when the producer is dropped.
+    producer_gone: AtomicBool,
+    /// Set once when the consumer is dropped.
+    consumer_gone: AtomicBool,
+    buffer: Box<[Slot<T>]>,
+}
+
+impl<T> Drop for Shared<T> {
+    fn drop(&mut self) {
+        // Both handles are gone (this is the last `Arc`), so the indices are final and every
+        // message in `head..tail` was written and never read: drop each exactly once.
+        let head = self.head.load(Ordering::Relaxed);
+        let tail = self.tail.load(Ordering::Relaxed);
+        let mask = self.buffer.len() - 1;
+        let mut i = head;
+        while i != tail {
+            // SAFETY: slots in `head..tail` hold initialized messages that nobody else can reach
+            // any more (we are in the last owner's `drop`).
+            self.buffer[i & mask].with_mut(|p| unsafe { (*p).assume_init_drop() });
+            i = i.wrapping_add(1);
+        }
+    }
+}
+
+/// Creates a ring of at least `capacity` slots and returns its two ends.
+///
+/// The capacity is rounded up to the next power of two ([`Producer::capacity`] tells the real
+/// one). `wait` chooses how a side that cannot proceed waits (see [`Wait`]). All memory is
+/// allocated here; pushes and pops never allocate.
+///
+/// # Errors
+/// [`CapacityError::Zero`] for a capacity of 0, [`CapacityError::TooLarge`] if the rounded
+/// capacity exceeds [`MAX_CAPACITY`] or its buffer would exceed `isize::MAX` bytes.
+///
+/// # Example
+/// ```
+/// let (mut tx, mut rx) = handoff_spsc::channel::<u64>(1000, handoff_spsc::Wait::Spin).unwrap();
+/// assert_eq!(tx.capacity(), 1024);
+/// tx.push(7).unwrap();
+/// assert_eq!(rx.pop(), Some(7));
+/// ```
+pub fn channel<T>(
+    capacity: usize,
+    wait: Wait,
+) -> Result<(Producer<T>, Consumer<T>), CapacityError> {
+    if capacity == 0 {
+        return Err(CapacityError::Zero);
+    }
+    let rounded = match capacity.checked_next_power_of_two() {
+        Some(c) if c <= MAX_CAPACITY => c,
+        _ => {
+            return Err(CapacityError::TooLarge {
+                requested: capacity,
+                max: MAX_CAPACITY,
+            })
+        }
+    };
+    let size = std::mem::size_of::<T>();
+    if size != 0 && rounded > isize::MAX as usize / size {
+        // The largest power of two whose buffer fits in `isize::MAX` bytes.
+        let fits = isize::MAX as usize / size;
+        let max = 1 << (usize::BITS - 1 - fits.leading_zeros());
+        return Err(CapacityError::TooLarge {
+            requested: capacity,
+            max,
+        });
+    }
+
+    let buffer: Box<[Slot<T>]> = (0..rounded)
+        .map(|_| UnsafeCell::new(MaybeUninit::uninit()))
+        .collect();
+    let shared = Arc::new(Shared {
+        head: CachePadded::new(AtomicUsize::new(0)),
+        tail: CachePadded::new(AtomicUsize::new(0)),
+        consumer_waiter: CachePadded::new(Waiter::new()),
+        producer_waiter: CachePadded::new(Waiter::new()),
+        producer_gone: AtomicBool::new(false),
+        consumer_gone: AtomicBool::new(false),
+        buffer,
+    });
+    let buffer = shared.buffer.as_ptr();
+    let mask = rounded - 1;
+    let block = wait == Wait::Block;
+    let producer = Producer {
+        shared: shared.clone(),
+        buffer,
+        mask,
+        tail: 0,
+        head_cache: 0,
+        wait,
+        block,
+    };
+    let consumer = Consumer {
+        shared,
+        buffer,
+        mask,
+        head: 0,
+        tail_cache: 0,
+        wait,
+        block,
+    };
+    Ok((producer, consumer))
+}
+
+/// The sending end of a ring. Created by [`channel`].
+pub struct Producer<T> {
+    shared: Arc<Shared<T>>,
+    /// `shared.buffer`, copied here to save an indirection on the hot path.
+    buffer: *const Slot<T>,
+    mask: usize,
+    /// Private copy of `shared.tail` (this side is its only writer).
+    tail: usize,
+    /// Last value of `shared.head` seen; `<=` the real one.
+    head_cache: usize,
+    wait: Wait,
+    /// `wait == Wait::Block`: the consumer may sleep, so every publication must notify.
+    block: bool,
+}
+
+// SAFETY: a `Producer` is the only handle that writes slots and `tail`; moving it to another
+// thread moves that role with it. The messages it sends cross threads, hence `T: Send`. The raw
+// `buffer` pointer points into the `Arc`-owned shared state, which outlives the handle.
+unsafe impl<T: Send> Send for Producer<T> {}
+
+/// The receiving end of a ring. Created by [`channel`].
+pub struct Consumer<T> {
+    shared: Arc<Shared<T>>,
+    /// `shared.buffer`, copied here to save an indirection on the hot path.
+    buffer: *const Slot<T>,
+    mask: usize,
+    /// Private copy of `shared.head` (this side is its only writer).
+    head: usize,
+    /// Last value of `shared.tail` seen; `<=` the real one.
+    tail_cache: usize,
+    wait: Wait,
+    /// `wait == Wait::Block`: the producer may sleep, so every release of slots must notify.
+    block: bool,
+}
+
+// SAFETY: a `Consumer` is the only handle that reads slots and writes `head`; moving it to
+// another thread moves that role with it. The messages it receives cross threads, hence
+// `T: Send`. The raw `buffer` pointer points into the `Arc`-owned shared state.
+unsafe impl<T: Send> Send for Consumer<T> {}
+
+impl<T> fmt::Debug for Producer<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Producer")
+            .field("capacity", &self.capacity())
+            .field("wait", &self.wait)
+            .field("pushed", &self.tail)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T> fmt::Debug for Consumer<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Consumer")
+            .field("capacity", &self.capacity())
+            .field("wait", &self.wait)
+            .field("popped", &self.head)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T> Producer<T> {
+    /// Pushes `value` if there is a free slot, without waiting.
+    ///
+    /// Returns the value back if the ring is full. A push can succeed after the consumer has
+    /// been dropped (the message is then dropped with the ring); use
+    /// [`is_abandoned`](Producer::is_abandoned) to tell a full ring from a dead one.
+    #[inline]
+    pub fn try_push(&mut self, value: T) -> Result<(), T> {
+        if self.looks_full() && !self.refresh_has_room() {
+            return Err(value);
+        }
+        // SAFETY: the slot at `tail` is free: `tail - head < capacity` was established above
+        // against a `head` loaded with Acquire, so the consumer is done with it, and it will not
+        // read it before we publish it below.
+        unsafe { self.write(self.tail, value) };
+        self.publish(self.tail.wrapping_add(1));
+        Ok(())
+    }
+
+    /// Pushes `value`, waiting according to the ring's [`Wait`] strategy while the ring is full.
+    ///
+    /// Returns the value back if the consumer has been dropped while the ring is full. As with
+    /// [`try_push`](Producer::try_push), a push that finds a free slot succeeds even if the
+    /// consumer is already gone.
+    #[inline]
+    pub fn push(&mut self, value: T) -> Result<(), T> {
+        match self.try_push(value) {
+            Ok(()) => Ok(()),
+            Err(value) => self.push_slow(value),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn push_slow(&mut self, value: T) -> Result<(), T> {
+        if !self.wait_for_room() {
+            return Err(value);
+        }
+        // SAFETY: `wait_for_room` returned true: a slot is free (see `try_push`).
+        unsafe { self.write(self.tail, value) };
+        self.publish(self.tail.wrapping_add(1));
+        Ok(())
+    }
+
+    /// Pushes every item of `items`, waiting while the ring is full, and returns how many were
+    /// pushed.
+    ///
+    /// Items are written straight into free slots and the whole run of slots that is free is
+    /// published at once (one release store of the tail, and with [`Wait::Block`] one fence), so
+    /// the cost of publication is paid once per run rather than once per message. An item is
+    /// taken from the iterator only when there is room for it (or, if the ring is full, just
+    /// before waiting for room).
+    ///
+    /// Returns `Err(item)` with the item in hand if the consumer is dropped while the ring is
+    /// full; the items before it were pushed, the rest are still in the iterator.
+    pub fn push_batch<I>(&mut self, items: &mut I) -> Result<usize, T>
+    where
+        I: Iterator<Item = T> + ?Sized,
+    {
+        let mut pushed = 0;
+        loop {
+            let Some(first) = items.next() else {
+                return Ok(pushed);
+            };
+            if self.looks_full() && !self.refresh_has_room() && !self.wait_for_room() {
+                return Err(first);
+            }
+            pushed += self.fill(Some(first), items);
+        }
+    }
+
+    /// Pushes items of `items` while there are free slots, without waiting, publishing them
+    /// once. Returns how many were pushed. No item is taken from the iterator unless there is a
+    /// slot for it.
+    pub fn try_push_batch<I>(&mut self, items: &mut I) -> usize
+    where
+        I: Iterator<Item = T> + ?Sized,
+    {
+        if self.looks_full() && !self.refresh_has_room() {
+            return 0;
+        }
+        self.fill(None, items)
+    }
+
+    /// Writes `first` (the caller has made sure a slot is free for it) and then items into the
+    /// free slots (by the cached head, refreshed once if that shows fewer than the iterator
+    /// promises), and publishes them all at once.
+    fn fill<I>(&mut self, first: Option<T>, items: &mut I) -> usize
+    where
+        I: Iterator<Item = T> + ?Sized,
+    {
+        let mut free = self.capacity() - self.tail.wrapping_sub(self.head_cache);
+        if free <= items.size_hint().0 {
+            self.refresh_has_room();
+            free = self.capacity() - self.tail.wrapping_sub(self.head_cache);
+        }
+        debug_assert!(first.is_none() || free > 0, "no slot for the first item");
+        // Publishes what was written even if the iterator panics, so nothing leaks.
+        let mut run = PushRun {
+            producer: self,
+            written: 0,
+        };
+        let mut next = first;
+        while run.written < free {
+            let Some(item) = next.take().or_else(|| items.next()) else {
+                break;
+            };
+            let index = run.producer.tail.wrapping_add(run.written);
+            // SAFETY: `index - head_cache < capacity`, so the slot is free (see `try_push`), and
+            // it is published only by `PushRun::drop`.
+            unsafe { run.producer.write(index, item) };
+            run.written += 1;
+        }
+        run.written
+    }
+
+    /// Number of free slots right now (reloads the consumer's index).
+    pub fn slots(&self) -> usize {
+        self.capacity()
+            - self
+                .tail
+                .wrapping_sub(self.shared.head.load(Ordering::Acquire))
+    }
+
+    /// Whether the ring is full right now (reloads the consumer's index).
+    pub fn is_full(&self) -> bool {
+        self.slots() == 0
+    }
+
+    /// The number of slots of the ring (a power of two).
+    #[inline]
+    pub fn capacity(&self) -> usize {
+        self.mask + 1
+    }
+
+    /// The wait strategy the ring was created with.
+    pub fn wait_strategy(&self) -> Wait {
+        self.wait
+    }
+
+    /// Whether the consumer has been dropped. Nothing pushed from now on will be received.
+    pub fn is_abandoned(&self) -> bool {
+        self.shared.consumer_gone.load(Ordering::Acquire)
+    }
+
+    /// Full by the cached head (it may not be any more).
+    #[inline(always)]
+    fn looks_full(&self) -> bool {
+        self.tail.wrapping_sub(self.head_cache) > self.mask
+    }
+
+    /// Reloads the consumer's index; true if a slot is free.
+    #[inline]
+    fn refresh_has_room(&mut self) -> bool {
+        self.head_cache = self.shared.head.load(Ordering::Acquire);
+        self.tail.wrapping_sub(self.head_cache) <= self.mask
+    }
+
+    /// Waits for a free slot per the wait strategy. False if the consumer is gone (and the ring
+    /// still full).
+    #[cold]
+    fn wait_for_room(&mut self) -> bool {
+        let mut backoff = Backoff::new(self.wait);
+        loop {
+            if self.refresh_has_room() {
+                return true;
+            }
+            if self.is_abandoned() {
+                return false;
+            }
+            if backoff.snooze() {
+                let shared = &*self.shared;
+                let (tail, mask) = (self.tail, self.mask);
+                // The consumer notifies `producer_waiter` after every release of slots and when
+                // it is dropped.
+                shared.producer_waiter.sleep_unless(|| {
+                    tail.wrapping_sub(shared.head.load(Ordering::Acquire)) <= mask
+                        || shared.consumer_gone.load(Ordering::Acquire)
+                });
+            }
+        }
+    }
+
+    /// Writes `value` into the slot of `index`.
+    ///
+    /// # Safety
+    /// The slot must be free (consumed, or never written) and unpublished.
+    #[inline(always)]
+    unsafe fn write(&self, index: usize, value: T) {
+        // SAFETY: `index & mask` is in bounds of the buffer, which the `Arc` keeps alive; the
+        // caller guarantees that nobody else accesses the slot.
+        let slot = unsafe { &*self.buffer.add(index & self.mask) };
+        slot.with_mut(|p| unsafe { (*p).write(value) });
+    }
+
+    /// Publishes every slot below `tail` to the consumer.
+    #[inline(always)]
+    fn publish(&mut self, tail: usize) {
+        self.tail = tail;
+        self.shared.tail.store(tail, Ordering::Release);
+        if self.block {
+            self.shared.consumer_waiter.notify();
+        }
+    }
+}
+
+/// Publishes the slots written so far by a batch push, also on unwinding.
+struct PushRun<'a, T> {
+    producer: &'a mut Producer<T>,
+    written: usize,
+}
+
+impl<T> Drop for PushRun<'_, T> {
+    #[inline]
+    fn drop(&mut self) {
+        if self.written > 0 {
+            let tail = self.producer.tail.wrapping_add(self.written);
+            self.producer.publish(tail);
+        }
+    }
+}
+
+impl<T> Drop for Producer<T> {
+    fn drop(&mut self) {
+        self.shared.producer_gone.store(true, Ordering::Release);
+        // The consumer may be asleep waiting for a message that will never come.
+        self.shared.consumer_waiter.notify();
+    }
+}
+
+impl<T> Consumer<T> {
+    /// Pops the oldest message without waiting.
+    ///
+    /// # Errors
+    /// [`TryPopError::Empty`] if the ring is empty, [`TryPopError::Disconnected`] if it is empty
+    /// and the producer has been dropped (no message will ever come).
+    #[inline]
+    pub fn try_pop(&mut self) -> Result<T, TryPopError> {
+        if self.looks_empty() && !self.refresh_has_items() {
+            return Err(self.empty_error());
+        }
+        // SAFETY: `head < tail` was established against a `tail` loaded with Acquire, so the
+        // slot holds a published message; we are the only reader.
+        let value = unsafe { self.read(self.head) };
+        self.release(self.head.wrapping_add(1));
+        Ok(value)
+    }
+
+    /// Pops the oldest message, waiting according to the ring's [`Wait`] strategy while the
+    /// ring is empty. Returns `None` once the producer has been dropped and the ring is empty.
+    #[inline]
+    pub fn pop(&mut self) -> Option<T> {
+        match self.try_pop() {
+            Ok(value) => Some(value),
+            Err(TryPopError::Disconnected) => None,
+            Err(TryPopError::Empty) => self.pop_slow(),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn pop_slow(&mut self) -> Option<T> {
+        if !self.wait_for_items() {
+            return None;
+        }
+        // SAFETY: `wait_for_items` returned true: a published message is at `head`.
+        let value = unsafe { self.read(self.head) };
+        self.release(self.head.wrapping_add(1));
+        Some(value)
+    }
+
+    /// Pops up to `max` messages without waiting, calling `f` on each in order, and releases
+    /// their slots to the producer at once (one release store of the head, and with
+    /// [`Wait::Block`] one fence). Returns how many were popped (at least one).
+    ///
+    /// # Errors
+    /// As [`try_pop`](Consumer::try_pop) when no message is available (and `max > 0`).
+    pub fn try_pop_batch<F>(&mut self, max: usize, f: F) -> Result<usize, TryPopError>
+    where
+        F: FnMut(T),
+    {
+        if max == 0 {
+            return Ok(0);
+        }
+        if self.tail_cache.wrapping_sub(self.head) < max && !self.refresh_has_items() {
+            return Err(self.empty_error());
+        }
+        Ok(self.drain(max, f))
+    }
+
+    /// Pops up to `max` messages, calling `f` on each in order, waiting according to the ring's
+    /// [`Wait`] strategy until at least one is available. Releases the slots at once, as
+    /// [`try_pop_batch`](Consumer::try_pop_batch). Returns how many were popped: 0 only when
+    /// `max` is 0, or when the producer has been dropped and the ring is empty.
+    pub fn pop_batch<F>(&mut self, max: usize, f: F) -> usize
+    where
+        F: FnMut(T),
+    {
+        if max == 0 {
+            return 0;
+        }
+        if self.tail_cache.wrapping_sub(self.head) < max
+            && !self.refresh_has_items()
+            && !self.wait_for_items()
+        {
+            return 0;
+        }
+        self.drain(max, f)
+    }
+
+    /// Number of messages ready to pop right now (reloads the producer's index).
+    pub fn slots(&self) -> usize {
+        self.shared
+            .tail
+            .load(Ordering::Acquire)
+            .wrapping_sub(self.head)
+    }
+
+    /// Whether the ring is empty right now (reloads the producer's index).
+    pub fn is_empty(&self) -> bool {
+        self.slots() == 0
+    }
+
+    /// The number of slots of the ring (a power of two).
+    #[inline]
+    pub fn capacity(&self) -> usize {
+        self.mask + 1
+    }
+
+    /// The wait strategy the ring was created with.
+    pub fn wait_strategy(&self) -> Wait {
+        self.wait
+    }
+
+    /// Whether the producer has been dropped. Messages already in the ring can still be popped.
+    pub fn is_abandoned(&self) -> bool {
+        self.shared.producer_gone.load(Ordering::Acquire)
+    }
+
+    /// Empty by the cached tail (it may not be any more).
+    #[inline(always)]
+    fn looks_empty(&self) -> bool {
+        self.head == self.tail_cache
+    }
+
+    /// Reloads the producer's index; true if a message is ready.
+    #[inline]
+    fn refresh_has_items(&mut self) -> bool {
+        self.tail_cache = self.shared.tail.load(Ordering::Acquire);
+        self.head != self.tail_cache
+    }
+
+    /// Why nothing could be popped, after a refresh found the ring empty.
+    #[cold]
+    fn empty_error(&mut self) -> TryPopError {
+        // The producer's last publication happens before it sets `producer_gone`, so once the
+        // flag is seen (Acquire) one more reload of `tail` is final.
+        if self.is_abandoned() && !self.refresh_has_items() {
+            TryPopError::Disconnected
+        } else {
+            TryPopError::Empty
+        }
+    }
+
+    /// Waits for a message per the wait strategy. False if the producer is gone and the ring
+    /// empty.
+    #[cold]
+    fn wait_for_items(&mut self) -> bool {
+        let mut backoff = Backoff::new(self.wait);
+        loop {
+            if self.refresh_has_items() {
+                return true;
+            }
+            if self.is_abandoned() {
+                return self.refresh_has_items();
+            }
+            if backoff.snooze() {
+                let shared = &*self.shared;
+                let head = self.head;
+                // The producer notifies `consumer_waiter` after every publication and when it
+                // is dropped.
+                shared.consumer_waiter.sleep_unless(|| {
+                    shared.tail.load(Ordering::Acquire) != head
+                        || shared.producer_gone.load(Ordering::Acquire)
+                });
+            }
+        }
+    }
+
+    /// Pops up to `max` of the messages known to be ready (`tail_cache`), then releases them.
+    #[inline]
+    fn drain<F>(&mut self, max: usize, mut f: F) -> usize
+    where
+        F: FnMut(T),
+    {
+        let n = self.tail_cache.wrapping_sub(self.head).min(max);
+        // Releases the slots read so far even if `f` panics, so that no message is dropped
+        // twice (once by the unwinding `f`, once more by the ring).
+        let mut run = PopRun {
+            consumer: self,
+            read: 0,
+        };
+        while run.read < n {
+            let index = run.consumer.head.wrapping_add(run.read);
+            // SAFETY: `index < tail_cache`, a published slot; it is released only by
+            // `PopRun::drop`, after this read, and counted as read before `f` can unwind.
+            let value = unsafe { run.consumer.read(index) };
+            run.read += 1;
+            f(value);
+        }
+        n
+    }
+
+    /// Moves the message out of the slot of `index`.
+    ///
+    /// # Safety
+    /// The slot must hold a published message not read yet, and be released right after.
+    #[inline(always)]
+    unsafe fn read(&self, index: usize) -> T {
+        // SAFETY: `index & mask` is in bounds of the buffer, which the `Arc` keeps alive; the
+        // caller guarantees that the slot is initialized and that nobody else accesses it.
+        let slot = unsafe { &*self.buffer.add(index & self.mask) };
+        slot.with_mut(|p| unsafe { (*p).assume_init_read() })
+    }
+
+    /// Hands every slot below `head` back to the producer.
+    #[inline(always)]
+    fn release(&mut self, head: usize) {
+        self.head = head;
+        self.shared.head.store(head, Ordering::Release);
+        if self.block {
+            self.shared.producer_waiter.notify();
+        }
+    }
+}
+
+/// Releases the slots read so far by a batch pop, also on unwinding.
+struct PopRun<'a, T> {
+    consumer: &'a mut Consumer<T>,
+    read: usize,
+}
+
+impl<T> Drop for PopRun<'_, T> {
+    #[inline]
+    fn drop(&mut self) {
+        if self.read > 0 {
+            let head = self.consumer.head.wrapping_add(self.read);
+            self.consumer.release(head);
+        }
+    }
+}
+
+impl<T> Drop for Consumer<T> {
+    fn drop(&mut self) {
+        self.shared.consumer_gone.store(true, Ordering::Release);
+        // The producer may be asleep waiting for room that will never come.
+        self.shared.producer_waiter.notify();
+    }
+}

@@ -1,0 +1,251 @@
+//! Wait strategies, and the two building blocks they are made of.
+//!
+//! * [`Wait`] is what a user picks when creating a ring: how a side that cannot proceed (a
+//!   producer facing a full ring, a consumer facing an empty one) passes the time.
+//! * [`Backoff`] turns a [`Wait`] into a sequence of spins, yields and, for [`Wait::Block`],
+//!   the moment to go to sleep.
+//! * [`Waiter`] is where one thread sleeps, with the edge-triggered wake protocol that lets the
+//!   other side skip any system call unless someone actually sleeps.
+//!
+//! [`Backoff`] and [`Waiter`] are public so that structures built from several rings (such as
+//! the sharded MPSC channel in `handoff-mpsc`, whose consumer sleeps on one waiter shared by all
+//! its rings) can reuse the exact protocol instead of re-deriving it.
+
+use crate::loom::futex::Futex;
+use crate::loom::sync::atomic::{fence, Ordering};
+use crate::loom::thread::{spin_loop, yield_now};
+
+/// How a side that cannot make progress waits, chosen when the ring is created.
+///
+/// | strategy | waiting side | cost on the other side's hot path |
+/// |---|---|---|
+/// | [`Spin`](Wait::Spin) | busy-polls; yields once every 256 failed polls | none |
+/// | [`SpinThenYield`](Wait::SpinThenYield) | spins with growing pauses, then yields on every poll | none |
+/// | [`Block`](Wait::Block) | spins, yields a few times, then sleeps on a futex | one full fence per push / pop (per run with the batch API) and a load of a rarely written flag |
+///
+/// All three make progress when threads outnumber cores: none of them spins forever without
+/// giving the scheduler a chance to run the thread it waits for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Wait {
+    /// Busy-wait with `spin_loop` hints, for the lowest hand-off latency when each side has a core
+    /// of its own. To keep making progress under oversubscription (more runnable threads than
+    /// cores, where the other side may be waiting for this very core), it calls
+    /// [`std::thread::yield_now`] once every [`Backoff::SPIN_YIELD_EVERY`] consecutive failed
+    /// polls.
+    Spin,
+    /// Spin with exponentially growing pauses for a short while, then call
+    /// [`std::thread::yield_now`] on every failed poll. Never sleeps; a good default when cores
+    /// are shared.
+    #[default]
+    SpinThenYield,
+    /// Spin and yield briefly, then sleep until the other side wakes this one. The other side
+    /// issues a wake-up (a futex system call) only when it sees that this side is asleep, i.e.
+    /// only on the empty→non-empty edge (waking a sleeping consumer) or the full→not-full edge
+    /// (waking a sleeping producer): never one system call per message in steady state. The
+    /// price is one full fence (a locked instruction on x86) and a load of the other side's
+    /// sleep flag per push and per pop (per run with the batch API), which is what makes a lost
+    /// wake-up impossible (see [`Waiter`]).
+    Block,
+}
+
+/// Spins, yields and decides when to sleep, according to a [`Wait`] strategy.
+///
+/// Create one when a wait starts, call [`snooze`](Backoff::snooze) after every failed poll.
+///
+/// ```
+/// use handoff_spsc::{Backoff, Wait};
+/// use std::sync::atomic::{AtomicBool, Ordering};
+///
+/// let ready = AtomicBool::new(true);
+/// let mut backoff = Backoff::new(Wait::SpinThenYield);
+/// while !ready.load(Ordering::Acquire) {
+///     // `snooze` returns true only for `Wait::Block`, once spinning has not paid off.
+///     assert!(!backoff.snooze());
+/// }
+/// ```
+#[derive(Clone, Debug)]
+pub struct Backoff {
+    wait: Wait,
+    step: u32,
+}
+
+impl Backoff {
+    /// [`Wait::Spin`] yields once every this many consecutive failed polls.
+    pub const SPIN_YIELD_EVERY: u32 = if cfg!(loom) { 1 } else { 256 };
+    /// Pauses double on each snooze up to `2^SPIN_LIMIT` `spin_loop` hints.
+    const SPIN_LIMIT: u32 = if cfg!(loom) { 0 } else { 6 };
+    /// [`Wait::Block`] yields on snoozes after `SPIN_LIMIT` up to this one, then sleeps.
+    const YIELD_LIMIT: u32 = if cfg!(loom) { 0 } else { 10 };
+
+    /// A fresh backoff for one wait.
+    #[inline]
+    pub fn new(wait: Wait) -> Self {
+        Backoff { wait, step: 0 }
+    }
+
+    /// The strategy this backoff follows.
+    #[inline]
+    pub fn wait(&self) -> Wait {
+        self.wait
+    }
+
+    /// Waits a little after a failed poll. Returns `true` when the caller should go to sleep on
+    /// its [`Waiter`] instead (only ever with [`Wait::Block`], once spinning and yielding have
+    /// not paid off; from then on every call returns `true`).
+    #[inline]
+    pub fn snooze(&mut self) -> bool {
+        match self.wait {
+            Wait::Spin => {
+                spin_loop();
+                self.step += 1;
+                if self.step >= Self::SPIN_YIELD_EVERY {
+                    self.step = 0;
+                    yield_now();
+                }
+                false
+            }
+            Wait::SpinThenYield => {
+                self.pause();
+                false
+            }
+            Wait::Block => {
+                if self.step > Self::YIELD_LIMIT {
+                    return true;
+                }
+                self.pause();
+                false
+            }
+        }
+    }
+
+    /// Spins `2^step` times while `step <= SPIN_LIMIT`, yields afterwards.
+    // Under loom the limits are 0, which makes the comparisons trivially true there.
+    #[allow(clippy::absurd_extreme_comparisons)]
+    #[inline]
+    fn pause(&mut self) {
+        if self.step <= Self::SPIN_LIMIT {
+            for _ in 0..1u32 << self.step {
+                spin_loop();
+            }
+        } else {
+            yield_now();
+        }
+        if self.step <= Self::YIELD_LIMIT {
+            self.step += 1;
+        }
+    }
+}
+
+const AWAKE: u32 = 0;
+const SLEEPING: u32 = 1;
+
+/// A place where one thread sleeps until another wakes it, woken only if it actually sleeps.
+///
+/// One side (the *sleeper*) waits for a condition that the other side (the *waker*) makes true
+/// by publishing something (an index, a flag) with a store. The protocol is a Dekker-style
+/// handshake with one sequentially consistent fence on each side:
+///
+/// | sleeper ([`sleep_unless`](Waiter::sleep_unless)) | waker ([`notify`](Waiter::notify)) |
+/// |---|---|
+/// | 1. `state = SLEEPING` | 1. publish (e.g. `tail.store(t, Release)`) |
+/// | 2. `fence(SeqCst)` | 2. `fence(SeqCst)` |
+/// | 3. re-check the condition; if true, `state = AWAKE`, return | 3. if `state == SLEEPING`: `state = AWAKE`, futex wake |
+/// | 4. futex wait while `state == SLEEPING` | |
+///
+/// The two fences are totally ordered. If the waker's comes first, the sleeper's re-check (3)
+/// sees the publication and does not sleep. If the sleeper's comes first, the waker's check (3)
+/// sees `SLEEPING` and wakes it; the futex wait (4) returns at once if that happens before it
+/// starts, because the value is then no longer `SLEEPING`. Either way no wake-up is lost, and a
+/// waker that finds `AWAKE` (the common case) makes no system call at all.
+///
+/// Wake-ups can be spurious (a wake meant for an earlier sleep, or the futex's own), so callers
+/// re-check their condition in a loop.
+#[derive(Debug)]
+pub struct Waiter {
+    state: Futex,
+}
+
+impl Default for Waiter {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Waiter {
+    /// A waiter with nobody asleep.
+    pub fn new() -> Self {
+        Waiter {
+            state: Futex::new(AWAKE),
+        }
+    }
+
+    /// Goes to sleep unless `ready` returns true after this thread has announced that it is
+    /// going to sleep. Returns after a wake-up (possibly spurious) or at once if `ready` held.
+    ///
+    /// `ready` must load the state it checks with at least `Acquire` ordering, and every change
+    /// that can make it true must be followed by a [`notify`](Waiter::notify) on this waiter.
+    /// At most one thread may sleep on a waiter at a time.
+    pub fn sleep_unless(&self, ready: impl FnOnce() -> bool) {
+        // The sleeper changes `state` with swaps rather than plain stores. On hardware a plain
+        // store would do as well, but with every write to `state` a read-modify-write, its
+        // modification order is one chain that loom models exactly (loom can otherwise reorder a
+        // plain store after a waker's swap that in fact preceded it).
+        //
+        // 1. Announce the sleep. Relaxed: the fence below orders it before the re-check.
+        self.state.atomic().swap(SLEEPING, Ordering::Relaxed);
+        // 2. Pairs with the fence in `notify`: either the waker sees SLEEPING, or we see what the
+        //    waker published before its fence (or both).
+        fence(Ordering::SeqCst);
+        // 3. Re-check: the waker may have published just before we announced the sleep.
+        if !ready() {
+            // 4. Sleep, unless a waker already reset the state to AWAKE (then `wait` returns at
+            //    once). Returns on a wake-up or spuriously; the caller re-checks either way.
+            self.state.wait(SLEEPING);
+        }
+        // Back to AWAKE, so that wakers skip the system call until the next sleep. A waker that
+        // read SLEEPING before this may still wake us later: a harmless spurious wake-up.
+        self.state.atomic().swap(AWAKE, Ordering::Relaxed);
+    }
+
+    /// Wakes the sleeper, if there is one. Call after publishing what the sleeper waits for.
+    ///
+    /// Costs a full fence and a load of a rarely written cache line; the system call is made
+    /// only when the sleeper is (about to be) asleep.
+    #[inline]
+    pub fn notify(&self) {
+        // Pairs with the fence in `sleep_unless` (step 2).
+        fence(Ordering::SeqCst);
+        if self.state.atomic().load(Ordering::Relaxed) == SLEEPING {
+            self.wake();
+        }
+    }
+
+    /// Like [`notify`](Waiter::notify), but makes a futex wake system call every time, even when
+    /// nobody sleeps. Deliberately wasteful: this is the "wake on every push" baseline that shows
+    /// what per-message wake-ups cost. As correct as `notify`, only slower.
+    #[inline]
+    pub fn notify_always(&self) {
+        fence(Ordering::SeqCst);
+        if self.state.atomic().load(Ordering::Relaxed) == SLEEPING {
+            self.wake();
+        } else {
+            self.state.wake_one();
+        }
+    }
+
+    /// Whether a thread has announced that it sleeps (or is about to). A snapshot, for
+    /// diagnostics.
+    pub fn is_sleeping(&self) -> bool {
+        self.state.atomic().load(Ordering::Relaxed) == SLEEPING
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn wake(&self) {
+        // Only the waker that flips SLEEPING to AWAKE makes the system call, so a burst of
+        // publications wakes the sleeper once.
+        if self.state.atomic().swap(AWAKE, Ordering::AcqRel) == SLEEPING {
+            self.state.wake_one();
+        }
+    }
+}

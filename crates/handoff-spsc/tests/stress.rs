@@ -1,0 +1,391 @@
+//! Stress tests: exact counts and order across threads, for every wait strategy and for the
+//! batch API, and drop accounting. Sized down under Miri.
+#![cfg(not(loom))]
+
+use handoff_spsc::{channel, CapacityError, TryPopError, Wait, MAX_CAPACITY};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::thread;
+
+const N: u64 = if cfg!(miri) { 50 } else { 200_000 };
+const WAITS: [Wait; 3] = [Wait::Spin, Wait::SpinThenYield, Wait::Block];
+/// Small rings fill and empty all the time; the large one rarely does.
+const CAPACITIES: [usize; 3] = [1, 4, 1024];
+
+/// Pushes `0..N` one by one and pops them one by one; every value arrives once, in order.
+#[test]
+fn push_pop_every_wait() {
+    for wait in WAITS {
+        for capacity in CAPACITIES {
+            let (mut tx, mut rx) = channel::<u64>(capacity, wait).unwrap();
+            let producer = thread::spawn(move || {
+                for i in 0..N {
+                    tx.push(i).unwrap();
+                }
+            });
+            let mut expected = 0;
+            while let Some(v) = rx.pop() {
+                assert_eq!(v, expected, "{wait:?}, capacity {capacity}");
+                expected += 1;
+            }
+            assert_eq!(expected, N, "{wait:?}, capacity {capacity}");
+            producer.join().unwrap();
+        }
+    }
+}
+
+/// The non-waiting operations, retried by hand.
+#[test]
+fn try_push_try_pop() {
+    for capacity in CAPACITIES {
+        let (mut tx, mut rx) = channel::<u64>(capacity, Wait::Spin).unwrap();
+        let producer = thread::spawn(move || {
+            let mut full = 0u64;
+            for i in 0..N {
+                let mut v = i;
+                loop {
+                    match tx.try_push(v) {
+                        Ok(()) => break,
+                        Err(back) => {
+                            full += 1;
+                            v = back;
+                            thread::yield_now();
+                        }
+                    }
+                }
+            }
+            full
+        });
+        let mut expected = 0;
+        loop {
+            match rx.try_pop() {
+                Ok(v) => {
+                    assert_eq!(v, expected);
+                    expected += 1;
+                }
+                Err(TryPopError::Empty) => thread::yield_now(),
+                Err(TryPopError::Disconnected) => break,
+            }
+        }
+        assert_eq!(expected, N);
+        producer.join().unwrap();
+    }
+}
+
+/// Batch pushes of varying sizes against batch pops of varying sizes.
+#[test]
+fn batch_every_wait() {
+    for wait in WAITS {
+        for capacity in CAPACITIES {
+            let (mut tx, mut rx) = channel::<u64>(capacity, wait).unwrap();
+            let producer = thread::spawn(move || {
+                let mut next = 0;
+                let mut size = 1;
+                while next < N {
+                    let end = (next + size).min(N);
+                    assert_eq!(tx.push_batch(&mut (next..end)), Ok((end - next) as usize));
+                    next = end;
+                    size = size % 300 + 7;
+                }
+            });
+            let mut expected = 0;
+            let mut max = 1;
+            loop {
+                let n = rx.pop_batch(max, |v| {
+                    assert_eq!(v, expected, "{wait:?}, capacity {capacity}");
+                    expected += 1;
+                });
+                if n == 0 {
+                    break;
+                }
+                assert!(n <= max);
+                max = max % 257 + 3;
+            }
+            assert_eq!(expected, N, "{wait:?}, capacity {capacity}");
+            producer.join().unwrap();
+        }
+    }
+}
+
+/// Batch on one side, single messages on the other, both ways round.
+#[test]
+fn batch_against_single() {
+    for wait in WAITS {
+        let (mut tx, mut rx) = channel::<u64>(64, wait).unwrap();
+        let producer = thread::spawn(move || {
+            assert_eq!(tx.push_batch(&mut (0..N)), Ok(N as usize));
+        });
+        let mut expected = 0;
+        while let Some(v) = rx.pop() {
+            assert_eq!(v, expected);
+            expected += 1;
+        }
+        assert_eq!(expected, N);
+        producer.join().unwrap();
+
+        let (mut tx, mut rx) = channel::<u64>(64, wait).unwrap();
+        let producer = thread::spawn(move || {
+            for i in 0..N {
+                tx.push(i).unwrap();
+            }
+        });
+        let mut expected = 0;
+        while rx.pop_batch(100, |v| {
+            assert_eq!(v, expected);
+            expected += 1;
+        }) > 0
+        {}
+        assert_eq!(expected, N);
+        producer.join().unwrap();
+    }
+}
+
+/// `try_push_batch` and `try_pop_batch` never wait and never lose an item of the iterator.
+#[test]
+fn try_batches() {
+    let (mut tx, mut rx) = channel::<u64>(16, Wait::Spin).unwrap();
+    let producer = thread::spawn(move || {
+        let mut items = 0..N;
+        while !items.is_empty() {
+            if tx.try_push_batch(&mut items) == 0 {
+                thread::yield_now();
+            }
+        }
+    });
+    let mut expected = 0;
+    loop {
+        match rx.try_pop_batch(10, |v| {
+            assert_eq!(v, expected);
+            expected += 1;
+        }) {
+            Ok(n) => assert!((1..=10).contains(&n)),
+            Err(TryPopError::Empty) => thread::yield_now(),
+            Err(TryPopError::Disconnected) => break,
+        }
+    }
+    assert_eq!(expected, N);
+    producer.join().unwrap();
+}
+
+/// Zero-sized messages are counted like any other.
+#[test]
+fn zero_sized() {
+    let (mut tx, mut rx) = channel::<()>(8, Wait::SpinThenYield).unwrap();
+    let producer = thread::spawn(move || {
+        for _ in 0..N {
+            tx.push(()).unwrap();
+        }
+    });
+    let mut count = 0;
+    while rx.pop().is_some() {
+        count += 1;
+    }
+    assert_eq!(count, N);
+    producer.join().unwrap();
+}
+
+#[test]
+fn capacity_rounding_and_errors() {
+    let (tx, rx) = channel::<u8>(3, Wait::Spin).unwrap();
+    assert_eq!((tx.capacity(), rx.capacity()), (4, 4));
+    assert_eq!(channel::<u8>(1, Wait::Spin).unwrap().0.capacity(), 1);
+    assert_eq!(channel::<u8>(1024, Wait::Spin).unwrap().0.capacity(), 1024);
+    assert_eq!(
+        channel::<u8>(0, Wait::Spin).unwrap_err(),
+        CapacityError::Zero
+    );
+    assert!(matches!(
+        channel::<u8>(MAX_CAPACITY + 1, Wait::Spin),
+        Err(CapacityError::TooLarge { .. })
+    ));
+    // A buffer of 2^50 MiB does not fit in `isize::MAX` bytes; 2^42 MiB is the largest that does.
+    #[cfg(target_pointer_width = "64")]
+    assert_eq!(
+        channel::<[u8; 1 << 20]>(1 << 50, Wait::Spin).unwrap_err(),
+        CapacityError::TooLarge {
+            requested: 1 << 50,
+            max: 1 << 42
+        }
+    );
+    assert!(!CapacityError::Zero.to_string().is_empty());
+}
+
+#[test]
+fn disconnection() {
+    let (mut tx, rx) = channel::<u32>(2, Wait::Block).unwrap();
+    assert!(!tx.is_abandoned() && !rx.is_abandoned());
+    tx.push(1).unwrap();
+    tx.push(2).unwrap();
+    assert_eq!(tx.try_push(3), Err(3));
+    assert!(tx.is_full());
+    drop(rx);
+    assert!(tx.is_abandoned());
+    // A full ring whose consumer is gone: `push` gives the message back instead of waiting.
+    assert_eq!(tx.push(3), Err(3));
+    assert_eq!(tx.push_batch(&mut (4..6)), Err(4));
+
+    let (mut tx, mut rx) = channel::<u32>(4, Wait::Block).unwrap();
+    tx.push(1).unwrap();
+    drop(tx);
+    assert!(rx.is_abandoned());
+    assert_eq!(rx.pop(), Some(1));
+    assert_eq!(rx.pop(), None);
+    assert_eq!(rx.pop_batch(8, |_| unreachable!()), 0);
+    assert_eq!(rx.try_pop(), Err(TryPopError::Disconnected));
+}
+
+/// A consumer asleep on an empty ring wakes when the producer goes away.
+#[test]
+fn blocked_consumer_sees_end() {
+    let (tx, mut rx) = channel::<u32>(4, Wait::Block).unwrap();
+    let consumer = thread::spawn(move || rx.pop());
+    thread::sleep(std::time::Duration::from_millis(if cfg!(miri) {
+        1
+    } else {
+        20
+    }));
+    drop(tx);
+    assert_eq!(consumer.join().unwrap(), None);
+}
+
+/// A producer asleep on a full ring wakes when the consumer goes away.
+#[test]
+fn blocked_producer_sees_end() {
+    let (mut tx, rx) = channel::<u32>(1, Wait::Block).unwrap();
+    tx.push(0).unwrap();
+    let producer = thread::spawn(move || tx.push(1));
+    thread::sleep(std::time::Duration::from_millis(if cfg!(miri) {
+        1
+    } else {
+        20
+    }));
+    drop(rx);
+    assert_eq!(producer.join().unwrap(), Err(1));
+}
+
+/// A message that counts its drops.
+#[derive(Debug)]
+struct Counted {
+    id: u64,
+    drops: Arc<AtomicUsize>,
+}
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        self.drops.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+fn counted(id: u64, drops: &Arc<AtomicUsize>) -> Counted {
+    Counted {
+        id,
+        drops: drops.clone(),
+    }
+}
+
+/// Messages left in a dropped ring are dropped exactly once, wherever head and tail stand
+/// (including after the indices have wrapped around the buffer several times).
+#[test]
+fn leftovers_dropped_exactly_once() {
+    for capacity in [1usize, 2, 8] {
+        for popped in 0..3 * capacity {
+            for left in 0..=capacity {
+                let drops = Arc::new(AtomicUsize::new(0));
+                let (mut tx, mut rx) = channel::<Counted>(capacity, Wait::Spin).unwrap();
+                // Walk the indices around the ring first.
+                for i in 0..popped as u64 {
+                    tx.push(counted(i, &drops)).unwrap();
+                    assert_eq!(rx.pop().unwrap().id, i);
+                }
+                for i in 0..left as u64 {
+                    tx.push(counted(i, &drops)).unwrap();
+                }
+                assert_eq!(drops.load(Ordering::Relaxed), popped);
+                // Either end may go first.
+                if left % 2 == 0 {
+                    drop(tx);
+                    drop(rx);
+                } else {
+                    drop(rx);
+                    drop(tx);
+                }
+                assert_eq!(drops.load(Ordering::Relaxed), popped + left);
+            }
+        }
+    }
+}
+
+/// Across threads: everything pushed is dropped exactly once, whether popped or left behind.
+#[test]
+fn drops_across_threads() {
+    let drops = Arc::new(AtomicUsize::new(0));
+    let (mut tx, mut rx) = channel::<Counted>(32, Wait::SpinThenYield).unwrap();
+    let d = drops.clone();
+    let producer = thread::spawn(move || {
+        for i in 0..N {
+            if tx.push(counted(i, &d)).is_err() {
+                return i;
+            }
+        }
+        N
+    });
+    let mut popped = 0;
+    while popped < N / 2 {
+        let m = rx.pop().unwrap();
+        assert_eq!(m.id, popped);
+        popped += 1;
+    }
+    drop(rx);
+    let pushed = producer.join().unwrap();
+    // Each message created was dropped once: popped ones here, the rest in the ring or by the
+    // producer when `push` handed it back.
+    let created = (pushed + u64::from(pushed < N)) as usize;
+    assert_eq!(drops.load(Ordering::Relaxed), created);
+}
+
+/// A panic in the batch callback neither loses nor double-drops a message.
+#[test]
+fn panic_in_pop_batch() {
+    let drops = Arc::new(AtomicUsize::new(0));
+    let (mut tx, mut rx) = channel::<Counted>(8, Wait::Spin).unwrap();
+    for i in 0..8 {
+        tx.push(counted(i, &drops)).unwrap();
+    }
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        rx.pop_batch(8, |m| {
+            if m.id == 3 {
+                panic!("boom");
+            }
+        })
+    }));
+    assert!(result.is_err());
+    // 0..=3 were handed to the callback (and dropped by it); 4..8 are still in the ring.
+    assert_eq!(drops.load(Ordering::Relaxed), 4);
+    assert_eq!(rx.pop().unwrap().id, 4);
+    drop(tx);
+    drop(rx);
+    assert_eq!(drops.load(Ordering::Relaxed), 8);
+}
+
+/// A panic in the iterator of a batch push neither loses nor double-drops a message.
+#[test]
+fn panic_in_push_batch() {
+    let drops = Arc::new(AtomicUsize::new(0));
+    let (mut tx, mut rx) = channel::<Counted>(8, Wait::Spin).unwrap();
+    let d = drops.clone();
+    let mut items = (0..8).map(move |i| {
+        if i == 5 {
+            panic!("boom");
+        }
+        counted(i, &d)
+    });
+    assert!(catch_unwind(AssertUnwindSafe(|| tx.push_batch(&mut items))).is_err());
+    // What was written before the panic was published.
+    for i in 0..5 {
+        assert_eq!(rx.try_pop().unwrap().id, i);
+    }
+    assert_eq!(rx.try_pop().unwrap_err(), TryPopError::Empty);
+    drop((tx, rx));
+    assert_eq!(drops.load(Ordering::Relaxed), 5);
+}
