@@ -50,6 +50,9 @@ fn each_pull(v: &mut impl PullVisitor) {
     v.visit(&Rtrb);
     v.visit(&Ringbuf);
     v.visit(&MutexDeque);
+    v.visit(&HandoffSpsc);
+    v.visit(&HandoffMpsc);
+    v.visit(&VyukovMpsc);
 }
 
 fn each_callback(v: &mut impl CallbackVisitor) {
@@ -672,7 +675,7 @@ fn disruptor_rejects_capacities_it_cannot_build() {
 #[test]
 fn registered_names_are_the_public_interface_and_all_tested() {
     /// Name, declared semantics and smallest capacity (`None`: unbounded) of every transport.
-    const EXPECTED: [(&str, &str, Option<usize>); 15] = [
+    const EXPECTED: [(&str, &str, Option<usize>); 18] = [
         (
             "std-mpsc",
             "MPSC, per-producer FIFO, unbounded, spin-then-park, cross-thread",
@@ -748,11 +751,26 @@ fn registered_names_are_the_public_interface_and_all_tested() {
             "SPSC, FIFO, unbounded, no wait, same-thread, callback consumer",
             None,
         ),
+        (
+            "handoff-spsc",
+            "SPSC, FIFO, bounded (2^n), spin, cross-thread, batch",
+            Some(1),
+        ),
+        (
+            "handoff-mpsc",
+            "MPSC, per-producer FIFO, bounded (2^n), spin-then-park, cross-thread, batch",
+            Some(1),
+        ),
+        (
+            "vyukov-mpsc",
+            "MPSC, per-producer FIFO, unbounded, spin-then-park, cross-thread",
+            None,
+        ),
     ];
-    const NAMES: [&str; 15] = {
-        let mut names = [""; 15];
+    const NAMES: [&str; 18] = {
+        let mut names = [""; 18];
         let mut i = 0;
-        while i < 15 {
+        while i < 18 {
             names[i] = EXPECTED[i].0;
             i += 1;
         }

@@ -19,6 +19,9 @@
 //! | `mutex-deque`           | `Mutex<VecDeque>` + two `Condvar`s (baseline)     | MPMC, FIFO, bounded ≥ 1, block                       |
 //! | `disruptor`             | `disruptor` ring; its thread calls the sink       | MPSC, FIFO, bounded 2^n ≥ 1, spin, callback          |
 //! | `direct-callback`       | `send` calls the sink via a C-ABI fn pointer      | SPSC, FIFO, same-thread, no wait, callback           |
+//! | `handoff-spsc`          | handoff's own SPSC ring (`wait` option)           | SPSC, FIFO, bounded 2^n, spin, batch                 |
+//! | `handoff-mpsc`          | handoff's sharded MPSC ingress (`wake` option)    | MPSC, per-producer FIFO, bounded 2^n per shard, batch|
+//! | `vyukov-mpsc`           | Vyukov's node-based MPSC queue (`wake` option)    | MPSC, per-producer FIFO, unbounded                   |
 //!
 //! # Spinning
 //! Adapters that spin on `try_*` operations count every failed attempt in a plain `u64` of the
@@ -43,6 +46,7 @@ mod disruptor_ring;
 mod flume_channels;
 mod kanal_channel;
 mod mutex_deque;
+mod reference;
 mod ringbuf_ring;
 mod rtrb_ring;
 mod sink_home;
@@ -62,6 +66,9 @@ pub use self::disruptor_ring::{
 pub use self::flume_channels::{FlumeBounded, FlumeRx, FlumeTx, FlumeUnbounded};
 pub use self::kanal_channel::{KanalBounded, KanalRx, KanalTx};
 pub use self::mutex_deque::{MutexDeque, MutexDequeRx, MutexDequeTx};
+pub use self::reference::{
+    HandoffMpsc, HandoffSpsc, MpscRx, MpscTx, SpscRx, SpscTx, VyukovMpsc, VyukovRx, VyukovTx,
+};
 pub use self::ringbuf_ring::{Ringbuf, RingbufRx, RingbufTx};
 pub use self::rtrb_ring::{Rtrb, RtrbRx, RtrbTx};
 pub use self::spin::{Backoff, SPINS_BEFORE_YIELD};
@@ -86,6 +93,9 @@ pub fn register_all(catalog: &mut Catalog) {
     catalog.register(Entry::pull(MutexDeque));
     catalog.register(Entry::callback(Disruptor));
     catalog.register(Entry::callback(DirectCallback));
+    catalog.register(Entry::pull(HandoffSpsc));
+    catalog.register(Entry::pull(HandoffMpsc));
+    catalog.register(Entry::pull(VyukovMpsc));
 }
 
 /// Rejects a configuration with more than one producer or consumer, for single-producer,
