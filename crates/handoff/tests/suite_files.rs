@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::sync::mpsc;
 
 /// The transport names the shipped suites use.
-const SHIPPED: [&str; 15] = [
+const SHIPPED: [&str; 18] = [
     "std-mpsc",
     "std-mpsc-poll",
     "std-sync-channel",
@@ -27,6 +27,9 @@ const SHIPPED: [&str; 15] = [
     "mutex-deque",
     "disruptor",
     "direct-callback",
+    "handoff-spsc",
+    "handoff-mpsc",
+    "vyukov-mpsc",
 ];
 
 /// A std channel registered under any name.
@@ -115,7 +118,7 @@ fn default_suite_covers_every_shipped_transport_within_budget() {
     assert!(s.probes);
 
     assert_eq!(transports(&s, WorkloadKind::Spsc), SHIPPED);
-    let single_producer = ["rtrb", "ringbuf", "direct-callback"];
+    let single_producer = ["rtrb", "ringbuf", "direct-callback", "handoff-spsc"];
     let multi: Vec<&str> = SHIPPED
         .into_iter()
         .filter(|n| !single_producer.contains(n))
