@@ -57,9 +57,12 @@ where
         let start = Instant::now();
         let mut sum = 0u64;
         if verify {
-            for _ in 0..n {
-                let m = recv(&mut rx);
-                verifier.observe(&m);
+            {
+                let mut s = verifier.stream();
+                for _ in 0..n {
+                    let m = recv(&mut rx);
+                    s.observe(&m);
+                }
             }
             assert!(verifier.finish().violation.is_none());
         } else {
@@ -151,6 +154,18 @@ fn main() {
                     || rtrb::RingBuffer::<Word>::new(CAPACITY),
                     spin_push,
                     spin_pop,
+                )
+            }),
+        ),
+        (
+            "handoff-spsc",
+            Box::new(move |verify| {
+                plain(
+                    n,
+                    verify,
+                    || handoff_spsc::channel::<Word>(CAPACITY, handoff_spsc::Wait::Spin).unwrap(),
+                    |p, w| p.push(w).unwrap(),
+                    |c| c.pop().unwrap(),
                 )
             }),
         ),

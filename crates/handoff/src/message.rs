@@ -38,10 +38,14 @@ pub fn mix(x: u64) -> u64 {
     x ^ (x >> 29)
 }
 
-/// The word at position `i` of a body derived from `key`.
+/// The difference between consecutive body words (an odd constant, so every word differs).
+pub const BODY_STEP: u64 = 0xD6E8_FEB8_6659_FD93;
+
+/// The word at position `i` of a body derived from `key`: `key + i * BODY_STEP`. Loops over a
+/// whole body add [`BODY_STEP`] instead of multiplying.
 #[inline(always)]
 pub fn body_word(key: u64, i: usize) -> u64 {
-    key.wrapping_add((i as u64).wrapping_mul(0xD6E8_FEB8_6659_FD93))
+    key.wrapping_add((i as u64).wrapping_mul(BODY_STEP))
 }
 
 #[cfg(test)]

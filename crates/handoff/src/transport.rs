@@ -109,7 +109,12 @@ pub trait Sender<M>: Send + 'static {
 
     /// Hands over a run of messages. Transports with native batch operations override this to
     /// publish once per run; the default sends one at a time.
-    fn send_batch(&mut self, msgs: &mut dyn Iterator<Item = M>) -> Result<(), M> {
+    ///
+    /// Generic (statically dispatched) so the run is inlined into the producer loop.
+    fn send_batch<I: Iterator<Item = M>>(&mut self, msgs: &mut I) -> Result<(), M>
+    where
+        Self: Sized,
+    {
         for m in msgs {
             self.send(m)?;
         }
@@ -150,7 +155,13 @@ pub trait Receiver<M>: Send + 'static {
     /// Receives up to `max` messages, calling `f` on each, and returns how many were received;
     /// 0 means the stream has ended. Transports with native batch reads override this to claim a
     /// run of slots at once; the default receives one message.
-    fn recv_batch(&mut self, max: usize, f: &mut dyn FnMut(M)) -> usize {
+    ///
+    /// Generic (statically dispatched) so `f`, the harness's verifier, is inlined into the
+    /// transport's read loop.
+    fn recv_batch<F: FnMut(M)>(&mut self, max: usize, mut f: F) -> usize
+    where
+        Self: Sized,
+    {
         let _ = max;
         match self.recv() {
             Some(m) => {

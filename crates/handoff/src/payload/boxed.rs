@@ -1,7 +1,7 @@
 //! `boxed:N`: an N-byte heap buffer moved by pointer. The producer allocates it, the consumer
 //! drops it, so the allocator's cross-thread free path is part of what is measured.
 
-use crate::message::{body_word, key, Message};
+use crate::message::{body_word, key, Message, BODY_STEP};
 
 /// A header plus a boxed body of `8 * W` bytes.
 #[derive(Debug, PartialEq, Eq)]
@@ -16,8 +16,10 @@ impl<const W: usize> Message for Boxed<W> {
     fn build(producer: u32, seq: u64) -> Self {
         let k = key(producer, seq);
         let mut body = Box::new([0u64; W]);
-        for (i, w) in body.iter_mut().enumerate() {
-            *w = body_word(k, i);
+        let mut e = body_word(k, 0);
+        for w in body.iter_mut() {
+            *w = e;
+            e = e.wrapping_add(BODY_STEP);
         }
         Boxed {
             seq,
@@ -37,8 +39,10 @@ impl<const W: usize> Message for Boxed<W> {
     fn check(&self) -> Option<u64> {
         let k = key(self.producer, self.seq);
         let mut bad = 0;
-        for (i, w) in self.body.iter().enumerate() {
-            bad |= *w ^ body_word(k, i);
+        let mut e = body_word(k, 0);
+        for w in self.body.iter() {
+            bad |= *w ^ e;
+            e = e.wrapping_add(BODY_STEP);
         }
         (bad == 0).then_some(k)
     }

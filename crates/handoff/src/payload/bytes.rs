@@ -3,7 +3,7 @@
 //! Layout: 8-byte sequence, 4-byte producer, 4 spare bytes, then `W = N/8 - 2` body words, so the
 //! whole message is exactly N bytes.
 
-use crate::message::{body_word, key, Message};
+use crate::message::{body_word, key, Message, BODY_STEP};
 
 /// An inline message of `16 + 8 * W` bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -20,8 +20,10 @@ impl<const W: usize> Message for Inline<W> {
     fn build(producer: u32, seq: u64) -> Self {
         let k = key(producer, seq);
         let mut body = [0u64; W];
-        for (i, w) in body.iter_mut().enumerate() {
-            *w = body_word(k, i);
+        let mut e = body_word(k, 0);
+        for w in body.iter_mut() {
+            *w = e;
+            e = e.wrapping_add(BODY_STEP);
         }
         Inline {
             seq,
@@ -42,8 +44,10 @@ impl<const W: usize> Message for Inline<W> {
     fn check(&self) -> Option<u64> {
         let k = key(self.producer, self.seq);
         let mut bad = (self.spare != k as u32) as u64;
-        for (i, w) in self.body.iter().enumerate() {
-            bad |= *w ^ body_word(k, i);
+        let mut e = body_word(k, 0);
+        for w in self.body.iter() {
+            bad |= *w ^ e;
+            e = e.wrapping_add(BODY_STEP);
         }
         (bad == 0).then_some(k)
     }

@@ -62,7 +62,7 @@ impl<M: Message> Sender<M> for SpscTx<M> {
         self.0.push(msg)
     }
 
-    fn send_batch(&mut self, msgs: &mut dyn Iterator<Item = M>) -> Result<(), M> {
+    fn send_batch<I: Iterator<Item = M>>(&mut self, msgs: &mut I) -> Result<(), M> {
         self.0.push_batch(msgs).map(|_| ())
     }
 
@@ -80,7 +80,7 @@ impl<M: Message> Receiver<M> for SpscRx<M> {
         self.0.pop()
     }
 
-    fn recv_batch(&mut self, max: usize, f: &mut dyn FnMut(M)) -> usize {
+    fn recv_batch<F: FnMut(M)>(&mut self, max: usize, f: F) -> usize {
         self.0.pop_batch(max, f)
     }
 }
@@ -140,7 +140,7 @@ impl<M: Message> Sender<M> for MpscTx<M> {
         self.0.send(msg)
     }
 
-    fn send_batch(&mut self, msgs: &mut dyn Iterator<Item = M>) -> Result<(), M> {
+    fn send_batch<I: Iterator<Item = M>>(&mut self, msgs: &mut I) -> Result<(), M> {
         self.0.send_batch(msgs).map(|_| ())
     }
 
@@ -158,7 +158,7 @@ impl<M: Message> Receiver<M> for MpscRx<M> {
         self.0.recv()
     }
 
-    fn recv_batch(&mut self, max: usize, f: &mut dyn FnMut(M)) -> usize {
+    fn recv_batch<F: FnMut(M)>(&mut self, max: usize, f: F) -> usize {
         self.0.recv_batch(max, f)
     }
 }
@@ -230,7 +230,7 @@ impl<M: Message> Receiver<M> for VyukovRx<M> {
         self.0.recv()
     }
 
-    fn recv_batch(&mut self, max: usize, f: &mut dyn FnMut(M)) -> usize {
+    fn recv_batch<F: FnMut(M)>(&mut self, max: usize, f: F) -> usize {
         self.0.recv_batch(max, f)
     }
 }

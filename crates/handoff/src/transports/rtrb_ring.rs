@@ -44,7 +44,7 @@ impl<M: Message> Sender<M> for RtrbTx<M> {
         }
     }
 
-    fn send_batch(&mut self, msgs: &mut dyn Iterator<Item = M>) -> Result<(), M> {
+    fn send_batch<I: Iterator<Item = M>>(&mut self, msgs: &mut I) -> Result<(), M> {
         while let Some(first) = msgs.next() {
             let mut backoff = Backoff::new();
             let free = loop {
@@ -93,7 +93,7 @@ impl<M: Message> Receiver<M> for RtrbRx<M> {
         }
     }
 
-    fn recv_batch(&mut self, max: usize, f: &mut dyn FnMut(M)) -> usize {
+    fn recv_batch<F: FnMut(M)>(&mut self, max: usize, mut f: F) -> usize {
         let max = max.max(1);
         let mut backoff = Backoff::new();
         loop {
@@ -108,7 +108,7 @@ impl<M: Message> Receiver<M> for RtrbRx<M> {
                     .consumer
                     .read_chunk(n)
                     .expect("ready slots are readable");
-                chunk.into_iter().for_each(&mut *f);
+                chunk.into_iter().for_each(&mut f);
                 return n;
             }
             if self.consumer.is_abandoned() && self.consumer.slots() == 0 {

@@ -1,0 +1,62 @@
+//! The verifier's own cost per message, single-threaded, for each payload shape: build a stream
+//! of messages once, then time `Verifier::observe` over it (and, for reference, a loop that only
+//! sums the messages' sequence numbers).
+//!
+//! Run: `cargo bench -p handoff --bench verifier`.
+
+use handoff::message::Message;
+use handoff::payload::PayloadKind;
+use handoff::semantics::Ordering;
+use handoff::verify::Verifier;
+use std::time::Instant;
+
+fn measure<M: Message>(kind: PayloadKind, n: u64) {
+    let msgs: Vec<M> = (0..n).map(|s| M::build(0, s)).collect();
+    let mut best_verify = f64::MAX;
+    let mut best_touch = f64::MAX;
+    for _ in 0..7 {
+        let start = Instant::now();
+        let mut sum = 0u64;
+        for m in &msgs {
+            sum = sum.wrapping_add(std::hint::black_box(m).seq());
+        }
+        std::hint::black_box(sum);
+        best_touch = best_touch.min(start.elapsed().as_nanos() as f64 / n as f64);
+
+        let mut v = Verifier::new(1, n, Ordering::PerProducerFifo, 1);
+        let start = Instant::now();
+        {
+            let mut s = v.stream();
+            for m in &msgs {
+                s.observe(std::hint::black_box(m));
+            }
+        }
+        let verdict = v.finish();
+        best_verify = best_verify.min(start.elapsed().as_nanos() as f64 / n as f64);
+        assert!(verdict.violation.is_none());
+    }
+    println!(
+        "{:<16} {:>10.2} {:>12.2} {:>10.2}",
+        kind.to_string(),
+        best_touch,
+        best_verify,
+        best_verify - best_touch
+    );
+}
+
+fn main() {
+    println!(
+        "{:<16} {:>10} {:>12} {:>10}   (ns per message, best of 7)",
+        "payload", "read seq", "verify", "extra"
+    );
+    let mut kinds = PayloadKind::all();
+    kinds.push(PayloadKind::U64);
+    for kind in kinds {
+        let n = if kind.wire_bytes() > 256 || matches!(kind, PayloadKind::Boxed(_)) {
+            200_000
+        } else {
+            2_000_000
+        };
+        handoff::with_payload!(kind, M => measure::<M>(kind, n));
+    }
+}
