@@ -68,9 +68,9 @@
 //!
 //! Transport options are checked against what the benchmark's transports declare
 //! ([`TransportInfo::options`](crate::transport::TransportInfo::options)): each option must be
-//! declared by at least one of them and each value be one a declaring transport lists (an
-//! option declared without values takes any). Transports that do not declare an option get it
-//! too and ignore it; the option stays in their echoed parameters.
+//! declared by every one of them (the engine rejects an option a transport does not know, so
+//! transports with different options go in separate benchmarks) and each value be one they
+//! list (an option declared without values takes any).
 //!
 //! ## Topology
 //!
@@ -961,6 +961,18 @@ impl<'a> Parser<'a> {
                     ),
                 ));
             }
+            if let Some(t) = transports.iter().find(|t| {
+                self.catalog
+                    .get(t)
+                    .is_some_and(|e| !e.info().options.iter().any(|o| o.name == name))
+            }) {
+                return Err(self.error(
+                    Some(k.span()),
+                    format!(
+                        "transport `{t}` does not take option `{name}`; put the transports that do in a [[benchmark]] of their own"
+                    ),
+                ));
+            }
             let allowed: Option<Vec<&str>> = if specs.iter().any(|o| o.values.is_empty()) {
                 None
             } else {
@@ -1039,7 +1051,7 @@ mod tests {
     use super::*;
 
     /// A std channel declaring two options: `wake` (edge or every) and `spin` (any value).
-    struct OptQueue;
+    struct OptQueue(&'static str);
 
     struct Tx<M>(std::sync::mpsc::Sender<M>);
     struct Rx<M>(std::sync::mpsc::Receiver<M>);
@@ -1066,7 +1078,7 @@ mod tests {
                 .unwrap()
                 .info()
                 .clone();
-            info.name = "opt-queue".into();
+            info.name = self.0.into();
             info.test_only = true;
             info.options = vec![
                 OptionSpec {
@@ -1098,7 +1110,8 @@ mod tests {
 
     fn catalog() -> Catalog {
         let mut c = Catalog::builtin();
-        c.register(crate::catalog::Entry::pull(OptQueue));
+        c.register(crate::catalog::Entry::pull(OptQueue("opt-queue")));
+        c.register(crate::catalog::Entry::pull(OptQueue("opt-queue-b")));
         c
     }
 
@@ -1144,7 +1157,7 @@ messages = 5000
 
 [[benchmark]]
 workloads = ["mpsc", "mpmc"]
-transports = ["faulty-drop", "opt-queue"]
+transports = ["opt-queue-b", "opt-queue"]
 payload = ["u64", "report64"]
 producers = [1, 2]
 options = { wake = ["edge", "every"], spin = 1 }
@@ -1168,24 +1181,24 @@ batch = ["none", 16]
         let labels: Vec<String> = s.trials.iter().map(|t| t.label()).collect();
         assert_eq!(
             labels[0],
-            "faulty-drop mpsc u64 cap=64 p=1 spin=1 wake=edge"
+            "opt-queue-b mpsc u64 cap=64 p=1 spin=1 wake=edge"
         );
         assert_eq!(
             labels[1],
-            "faulty-drop mpsc u64 cap=64 p=1 spin=1 wake=every"
+            "opt-queue-b mpsc u64 cap=64 p=1 spin=1 wake=every"
         );
         assert_eq!(
             labels[2],
-            "faulty-drop mpsc u64 cap=64 p=2 spin=1 wake=edge"
+            "opt-queue-b mpsc u64 cap=64 p=2 spin=1 wake=edge"
         );
         assert_eq!(
             labels[4],
-            "faulty-drop mpsc report64 cap=64 p=1 spin=1 wake=edge"
+            "opt-queue-b mpsc report64 cap=64 p=1 spin=1 wake=edge"
         );
         assert_eq!(labels[8], "opt-queue mpsc u64 cap=64 p=1 spin=1 wake=edge");
         assert_eq!(
             labels[16],
-            "faulty-drop mpmc u64 cap=64 p=1 c=2 spin=1 wake=edge"
+            "opt-queue-b mpmc u64 cap=64 p=1 c=2 spin=1 wake=edge"
         );
         assert_eq!(labels[32], "faulty-hang ping-pong u64 cap=1");
         assert_eq!(labels[33], "faulty-hang ping-pong u64 cap=1 batch=16");
@@ -1352,7 +1365,7 @@ batch = ["none", 16]
     #[test]
     fn options_must_be_declared_by_a_transport_of_the_benchmark() {
         let base =
-            "[[benchmark]]\nworkload = \"spsc\"\ntransports = [\"faulty-drop\", \"opt-queue\"]\n";
+            "[[benchmark]]\nworkload = \"spsc\"\ntransports = [\"opt-queue-b\", \"opt-queue\"]\n";
         assert_err(
             &format!("{base}options = {{ wkae = \"edge\" }}\n"),
             4,
@@ -1374,6 +1387,11 @@ batch = ["none", 16]
             "[[benchmark]]\nworkload = \"spsc\"\ntransports = \"faulty-drop\"\noptions = { wake = \"edge\" }\n",
             4,
             "unknown option `wake` (these transports take no options)",
+        );
+        assert_err(
+            "[[benchmark]]\nworkload = \"spsc\"\ntransports = [\"opt-queue\", \"faulty-drop\"]\noptions = { wake = \"edge\" }\n",
+            4,
+            "transport `faulty-drop` does not take option `wake`",
         );
         // An option without a list of values takes any value.
         let s = parse(&format!(

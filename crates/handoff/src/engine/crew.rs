@@ -11,7 +11,7 @@ use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
-use std::sync::{Arc, Barrier};
+use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -25,6 +25,41 @@ pub struct Progress {
     pub pin_failed: AtomicBool,
 }
 
+/// The start line: every member spins (yielding now and then) until all have arrived.
+///
+/// A kernel barrier (`std::sync::Barrier`) would release threads one futex wake-up at a time,
+/// tens of microseconds apart on some machines, and that skew would be timed as if it were the
+/// transport's. Spinning releases every member within a cache-line transfer of each other.
+pub struct StartLine {
+    arrived: AtomicU64,
+    members: u64,
+}
+
+impl StartLine {
+    /// A start line for `members` threads.
+    pub fn new(members: usize) -> StartLine {
+        StartLine {
+            arrived: AtomicU64::new(0),
+            members: members as u64,
+        }
+    }
+
+    /// Arrives and waits for the others.
+    pub fn wait(&self) {
+        self.arrived.fetch_add(1, Ordering::AcqRel);
+        let mut spins = 0u32;
+        while self.arrived.load(Ordering::Acquire) < self.members {
+            spins += 1;
+            if spins % 64 == 0 {
+                // Oversubscribed trials: let a member that has not arrived yet run.
+                thread::yield_now();
+            } else {
+                std::hint::spin_loop();
+            }
+        }
+    }
+}
+
 /// How often consumers publish progress (messages).
 pub const PROGRESS_EVERY: u64 = 4096;
 
@@ -32,7 +67,7 @@ pub const PROGRESS_EVERY: u64 = 4096;
 pub struct Crew<R> {
     tx: mpsc::Sender<(usize, thread::Result<R>)>,
     rx: mpsc::Receiver<(usize, thread::Result<R>)>,
-    barrier: Arc<Barrier>,
+    barrier: Arc<StartLine>,
     plan: Plan,
     spawned: usize,
     /// Progress published by consumers.
@@ -59,7 +94,7 @@ impl<R: Send + 'static> Crew<R> {
         Crew {
             tx,
             rx,
-            barrier: Arc::new(Barrier::new(size)),
+            barrier: Arc::new(StartLine::new(size)),
             plan,
             spawned: 0,
             progress: Arc::new(Progress::default()),

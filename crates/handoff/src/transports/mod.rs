@@ -98,6 +98,25 @@ pub fn register_all(catalog: &mut Catalog) {
     catalog.register(Entry::pull(VyukovMpsc));
 }
 
+/// The `wake` option of transports whose consumer wake policy can be chosen, `default` first:
+/// `spin` (the consumer never sleeps), `edge` (it sleeps on an empty queue and is woken only on
+/// the empty -> non-empty edge), `every` (a wake-up call on every push, whether anyone sleeps or
+/// not). Measuring one queue under each separates its algorithm from its wake policy.
+fn wake_spec(default: &str) -> crate::transport::OptionSpec {
+    let mut values = vec![default.to_string()];
+    values.extend(
+        ["spin", "edge", "every"]
+            .iter()
+            .filter(|v| **v != default)
+            .map(|v| v.to_string()),
+    );
+    crate::transport::OptionSpec {
+        name: "wake".into(),
+        values,
+        help: "consumer wake policy: spin (never sleeps), edge (woken only on empty->non-empty), every (a wake call on every push)".into(),
+    }
+}
+
 /// Rejects a configuration with more than one producer or consumer, for single-producer,
 /// single-consumer transports (the harness checks arity first; this keeps an adapter from
 /// silently creating fewer handles than asked for).

@@ -7,6 +7,12 @@
 //! recorded as waiting on it, so an uncontended hand-off makes no wake-up system call. Every
 //! message passes through the one lock, so the order is a single FIFO.
 //!
+//! The `wake` option separates the queue from its wake policy: `edge` (the default, as above:
+//! a producer signals only when a consumer sleeps, which it does only on an empty queue),
+//! `every` (a producer signals `not_empty` on every push, whether anyone sleeps or not: the
+//! per-push wake-up call some queues make) and `spin` (the consumer never sleeps: it releases the
+//! lock, spins or yields, and looks again).
+//!
 //! Disconnection: dropping the last sender wakes every waiting consumer, which drains the queue
 //! and then sees the stream end; dropping the last receiver wakes every waiting producer, whose
 //! `send` then returns the message.
@@ -28,7 +34,16 @@ struct State<M> {
     waiting_receivers: usize,
 }
 
+/// The consumer wake policy (option `wake`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Wake {
+    Edge,
+    Every,
+    Spin,
+}
+
 struct Shared<M> {
+    wake: Wake,
     state: Mutex<State<M>>,
     not_empty: Condvar,
     not_full: Condvar,
@@ -65,7 +80,11 @@ impl<M: Message> Sender<M> for MutexDequeTx<M> {
             return Err(msg);
         }
         state.queue.push_back(msg);
-        let wake = state.waiting_receivers > 0;
+        let wake = match shared.wake {
+            Wake::Edge => state.waiting_receivers > 0,
+            Wake::Every => true,
+            Wake::Spin => false,
+        };
         drop(state);
         if wake {
             shared.not_empty.notify_one();
@@ -78,6 +97,7 @@ impl<M: Message> Receiver<M> for MutexDequeRx<M> {
     fn recv(&mut self) -> Option<M> {
         let shared = &*self.0;
         let mut state = shared.lock();
+        let mut backoff = super::Backoff::new();
         loop {
             if let Some(m) = state.queue.pop_front() {
                 let wake = state.waiting_senders > 0;
@@ -89,6 +109,12 @@ impl<M: Message> Receiver<M> for MutexDequeRx<M> {
             }
             if state.senders == 0 {
                 return None;
+            }
+            if shared.wake == Wake::Spin {
+                drop(state);
+                backoff.snooze();
+                state = shared.lock();
+                continue;
             }
             state.waiting_receivers += 1;
             state = shared
@@ -146,7 +172,7 @@ impl Transport for MutexDeque {
                 locality: Locality::CrossThread,
                 consumer_style: ConsumerStyle::Pull,
             },
-            options: vec![],
+            options: vec![super::wake_spec("edge")],
             test_only: false,
         }
     }
@@ -155,6 +181,11 @@ impl Transport for MutexDeque {
         &self,
         cfg: &ChannelConfig,
     ) -> Result<Endpoints<MutexDequeTx<M>, MutexDequeRx<M>>, BuildError> {
+        let wake = match cfg.option("wake") {
+            Some("every") => Wake::Every,
+            Some("spin") => Wake::Spin,
+            _ => Wake::Edge,
+        };
         if cfg.capacity == 0 {
             return Err(BuildError::Invalid(
                 "mutex-deque needs a capacity of at least 1".into(),
@@ -168,6 +199,7 @@ impl Transport for MutexDeque {
             waiting_receivers: 0,
         };
         let shared = Arc::new(Shared {
+            wake,
             state: Mutex::new(state),
             not_empty: Condvar::new(),
             not_full: Condvar::new(),

@@ -29,21 +29,6 @@ fn wake_option(cfg: &ChannelConfig, default: Wake) -> Wake {
     }
 }
 
-fn wake_spec(default: &str) -> OptionSpec {
-    let mut values = vec![default.to_string()];
-    values.extend(
-        ["spin", "edge", "every"]
-            .iter()
-            .filter(|v| **v != default)
-            .map(|v| v.to_string()),
-    );
-    OptionSpec {
-        name: "wake".into(),
-        values,
-        help: "consumer wake policy: spin (never sleeps), edge (woken only on empty->non-empty), every (a wake call on every push)".into(),
-    }
-}
-
 fn capacity_error(e: handoff_spsc::CapacityError) -> BuildError {
     BuildError::Invalid(e.to_string())
 }
@@ -181,7 +166,7 @@ impl Transport for HandoffMpsc {
                 locality: Locality::CrossThread,
                 consumer_style: ConsumerStyle::Pull,
             },
-            options: vec![wake_spec("edge")],
+            options: vec![super::wake_spec("edge")],
             test_only: false,
         }
     }
@@ -253,7 +238,7 @@ impl Transport for VyukovMpsc {
                 locality: Locality::CrossThread,
                 consumer_style: ConsumerStyle::Pull,
             },
-            options: vec![wake_spec("edge")],
+            options: vec![super::wake_spec("edge")],
             test_only: false,
         }
     }
