@@ -2,7 +2,7 @@
 //! pins threads, repeats samples, verifies every message and reports the spread).
 //!
 //! ```text
-//! cargo run -p handoff-mpsc --release --example throughput [messages]
+//! cargo run -p handoff-mpsc --release --example mpsc_throughput [messages]
 //! ```
 //!
 //! K producers stream `u64`s to one consumer through the sharded channel and the Vyukov queue,

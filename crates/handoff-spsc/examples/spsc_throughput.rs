@@ -2,7 +2,7 @@
 //! pins threads, repeats samples, verifies every message and reports the spread).
 //!
 //! ```text
-//! cargo run -p handoff-spsc --release --example throughput [messages]
+//! cargo run -p handoff-spsc --release --example spsc_throughput [messages]
 //! ```
 //!
 //! Streams `u64`s from one thread to another through each wait strategy, one at a time and in
