@@ -63,6 +63,12 @@ pub enum Lint {
     BatchEmulated,
     /// Not an optimised build: figures are not representative.
     DebugBuild,
+    /// The result beats the machine's measured limit: the limit probe was disturbed (another
+    /// process took a core while it ran), so every distance to the limit in this run is suspect.
+    BeyondLimit {
+        /// The result as a multiple of the limit.
+        ratio: f64,
+    },
 }
 
 impl Lint {
@@ -79,6 +85,7 @@ impl Lint {
             Lint::FewSamples { .. } => "few-samples",
             Lint::BatchEmulated => "batch-emulated",
             Lint::DebugBuild => "debug-build",
+            Lint::BeyondLimit { .. } => "beyond-limit",
         }
     }
 }
@@ -115,6 +122,11 @@ impl fmt::Display for Lint {
                 write!(f, "batch requested but the transport has no native batch operations; sent one by one")
             }
             Lint::DebugBuild => write!(f, "debug build: figures are not representative; build with --release"),
+            Lint::BeyondLimit { ratio } => write!(
+                f,
+                "{:.0}% of the measured limit: the limit probe was disturbed (a busy machine?); distances to the limit in this run are suspect",
+                ratio * 100.0
+            ),
         }
     }
 }

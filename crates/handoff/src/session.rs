@@ -380,6 +380,17 @@ fn summarise(
         _ => None,
     });
 
+    if let Some(l) = &limit {
+        let beyond = match l.probe.as_str() {
+            "stream-bandwidth" => l.ratio > 1.0,
+            // Timer resolution blurs a round trip by a few ns: allow 5%.
+            _ => l.ratio < 0.95,
+        };
+        if beyond {
+            lints.push(Lint::BeyondLimit { ratio: l.ratio });
+        }
+    }
+
     TrialResult {
         transport: spec.transport.clone(),
         workload: spec.workload,
