@@ -33,16 +33,19 @@ fn cores() -> (Option<core_affinity::CoreId>, Option<core_affinity::CoreId>) {
 
 /// A plain two-thread stream: `send(i)` for i in 0..n on one core, `recv()` n times on another.
 /// Returns messages per second, timed from the barrier to the last receive.
-fn plain<S, R>(
+fn plain<S, R, FS, FR>(
     n: u64,
     verify: bool,
     make: impl FnOnce() -> (S, R),
-    send: fn(&mut S, Word),
-    recv: fn(&mut R) -> Word,
+    send: FS,
+    recv: FR,
 ) -> f64
 where
     S: Send + 'static,
     R: Send + 'static,
+    // Generic (not `fn` pointers) so the calls inline into the loops exactly as the harness's do.
+    FS: Fn(&mut S, Word) + Send + 'static,
+    FR: Fn(&mut R) -> Word + Send + 'static,
 {
     let (mut tx, mut rx) = make();
     let (c0, c1) = cores();
