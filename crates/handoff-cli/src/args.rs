@@ -89,6 +89,25 @@ pub struct RunArgs {
     /// Watchdog: a sample running longer than this many milliseconds is declared hung.
     #[arg(long)]
     pub timeout_ms: Option<u64>,
+    /// Open-loop rate, messages per second in total, or `ramp` to search for the highest
+    /// sustained rate (paced, ramp and pipeline workloads; repeatable or comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    pub rate: Vec<String>,
+    /// How a paced producer waits: auto (spin unless oversubscribed), spin or yield.
+    #[arg(long)]
+    pub pacer: Option<String>,
+    /// Pipeline: one transport per hop (default: each --transport on every hop).
+    #[arg(long, value_delimiter = ',')]
+    pub hops: Vec<String>,
+    /// Pipeline: one capacity per hop (default 64,1024,256).
+    #[arg(long, value_delimiter = ',')]
+    pub hop_capacity: Vec<usize>,
+    /// Pipeline: sequential (every event) or latest (a conflating hop keeps the newest).
+    #[arg(long)]
+    pub delivery: Option<String>,
+    /// Pipeline: busy work per stage and event, nanoseconds.
+    #[arg(long)]
+    pub stage_work_ns: Option<u64>,
     /// Do not pin threads to cores.
     #[arg(long)]
     pub no_pin: bool,

@@ -13,7 +13,10 @@ use handoff::payload::PayloadKind;
 use handoff::probes::ProbeBudget;
 use handoff::session::{self, Isolation, SessionOptions};
 use handoff::suite::Suite;
-use handoff::workload::{Messages, TrialSpec, WorkloadKind};
+use handoff::workload::{
+    Delivery, Hop, Messages, PacerMode, Pacing, PipelineSpec, RampSpec, TrialSpec, WorkloadKind,
+    DEFAULT_HOP_CAPACITIES,
+};
 use std::collections::BTreeMap;
 use std::io::Write;
 
@@ -140,6 +143,41 @@ fn positive(name: &str, v: Option<usize>) -> Result<Option<usize>, CliError> {
     }
 }
 
+/// The pacings of an ad-hoc `workload` from `--rate`.
+fn adhoc_pacings(workload: WorkloadKind, rates: &[String]) -> Result<Vec<Pacing>, CliError> {
+    if !workload.is_open_loop() {
+        return Ok(vec![Pacing::Closed]);
+    }
+    if workload == WorkloadKind::Ramp {
+        if rates.iter().any(|r| r != "ramp") {
+            return Err(CliError::bad_input(
+                "--workload ramp searches the rate itself; use --workload paced for a fixed --rate",
+            ));
+        }
+        return Ok(vec![Pacing::Ramp(RampSpec::default())]);
+    }
+    if rates.is_empty() {
+        return Ok(vec![Pacing::Rate(if workload == WorkloadKind::Pipeline {
+            handoff::suite::DEFAULT_PIPELINE_RATE
+        } else {
+            handoff::suite::DEFAULT_PACED_RATE
+        })]);
+    }
+    rates
+        .iter()
+        .map(|r| match r.as_str() {
+            "ramp" => Ok(Pacing::Ramp(RampSpec::default())),
+            n => match n.replace('_', "").parse::<u64>() {
+                Ok(0) => Err(CliError::bad_input("--rate must be at least 1 per second")),
+                Ok(v) => Ok(Pacing::Rate(v)),
+                Err(_) => Err(CliError::bad_input(format!(
+                    "--rate: expected messages per second or `ramp`, got `{n}`"
+                ))),
+            },
+        })
+        .collect()
+}
+
 /// A suite built from flags alone.
 fn adhoc_suite(catalog: &Catalog, args: &RunArgs) -> Result<Suite, CliError> {
     let workloads: Vec<WorkloadKind> = if args.workload.is_empty() {
@@ -189,8 +227,86 @@ fn adhoc_suite(catalog: &Catalog, args: &RunArgs) -> Result<Suite, CliError> {
         Some(t) => t,
         None => 20_000,
     };
+    let pacer: PacerMode = match &args.pacer {
+        None => PacerMode::Auto,
+        Some(p) => p.parse().map_err(CliError::bad_input)?,
+    };
+    let delivery: Delivery = match &args.delivery {
+        None => Delivery::Sequential,
+        Some(d) => d.parse().map_err(CliError::bad_input)?,
+    };
+    for h in &args.hops {
+        catalog.lookup(h).map_err(CliError::bad_input)?;
+    }
+    if args.hop_capacity.contains(&0) {
+        return Err(CliError::bad_input(
+            "--hop-capacity values must be at least 1",
+        ));
+    }
+    let open_loop_flags = !args.rate.is_empty() || args.pacer.is_some();
+    let pipeline_flags = !args.hops.is_empty()
+        || !args.hop_capacity.is_empty()
+        || args.delivery.is_some()
+        || args.stage_work_ns.is_some();
+    if open_loop_flags && !workloads.iter().any(|w| w.is_open_loop()) {
+        return Err(CliError::bad_input(
+            "--rate and --pacer apply to the open-loop workloads: --workload paced, ramp or pipeline",
+        ));
+    }
+    if pipeline_flags && !workloads.contains(&WorkloadKind::Pipeline) {
+        return Err(CliError::bad_input(
+            "--hops, --hop-capacity, --delivery and --stage-work-ns apply to --workload pipeline",
+        ));
+    }
     let mut trials = Vec::new();
     for &workload in &workloads {
+        let pacings = adhoc_pacings(workload, &args.rate)?;
+        let pipelines: Vec<Option<PipelineSpec>> = if workload == WorkloadKind::Pipeline {
+            let caps = if args.hop_capacity.is_empty() {
+                DEFAULT_HOP_CAPACITIES.to_vec()
+            } else {
+                args.hop_capacity.clone()
+            };
+            let chains: Vec<Vec<String>> = if args.hops.is_empty() {
+                transports
+                    .iter()
+                    .map(|t| vec![t.clone(); caps.len()])
+                    .collect()
+            } else {
+                if args.hops.len() != caps.len() {
+                    return Err(CliError::bad_input(format!(
+                        "{} hops but {} hop capacities: give --hop-capacity with one value per hop",
+                        args.hops.len(),
+                        caps.len()
+                    )));
+                }
+                vec![args.hops.clone()]
+            };
+            chains
+                .into_iter()
+                .map(|c| {
+                    Some(PipelineSpec {
+                        hops: c
+                            .into_iter()
+                            .zip(&caps)
+                            .map(|(transport, &capacity)| Hop {
+                                transport,
+                                capacity,
+                            })
+                            .collect(),
+                        stage_work_ns: args.stage_work_ns.unwrap_or(0),
+                        delivery,
+                    })
+                })
+                .collect()
+        } else {
+            vec![None]
+        };
+        let transports: Vec<String> = if workload == WorkloadKind::Pipeline {
+            vec![String::new()]
+        } else {
+            transports.clone()
+        };
         let producers = if args.producers.is_empty() {
             workload.default_producers()
         } else {
@@ -204,33 +320,45 @@ fn adhoc_suite(catalog: &Catalog, args: &RunArgs) -> Result<Suite, CliError> {
                     "{workload} takes exactly one producer; use --workload mpsc for more"
                 )));
             }
-            WorkloadKind::Spsc | WorkloadKind::PingPong => vec![1],
+            WorkloadKind::Spsc | WorkloadKind::PingPong | WorkloadKind::Pipeline => vec![1],
             _ => producers,
         };
         for t in &transports {
             for &payload in &payloads {
                 for &capacity in &capacities {
                     for &p in &producers {
-                        trials.push(TrialSpec {
-                            transport: t.clone(),
-                            workload,
-                            payload,
-                            capacity,
-                            producers: p,
-                            consumers: match workload {
-                                WorkloadKind::Mpmc => {
-                                    consumers.unwrap_or(workload.default_consumers())
-                                }
-                                _ => 1,
-                            },
-                            messages,
-                            batch,
-                            options: options.clone(),
-                            samples,
-                            warmup: args.warmup.unwrap_or(1),
-                            timeout_ms,
-                            pin: !args.no_pin,
-                        });
+                        for (pacing, pipe) in pacings
+                            .iter()
+                            .flat_map(|x| pipelines.iter().map(move |y| (x, y)))
+                        {
+                            let (transport, capacity) = match pipe {
+                                Some(pp) => (pp.hops[0].transport.clone(), pp.hops[0].capacity),
+                                None => (t.clone(), capacity),
+                            };
+                            trials.push(TrialSpec {
+                                transport,
+                                workload,
+                                payload,
+                                capacity,
+                                producers: p,
+                                consumers: match workload {
+                                    WorkloadKind::Mpmc => {
+                                        consumers.unwrap_or(workload.default_consumers())
+                                    }
+                                    _ => 1,
+                                },
+                                messages,
+                                batch,
+                                options: options.clone(),
+                                samples,
+                                warmup: args.warmup.unwrap_or(1),
+                                timeout_ms,
+                                pin: !args.no_pin,
+                                pacing: pacing.clone(),
+                                pacer,
+                                pipeline: pipe.clone(),
+                            });
+                        }
                     }
                 }
             }
@@ -312,7 +440,12 @@ fn preflight(catalog: &Catalog, suite: &Suite, adhoc: bool) -> Result<(), CliErr
     let mut problems = Vec::new();
     for t in &suite.trials {
         let entry = catalog.lookup(&t.transport).map_err(CliError::bad_input)?;
-        if let Err(o) = check_support(entry.info(), t) {
+        let checked = if t.workload.is_open_loop() {
+            handoff::engine::pipeline::check(catalog, t)
+        } else {
+            check_support(entry.info(), t)
+        };
+        if let Err(o) = checked {
             match o.status {
                 SampleStatus::Invalid(why) => problems.push(format!("{}: {why}", t.label())),
                 SampleStatus::Unsupported(why) if adhoc => {

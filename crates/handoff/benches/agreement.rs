@@ -192,6 +192,9 @@ fn main() {
             warmup: 1,
             timeout_ms: 60_000,
             pin: true,
+            pacing: Default::default(),
+            pacer: Default::default(),
+            pipeline: None,
         };
         // Warm-up of each variant.
         plain_run(false);

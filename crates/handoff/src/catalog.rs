@@ -5,9 +5,12 @@
 //! message type and the engine runs fully monomorphised code, so no virtual call sits on the
 //! per-message path.
 
+use crate::open_loop::Stamped;
 use crate::outcome::SampleOutcome;
-use crate::transport::{CallbackTransport, Transport, TransportInfo};
+use crate::payload::PayloadKind;
+use crate::transport::{BuildError, CallbackTransport, ChannelConfig, Transport, TransportInfo};
 use crate::workload::TrialSpec;
+use std::any::Any;
 use std::sync::Arc;
 
 /// Runs samples of one transport (object safe).
@@ -18,6 +21,21 @@ pub trait Runner: Send + Sync {
     /// status. A hang is detected after `spec.timeout_ms`; the stuck threads are left behind
     /// (running trials in a child process, as the CLI does, reclaims them).
     fn run_sample(&self, spec: &TrialSpec, messages: u64) -> SampleOutcome;
+
+    /// Builds one channel of stamped messages of `payload` with boxed endpoints, for a hop of a
+    /// pipeline: a [`crate::engine::pipeline::BoxedHop`] of
+    /// [`Stamped`](crate::open_loop::Stamped) messages, type-erased. Transports that cannot be
+    /// a hop (callback consumers) refuse.
+    fn hop(
+        &self,
+        payload: PayloadKind,
+        cfg: &ChannelConfig,
+    ) -> Result<Box<dyn Any + Send>, BuildError> {
+        let _ = (payload, cfg);
+        Err(BuildError::Unsupported(
+            "this transport calls its consumer back; a pipeline hop needs a pull consumer".into(),
+        ))
+    }
 }
 
 struct PullRunner<T>(Arc<T>);
@@ -26,6 +44,17 @@ struct CallbackRunner<T>(Arc<T>);
 impl<T: Transport> Runner for PullRunner<T> {
     fn run_sample(&self, spec: &TrialSpec, messages: u64) -> SampleOutcome {
         crate::engine::run_pull(&self.0, spec, messages)
+    }
+
+    fn hop(
+        &self,
+        payload: PayloadKind,
+        cfg: &ChannelConfig,
+    ) -> Result<Box<dyn Any + Send>, BuildError> {
+        crate::with_payload!(payload, M => {
+            let ends = self.0.channel::<Stamped<M>>(cfg)?;
+            Ok(Box::new(crate::engine::pipeline::boxed(ends)) as Box<dyn Any + Send>)
+        })
     }
 }
 

@@ -8,7 +8,7 @@
 //!   is read from its exit status and the tail of its standard error, and in both cases the run
 //!   goes on with every other result intact.
 
-use crate::catalog::Entry;
+use crate::catalog::Catalog;
 use crate::outcome::{SampleOutcome, SampleStatus};
 use crate::placement::Placement;
 use crate::workload::TrialSpec;
@@ -23,27 +23,61 @@ use std::time::Duration;
 /// Runs the samples of one trial.
 pub trait Executor {
     /// Runs one sample of `messages` messages.
-    fn sample(&mut self, messages: u64) -> SampleOutcome;
+    fn sample(&mut self, messages: u64) -> SampleOutcome {
+        self.sample_at(messages, None)
+    }
+    /// Runs one sample of `messages` messages; an open-loop trial runs it at `rate` messages per
+    /// second instead of its own (a ramp's steps).
+    fn sample_at(&mut self, messages: u64, rate: Option<u64>) -> SampleOutcome;
     /// Releases whatever the executor holds (kills a child process).
     fn close(&mut self) {}
 }
 
 /// Runs samples in this process.
 pub struct InProcess {
-    entry: Entry,
+    catalog: Catalog,
     spec: TrialSpec,
 }
 
 impl InProcess {
-    /// An in-process executor for `spec` over `entry`.
-    pub fn new(entry: Entry, spec: TrialSpec) -> InProcess {
-        InProcess { entry, spec }
+    /// An in-process executor for `spec`, whose transports (every hop's, for a pipeline) are
+    /// looked up in `catalog`.
+    pub fn new(catalog: Catalog, spec: TrialSpec) -> InProcess {
+        InProcess { catalog, spec }
     }
 }
 
 impl Executor for InProcess {
-    fn sample(&mut self, messages: u64) -> SampleOutcome {
-        self.entry.runner().run_sample(&self.spec, messages)
+    fn sample_at(&mut self, messages: u64, rate: Option<u64>) -> SampleOutcome {
+        run_sample(&self.catalog, &self.spec, messages, rate)
+    }
+}
+
+/// Runs one sample of `spec` in this process: through the catalog entry of its transport, or,
+/// for an open-loop workload, through the boxed hops of every transport it uses. `rate` overrides an open-loop trial's rate.
+pub fn run_sample(
+    catalog: &Catalog,
+    spec: &TrialSpec,
+    messages: u64,
+    rate: Option<u64>,
+) -> SampleOutcome {
+    let owned;
+    let spec = match rate {
+        Some(r) => {
+            owned = TrialSpec {
+                pacing: crate::workload::Pacing::Rate(r),
+                ..spec.clone()
+            };
+            &owned
+        }
+        None => spec,
+    };
+    if spec.workload.is_open_loop() {
+        return crate::engine::pipeline::run(catalog, spec, messages);
+    }
+    match catalog.lookup(&spec.transport) {
+        Ok(entry) => entry.runner().run_sample(spec, messages),
+        Err(e) => SampleOutcome::status_only(SampleStatus::Invalid(e), Placement::default()),
     }
 }
 
@@ -197,14 +231,18 @@ fn signal_name(sig: i32) -> &'static str {
 }
 
 impl Executor for Child {
-    fn sample(&mut self, messages: u64) -> SampleOutcome {
+    fn sample_at(&mut self, messages: u64, rate: Option<u64>) -> SampleOutcome {
         if let Some(e) = self.start_error.take() {
             return self.fail(SampleStatus::Crashed(e));
         }
         let Some(stdin) = self.stdin.as_mut() else {
             return self.fail(SampleStatus::Crashed("worker already closed".into()));
         };
-        if writeln!(stdin, "{{\"messages\":{messages}}}")
+        let request = match rate {
+            Some(r) => format!("{{\"messages\":{messages},\"rate\":{r}}}"),
+            None => format!("{{\"messages\":{messages}}}"),
+        };
+        if writeln!(stdin, "{request}")
             .and_then(|_| stdin.flush())
             .is_err()
         {
@@ -215,7 +253,7 @@ impl Executor for Child {
             );
             return self.fail(SampleStatus::Crashed(why));
         }
-        let wait = Duration::from_millis(self.spec.timeout_ms) + GRACE;
+        let wait = Duration::from_millis(self.spec.watchdog_ms(messages, rate)) + GRACE;
         let got = self.lines.as_ref().expect("started").recv_timeout(wait);
         match got {
             Ok(Line::Out(l)) => match serde_json::from_str::<SampleOutcome>(&l) {

@@ -10,6 +10,10 @@
 //! | `faulty-hang`    | stops delivering and blocks forever            | hung             |
 //! | `faulty-panic`   | panics inside `recv`                           | crashed          |
 //! | `faulty-abort`   | aborts the whole process                       | crashed (only survivable when trials run in a child process) |
+//! | `faulty-stale`   | declares `latest` delivery, then delivers an older value after a newer one | fail (stale) |
+//!
+//! Two more misbehave in time rather than in content, for the open-loop workloads: see
+//! [`crate::faulty_timing`] (`faulty-stall`, `faulty-knee`).
 //!
 //! They are marked test-only: hidden from `handoff list` unless asked for, never in default suites.
 
@@ -39,17 +43,21 @@ pub enum Fault {
     Panic,
     /// Abort the process.
     Abort,
+    /// Declare conflating (`latest`) delivery, then deliver a value older than one already
+    /// delivered.
+    Stale,
 }
 
 impl Fault {
     /// Every fault.
-    pub const ALL: [Fault; 6] = [
+    pub const ALL: [Fault; 7] = [
         Fault::Drop,
         Fault::Duplicate,
         Fault::Reorder,
         Fault::Hang,
         Fault::Panic,
         Fault::Abort,
+        Fault::Stale,
     ];
 
     /// The transport name.
@@ -61,6 +69,7 @@ impl Fault {
             Fault::Hang => "faulty-hang",
             Fault::Panic => "faulty-panic",
             Fault::Abort => "faulty-abort",
+            Fault::Stale => "faulty-stale",
         }
     }
 }
@@ -120,6 +129,14 @@ impl<M: Message> Receiver<M> for FaultyRx<M> {
                 eprintln!("faulty-abort: aborting the process at message {FAULT_AT}");
                 std::process::abort()
             }
+            Fault::Stale => {
+                // Deliver this value, then one two older (rebuilt from its header) after it.
+                let (p, seq) = (m.producer(), m.seq());
+                if seq >= 2 {
+                    self.held = Some(M::build(p, seq - 2));
+                }
+                Some(m)
+            }
         }
     }
 }
@@ -138,7 +155,11 @@ impl Transport for Faulty {
             semantics: Semantics {
                 producers: Arity::Many,
                 consumers: Arity::One,
-                ordering: Ordering::PerProducerFifo,
+                ordering: if self.0 == Fault::Stale {
+                    Ordering::Latest
+                } else {
+                    Ordering::PerProducerFifo
+                },
                 bound: Bound::Unbounded,
                 wait: WaitStrategy::Block,
                 batch: false,
@@ -172,4 +193,5 @@ pub fn register_all(c: &mut Catalog) {
     for f in Fault::ALL {
         c.register(Entry::pull(Faulty(f)));
     }
+    crate::faulty_timing::register_all(c);
 }

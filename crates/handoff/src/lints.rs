@@ -69,6 +69,29 @@ pub enum Lint {
         /// The result as a multiple of the limit.
         ratio: f64,
     },
+    /// An open-loop run achieved less than 99% of the rate it asked for: the producers could not
+    /// keep the schedule (the transport blocked them, or the machine is too busy).
+    RateMissed {
+        /// Requested messages per second.
+        requested: u64,
+        /// Achieved (median over samples).
+        achieved: f64,
+    },
+    /// The transport has no non-blocking send, so a full transport cannot be seen as refused
+    /// sends; only latency shows saturation.
+    RefusalsUnobservable,
+    /// The harness's own per-message timing cost is not small against the latency reported.
+    TimingOverhead {
+        /// Clock reads and histogram records per message, ns.
+        overhead_ns: f64,
+        /// Median latency, ns.
+        p50_ns: u64,
+    },
+    /// A ramp reached its highest rate without finding one it could not sustain.
+    RampCeiling {
+        /// The highest rate tried.
+        max: u64,
+    },
 }
 
 impl Lint {
@@ -86,6 +109,10 @@ impl Lint {
             Lint::BatchEmulated => "batch-emulated",
             Lint::DebugBuild => "debug-build",
             Lint::BeyondLimit { .. } => "beyond-limit",
+            Lint::RateMissed { .. } => "rate-missed",
+            Lint::RefusalsUnobservable => "refusals-unobservable",
+            Lint::TimingOverhead { .. } => "timing-overhead",
+            Lint::RampCeiling { .. } => "ramp-ceiling",
         }
     }
 }
@@ -126,6 +153,23 @@ impl fmt::Display for Lint {
                 f,
                 "{:.0}% of the measured limit: the limit probe was disturbed (a busy machine?); distances to the limit in this run are suspect",
                 ratio * 100.0
+            ),
+            Lint::RateMissed { requested, achieved } => write!(
+                f,
+                "achieved {achieved:.0}/s of {requested}/s requested ({:.1}%): the schedule was not kept",
+                100.0 * achieved / (*requested).max(1) as f64
+            ),
+            Lint::RefusalsUnobservable => write!(
+                f,
+                "the transport has no non-blocking send: refused sends cannot be counted; saturation shows only in latency and achieved rate"
+            ),
+            Lint::TimingOverhead { overhead_ns, p50_ns } => write!(
+                f,
+                "the harness's stamping and recording cost {overhead_ns:.0} ns per message, over 10% of the p50 of {p50_ns} ns"
+            ),
+            Lint::RampCeiling { max } => write!(
+                f,
+                "the ramp reached its highest rate ({max}/s) without finding a knee; raise `ramp.max`"
             ),
         }
     }

@@ -31,6 +31,12 @@ pub enum ViolationKind {
     Corrupt,
     /// A producer id or sequence number that was never sent.
     Unknown,
+    /// Conflating delivery: a value older than one already delivered (`expected` is one past
+    /// the newest delivered so far).
+    Stale,
+    /// Conflating delivery: the stream ended without its final value; `got` is one past the
+    /// newest delivered.
+    FinalMissing,
     /// A send was refused because every consumer was gone before the stream ended;
     /// `got` is how many messages that producer had sent.
     Disconnected,
@@ -61,6 +67,21 @@ impl fmt::Display for Violation {
                     self.got
                 )
             }
+            ViolationKind::Stale => write!(
+                f,
+                "producer {p}: stale value seq {} delivered after seq {}",
+                self.got,
+                self.expected.saturating_sub(1)
+            ),
+            ViolationKind::FinalMissing => write!(
+                f,
+                "producer {p}: final value seq {} never delivered (newest delivered: {})",
+                self.expected,
+                match self.got {
+                    0 => "none".to_string(),
+                    g => (g - 1).to_string(),
+                }
+            ),
             ViolationKind::Disconnected => {
                 write!(
                     f,
@@ -117,6 +138,62 @@ pub struct SampleOutcome {
     pub latency: Option<String>,
     /// Where the threads ran.
     pub placement: Placement,
+    /// Open-loop figures (`paced`, `ramp`, `pipeline`); `latency` then holds the one-way latency
+    /// from each message's intended send time.
+    #[serde(default)]
+    pub paced: Option<Box<PacedFigures>>,
+}
+
+/// What an open-loop sample measured besides the corrected latency histogram.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PacedFigures {
+    /// Requested rate, messages per second over every producer.
+    pub requested_rate: u64,
+    /// Rate the producers achieved (sum over producers; see [`crate::open_loop::pacer::achieved_rate`]).
+    pub achieved_rate: f64,
+    /// Sends refused because the transport was full when the message was due (the message was
+    /// then sent blocking, and its wait counts in its latency).
+    pub refused: u64,
+    /// Whether the transport can refuse a send at all (it has a non-blocking `try_send`); if not,
+    /// refusals cannot be seen and only latency shows saturation.
+    pub refusals_observable: bool,
+    /// How the pacer waited (`spin` or `yield`).
+    pub pacer: String,
+    /// The harness's own per-message timing cost, measured in the same sample.
+    pub overhead: crate::open_loop::clock::Overhead,
+    /// One-way latency from each message's actual send (not corrected for coordinated
+    /// omission), HdrHistogram V2 + deflate, base64.
+    pub uncorrected: String,
+    /// Messages sent (in `latest` delivery, more than were delivered).
+    pub sent: u64,
+    /// Per-hop queue depths (pipelines; one entry for a single-hop paced run).
+    pub hops: Vec<HopFigures>,
+}
+
+/// One hop's queue depth, sampled during an open-loop run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HopFigures {
+    /// Transport of the hop.
+    pub transport: String,
+    /// Its capacity (`None` if unbounded).
+    pub capacity: Option<usize>,
+    /// Depth samples taken.
+    pub samples: u64,
+    /// Mean depth (messages sent into the hop and not yet received from it).
+    pub mean: f64,
+    /// 99th percentile depth.
+    pub p99: u64,
+    /// Largest depth seen.
+    pub max: u64,
+    /// Messages the hop's reader received.
+    pub received: u64,
+}
+
+impl HopFigures {
+    /// Mean depth as a fraction of capacity (`None` if unbounded).
+    pub fn fill(&self) -> Option<f64> {
+        self.capacity.map(|c| self.mean / c.max(1) as f64)
+    }
 }
 
 impl SampleOutcome {
@@ -131,6 +208,7 @@ impl SampleOutcome {
             digest: 0,
             latency: None,
             placement,
+            paced: None,
         }
     }
 }

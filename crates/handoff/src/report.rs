@@ -100,6 +100,12 @@ pub struct Params {
     pub warmup: usize,
     /// Watchdog timeout per sample, ms.
     pub timeout_ms: u64,
+    /// Pacing (closed loop, a rate, or a ramp).
+    #[serde(default)]
+    pub pacing: crate::workload::Pacing,
+    /// The pipeline's hops, delivery and stage work.
+    #[serde(default)]
+    pub pipeline: Option<crate::workload::PipelineSpec>,
 }
 
 /// Latency percentiles in nanoseconds, from a full histogram.
@@ -119,6 +125,9 @@ pub struct Latency {
     pub p99: u64,
     /// 99.9th percentile.
     pub p999: u64,
+    /// 99.99th percentile.
+    #[serde(default)]
+    pub p9999: u64,
     /// Maximum.
     pub max: u64,
     /// Mean.
@@ -192,6 +201,49 @@ pub struct TrialResult {
     pub lints: Vec<Lint>,
     /// Raw figures of every timed sample, in the order run.
     pub samples: Vec<RawSample>,
+    /// Open-loop figures (`paced`, `pipeline` at a rate; a ramp's highest sustained step).
+    #[serde(default)]
+    pub paced: Option<PacedResult>,
+    /// The rate search of a ramp.
+    #[serde(default)]
+    pub ramp: Option<RampResult>,
+}
+
+/// Open-loop figures over the timed samples. The trial's `latency` is the latency from each
+/// message's intended send time (corrected for coordinated omission).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PacedResult {
+    /// Requested rate, messages per second (in total).
+    pub requested_rate: u64,
+    /// Achieved rate over the samples.
+    pub achieved_rate: Option<Summary>,
+    /// Sends refused (transport full when due) over the samples.
+    pub refused: u64,
+    /// Whether the transport can refuse a send at all.
+    pub refusals_observable: bool,
+    /// How the pacer waited.
+    pub pacer: String,
+    /// Latency from each message's actual send (not corrected).
+    pub uncorrected: Option<Latency>,
+    /// The harness's own timing cost per message (median over samples).
+    pub overhead: crate::open_loop::clock::Overhead,
+    /// Messages sent over the samples.
+    pub sent: u64,
+    /// Messages delivered over the samples (fewer than sent in `latest` delivery).
+    pub delivered: u64,
+    /// Depth of each hop, merged over the samples (mean of means, largest p99 and max).
+    pub hops: Vec<crate::outcome::HopFigures>,
+}
+
+/// A ramp's result.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RampResult {
+    /// The search: every step, the highest rate sustained and the lowest not sustained.
+    #[serde(flatten)]
+    pub search: crate::open_loop::ramp::RampOutcome,
+    /// The hop that was fullest (mean depth over capacity) at the first rate not sustained: the
+    /// one that saturates first.
+    pub saturating_hop: Option<String>,
 }
 
 impl RunReport {

@@ -42,6 +42,11 @@ pub enum Ordering {
     PerProducerFifo,
     /// No order at all; only exactly-once delivery is promised.
     None,
+    /// A conflating channel: a newer value replaces an older one not yet received, so only the
+    /// newest is kept. Delivered sequence numbers of each producer only increase, and its final
+    /// message is always delivered; intermediate ones may be skipped. Not usable where every
+    /// message must arrive (the streaming workloads); used by `latest` pipelines.
+    Latest,
 }
 
 impl Ordering {
@@ -168,6 +173,7 @@ impl fmt::Display for Ordering {
             Ordering::GlobalFifo => "FIFO",
             Ordering::PerProducerFifo => "per-producer FIFO",
             Ordering::None => "unordered",
+            Ordering::Latest => "latest",
         })
     }
 }

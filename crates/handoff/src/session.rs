@@ -16,13 +16,17 @@ use crate::environment::Environment;
 use crate::executor::{Child, Executor, InProcess, WorkerCommand};
 use crate::histogram;
 use crate::lints::{Lint, MIN_TAIL_OBSERVATIONS};
+use crate::open_loop::ramp::{self, RampOutcome, StepFigures};
 use crate::outcome::{SampleOutcome, SampleStatus};
 use crate::placement::Placement;
 use crate::probes::{self, Limits, ProbeBudget};
-use crate::report::{Latency, LimitDistance, Params, RawSample, RunReport, TrialResult, Verdict};
+use crate::report::{
+    Latency, LimitDistance, PacedResult, Params, RampResult, RawSample, RunReport, TrialResult,
+    Verdict,
+};
 use crate::semantics::{Bound, Locality};
 use crate::stats::{Summary, NOISY_SPREAD};
-use crate::workload::{Messages, TrialSpec, WorkloadKind};
+use crate::workload::{Messages, Pacing, RampSpec, TrialSpec, WorkloadKind};
 use std::time::Instant;
 
 /// Where trials run.
@@ -87,6 +91,23 @@ struct Trial {
     outcomes: Vec<SampleOutcome>,
     stop: Option<SampleOutcome>,
     last_placement: Placement,
+    ramp: Option<RampOutcome>,
+}
+
+/// Fewest messages in one step of a ramp.
+const MIN_STEP_MESSAGES: u64 = 200;
+
+/// Steps planned for a ramp before it runs (for the progress display).
+fn planned_ramp_steps(r: &RampSpec) -> usize {
+    let coarse = ((r.max as f64 / r.start.max(1) as f64).ln() / (r.factor.max(2) as f64).ln())
+        .ceil()
+        .clamp(1.0, 40.0) as usize;
+    coarse.min(12) + r.refine as usize
+}
+
+/// Messages in one step of a ramp at `rate`.
+fn step_messages(r: &RampSpec, rate: u64) -> u64 {
+    (rate.saturating_mul(r.step_ms) / 1000).max(MIN_STEP_MESSAGES)
 }
 
 /// Runs `specs` and reports. Names must already be valid in `catalog` (an unknown name is
@@ -112,8 +133,8 @@ pub fn run(
         .map(|spec| {
             let exec: Box<dyn Executor> = match (&opts.isolation, catalog.lookup(&spec.transport)) {
                 (_, Err(e)) => Box::new(Refuse(e)),
-                (Isolation::InProcess, Ok(entry)) => {
-                    Box::new(InProcess::new(entry.clone(), spec.clone()))
+                (Isolation::InProcess, Ok(_)) => {
+                    Box::new(InProcess::new(catalog.clone(), spec.clone()))
                 }
                 (Isolation::Subprocess(cmd), Ok(_)) => Box::new(Child::start(cmd, spec.clone())),
             };
@@ -124,11 +145,22 @@ pub fn run(
                 outcomes: Vec::new(),
                 stop: None,
                 last_placement: Placement::default(),
+                ramp: None,
             }
         })
         .collect();
+    let planned = |trials: &[Trial]| -> usize {
+        trials
+            .iter()
+            .map(|t| match (&t.spec.pacing, &t.ramp) {
+                (Pacing::Ramp(_), Some(done)) => done.steps.len(),
+                (Pacing::Ramp(r), None) => planned_ramp_steps(r),
+                _ => t.spec.samples,
+            })
+            .sum()
+    };
     on(Event::Planned {
-        timed_samples: trials.iter().map(|t| t.spec.samples).sum(),
+        timed_samples: planned(&trials),
     });
 
     for (i, t) in trials.iter_mut().enumerate() {
@@ -150,10 +182,11 @@ pub fn run(
         }
     }
 
+    let is_ramp = |t: &Trial| matches!(t.spec.pacing, Pacing::Ramp(_));
     let rounds = trials.iter().map(|t| t.spec.samples).max().unwrap_or(0);
     for round in 0..rounds {
         for (i, t) in trials.iter_mut().enumerate() {
-            if t.stop.is_some() || round >= t.spec.samples {
+            if t.stop.is_some() || round >= t.spec.samples || is_ramp(t) {
                 continue;
             }
             let o = t.exec.sample(t.messages);
@@ -172,6 +205,26 @@ pub fn run(
                 t.outcomes.push(o);
             }
         }
+    }
+    // Ramps: a search is sequential by nature, so each runs on its own after the rounds.
+    for i in 0..trials.len() {
+        let t = &mut trials[i];
+        if !is_ramp(t) || t.stop.is_some() {
+            continue;
+        }
+        let label = t.spec.label();
+        run_ramp(t, &mut |o| {
+            on(Event::Sample {
+                trial: i,
+                label: &label,
+                timed: true,
+                outcome: o,
+            })
+        });
+        t.exec.close();
+        on(Event::Planned {
+            timed_samples: planned(&trials),
+        });
     }
     for t in &mut trials {
         t.exec.close();
@@ -196,15 +249,76 @@ pub fn run(
 struct Refuse(String);
 
 impl Executor for Refuse {
-    fn sample(&mut self, _messages: u64) -> SampleOutcome {
+    fn sample_at(&mut self, _messages: u64, _rate: Option<u64>) -> SampleOutcome {
         SampleOutcome::status_only(SampleStatus::Invalid(self.0.clone()), Placement::default())
+    }
+}
+
+/// Runs a ramp's search; the samples of the highest rate sustained become the trial's timed
+/// samples, so its figures are the ones reported.
+fn run_ramp(t: &mut Trial, on: &mut dyn FnMut(&SampleOutcome)) {
+    let Pacing::Ramp(spec) = t.spec.pacing.clone() else {
+        return;
+    };
+    let mut kept: Vec<(u64, SampleOutcome)> = Vec::new();
+    let exec = &mut t.exec;
+    let mut last_placement = t.last_placement.clone();
+    let (search, err) = ramp::search(&spec, |rate| {
+        let o = exec.sample_at(step_messages(&spec, rate), Some(rate));
+        on(&o);
+        last_placement = o.placement.clone();
+        if !o.status.is_pass() {
+            return Err(o);
+        }
+        let f = step_figures(rate, &o);
+        kept.push((rate, o));
+        Ok(f)
+    });
+    t.last_placement = last_placement;
+    if let Some(best) = search.sustained {
+        t.outcomes = kept
+            .into_iter()
+            .filter(|(r, o)| *r == best && ramp_step_sustained(&spec, r, o))
+            .map(|(_, o)| o)
+            .collect();
+        t.messages = step_messages(&spec, best);
+    }
+    t.stop = err;
+    t.ramp = Some(search);
+}
+
+fn ramp_step_sustained(spec: &RampSpec, rate: &u64, o: &SampleOutcome) -> bool {
+    ramp::judge(spec, &step_figures(*rate, o)).is_ok()
+}
+
+/// The figures a ramp judges a step by.
+fn step_figures(rate: u64, o: &SampleOutcome) -> StepFigures {
+    let h = o.latency.as_deref().and_then(|e| histogram::decode(e).ok());
+    let q = |q: f64| h.as_ref().map_or(0, |h| h.value_at_quantile(q));
+    let paced = o.paced.as_deref();
+    StepFigures {
+        requested: rate,
+        achieved: paced.map_or(0.0, |p| p.achieved_rate),
+        refused: paced.map_or(0, |p| p.refused),
+        delivered: o.messages,
+        p50: q(0.5),
+        p90: q(0.9),
+        p99: q(0.99),
+        p999: q(0.999),
+        max: h.as_ref().map_or(0, |h| h.max()),
+        hop_fill: paced.map_or(Vec::new(), |p| p.hops.iter().map(|h| h.fill()).collect()),
+        hop_depth: paced.map_or(Vec::new(), |p| p.hops.iter().map(|h| h.mean).collect()),
     }
 }
 
 /// Calibrates the message count and runs the warm-up samples.
 fn prepare(t: &mut Trial, on: &mut dyn FnMut(&SampleOutcome)) {
+    let ramp_start = match &t.spec.pacing {
+        Pacing::Ramp(r) => Some(r.start),
+        _ => None,
+    };
     let mut run = |t: &mut Trial, n: u64| -> Option<SampleOutcome> {
-        let o = t.exec.sample(n);
+        let o = t.exec.sample_at(n, ramp_start);
         on(&o);
         t.last_placement = o.placement.clone();
         if o.status.is_pass() {
@@ -214,13 +328,27 @@ fn prepare(t: &mut Trial, on: &mut dyn FnMut(&SampleOutcome)) {
             None
         }
     };
-    t.messages = match t.spec.messages {
-        Messages::Fixed(n) => n,
-        Messages::Auto {
-            target_ms,
-            min,
-            max,
-        } => {
+    t.messages = match (&t.spec.pacing, t.spec.messages) {
+        // Open loop: a sample lasts as long as its schedule, so no pilot is needed.
+        (Pacing::Ramp(r), _) => step_messages(r, r.start),
+        (Pacing::Rate(_), Messages::Fixed(n)) => n,
+        (
+            Pacing::Rate(rate),
+            Messages::Auto {
+                target_ms,
+                min,
+                max,
+            },
+        ) => round_count((rate.saturating_mul(target_ms) / 1000).clamp(min.max(1), max)),
+        (Pacing::Closed, Messages::Fixed(n)) => n,
+        (
+            Pacing::Closed,
+            Messages::Auto {
+                target_ms,
+                min,
+                max,
+            },
+        ) => {
             let target = target_ms as f64 * 1e6;
             let mut n = min.max(1);
             let mut pilots = 0;
@@ -291,7 +419,24 @@ fn summarise(
         .collect();
     let throughput = Summary::of(&samples.iter().map(|s| s.msgs_per_s).collect::<Vec<_>>());
     let ns_per_msg = Summary::of(&samples.iter().map(|s| s.ns_per_msg).collect::<Vec<_>>());
-    let latency = merged_latency(&t.outcomes);
+    let open_loop = spec.workload.is_open_loop();
+    let latency = merged_latency(
+        t.outcomes.iter().map(|o| o.latency.as_deref()),
+        if open_loop {
+            "one-way from intended send"
+        } else {
+            "round-trip"
+        },
+    );
+    let paced = if open_loop {
+        paced_result(&t.outcomes)
+    } else {
+        None
+    };
+    let ramp = t.ramp.as_ref().map(|search| RampResult {
+        search: search.clone(),
+        saturating_hop: saturating_hop(spec, search),
+    });
     let per_producer = t.messages / spec.producers.max(1) as u64;
     let effective_messages = match spec.workload {
         WorkloadKind::PingPong => t.messages,
@@ -319,7 +464,7 @@ fn summarise(
     if semantics.locality == Locality::SameThread {
         lints.push(Lint::SameThread);
     }
-    if let Some(cap) = capacity {
+    if let Some(cap) = capacity.filter(|_| !open_loop) {
         if spec.workload != WorkloadKind::PingPong
             && effective_messages > 0
             && cap as u64 >= effective_messages
@@ -360,8 +505,36 @@ fn summarise(
     if env.build_profile != "release" {
         lints.push(Lint::DebugBuild);
     }
+    if let Some(p) = &paced {
+        if let (Some(a), None) = (&p.achieved_rate, &ramp) {
+            if a.median < p.requested_rate as f64 * ramp::MIN_ACHIEVED {
+                lints.push(Lint::RateMissed {
+                    requested: p.requested_rate,
+                    achieved: a.median,
+                });
+            }
+        }
+        if !p.refusals_observable {
+            lints.push(Lint::RefusalsUnobservable);
+        }
+        if let Some(l) = &latency {
+            if p.overhead.stamp_and_record_ns > 0.1 * l.p50 as f64 {
+                lints.push(Lint::TimingOverhead {
+                    overhead_ns: p.overhead.stamp_and_record_ns,
+                    p50_ns: l.p50,
+                });
+            }
+        }
+    }
+    if let (Some(r), Pacing::Ramp(rs)) = (&ramp, &spec.pacing) {
+        if r.search.not_sustained.is_none() && r.search.sustained.is_some() {
+            lints.push(Lint::RampCeiling { max: rs.max });
+        }
+    }
 
     let limit = limits.and_then(|lim| match (spec.workload, &latency, &throughput) {
+        // An open-loop run goes as fast as it is asked to, not as fast as it can.
+        _ if open_loop => None,
         (WorkloadKind::PingPong, Some(l), _) => Some(LimitDistance {
             probe: "cacheline-rtt".into(),
             limit: lim.rtt_ns(),
@@ -407,6 +580,8 @@ fn summarise(
             samples: spec.samples,
             warmup: spec.warmup,
             timeout_ms: spec.timeout_ms,
+            pacing: spec.pacing.clone(),
+            pipeline: spec.pipeline.clone(),
         },
         semantics,
         placement: t.last_placement.clone(),
@@ -421,13 +596,92 @@ fn summarise(
         limit,
         lints,
         samples,
+        paced,
+        ramp,
     }
 }
 
-fn merged_latency(outcomes: &[SampleOutcome]) -> Option<Latency> {
+/// Open-loop figures merged over the timed samples.
+fn paced_result(outcomes: &[SampleOutcome]) -> Option<PacedResult> {
+    let figures: Vec<&crate::outcome::PacedFigures> =
+        outcomes.iter().filter_map(|o| o.paced.as_deref()).collect();
+    let last = figures.last()?;
+    let achieved: Vec<f64> = figures.iter().map(|p| p.achieved_rate).collect();
+    let mut overheads: Vec<f64> = figures
+        .iter()
+        .map(|p| p.overhead.stamp_and_record_ns)
+        .collect();
+    overheads.sort_by(f64::total_cmp);
+    let mut clock_reads: Vec<f64> = figures.iter().map(|p| p.overhead.clock_read_ns).collect();
+    clock_reads.sort_by(f64::total_cmp);
+    let hops = last
+        .hops
+        .iter()
+        .enumerate()
+        .map(|(i, h)| {
+            let all: Vec<&crate::outcome::HopFigures> =
+                figures.iter().filter_map(|p| p.hops.get(i)).collect();
+            crate::outcome::HopFigures {
+                transport: h.transport.clone(),
+                capacity: h.capacity,
+                samples: all.iter().map(|x| x.samples).sum(),
+                mean: all.iter().map(|x| x.mean).sum::<f64>() / all.len().max(1) as f64,
+                p99: all.iter().map(|x| x.p99).max().unwrap_or(0),
+                max: all.iter().map(|x| x.max).max().unwrap_or(0),
+                received: all.iter().map(|x| x.received).sum(),
+            }
+        })
+        .collect();
+    Some(PacedResult {
+        requested_rate: last.requested_rate,
+        achieved_rate: Summary::of(&achieved),
+        refused: figures.iter().map(|p| p.refused).sum(),
+        refusals_observable: figures.iter().all(|p| p.refusals_observable),
+        pacer: last.pacer.clone(),
+        uncorrected: merged_latency(
+            figures.iter().map(|p| Some(p.uncorrected.as_str())),
+            "one-way from actual send (uncorrected)",
+        ),
+        overhead: crate::open_loop::clock::Overhead {
+            clock_read_ns: clock_reads[clock_reads.len() / 2],
+            stamp_and_record_ns: overheads[overheads.len() / 2],
+        },
+        sent: figures.iter().map(|p| p.sent).sum(),
+        delivered: outcomes.iter().map(|o| o.messages).sum(),
+        hops,
+    })
+}
+
+/// The hop fullest at the lowest rate not sustained: by mean depth over capacity where every hop
+/// is bounded, else by mean depth.
+fn saturating_hop(spec: &TrialSpec, search: &RampOutcome) -> Option<String> {
+    let knee = search.not_sustained?;
+    let step = search
+        .steps
+        .iter()
+        .rev()
+        .find(|s| s.figures.requested == knee && !s.sustained)?;
+    let f = &step.figures;
+    let names: Vec<String> = match &spec.pipeline {
+        Some(p) => p.hops.iter().map(|h| h.transport.clone()).collect(),
+        None => vec![spec.transport.clone()],
+    };
+    let score: Vec<f64> = if f.hop_fill.iter().all(Option::is_some) {
+        f.hop_fill.iter().map(|x| x.unwrap_or(0.0)).collect()
+    } else {
+        f.hop_depth.clone()
+    };
+    let (i, _) = score.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1))?;
+    Some(format!("hop {} ({})", i + 1, names.get(i)?))
+}
+
+fn merged_latency<'a>(
+    encoded: impl Iterator<Item = Option<&'a str>>,
+    kind: &str,
+) -> Option<Latency> {
     let mut merged: Option<hdrhistogram::Histogram<u64>> = None;
-    for o in outcomes {
-        let Some(enc) = &o.latency else { continue };
+    for enc in encoded {
+        let Some(enc) = enc else { continue };
         let Ok(h) = histogram::decode(enc) else {
             continue;
         };
@@ -443,13 +697,14 @@ fn merged_latency(outcomes: &[SampleOutcome]) -> Option<Latency> {
         return None;
     }
     Some(Latency {
-        kind: "round-trip".into(),
+        kind: kind.into(),
         count: h.len(),
         min: h.min(),
         p50: h.value_at_quantile(0.50),
         p90: h.value_at_quantile(0.90),
         p99: h.value_at_quantile(0.99),
         p999: h.value_at_quantile(0.999),
+        p9999: h.value_at_quantile(0.9999),
         max: h.max(),
         mean: h.mean(),
         histogram: histogram::encode(&h),

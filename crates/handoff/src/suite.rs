@@ -62,6 +62,23 @@
 //! | `timeout_ms`   | defaults, benchmark    | integer ≥ 1 (watchdog per sample)          | 20 000             |
 //! | `pin`          | defaults, benchmark    | boolean                                    | `true`             |
 //! | `options`      | benchmark              | inline table of option = value or list     | none               |
+//! | `rate`         | defaults, benchmark    | messages/s (integer ≥ 1), `"ramp"`, or a list (`paced`, `pipeline`) | 10 000 (`paced`), 1 000 (`pipeline`) |
+//! | `pacer`        | defaults, benchmark    | `"auto"`, `"spin"` or `"yield"` (open loop) | `"auto"`          |
+//! | `ramp`         | defaults, benchmark    | `true` or `{ start, max, factor, refine, step_ms, p99_bound_us }` | `{ start = 1000, max = 1e9, factor = 2, refine = 3, step_ms = 200 }` |
+//! | `hops`         | benchmark (`pipeline`) | one transport per hop (instead of `transports`) | each transport on every hop |
+//! | `hop_capacity` | defaults, benchmark    | one capacity per hop (`pipeline`)          | `[64, 1024, 256]`  |
+//! | `stage_work_ns`| defaults, benchmark    | busy work per stage and event (`pipeline`) | 0                  |
+//! | `delivery`     | defaults, benchmark    | `"sequential"`, `"latest"` or both (`pipeline`) | `"sequential"` |
+//!
+//! ## Open loop
+//!
+//! `paced`, `ramp` and `pipeline` send on a schedule. With `messages = "auto"` a sample holds
+//! `rate × target_ms / 1000` messages (within `min_messages`..`max_messages`), so it lasts about
+//! `target_ms`; no pilot samples are needed. `workload = "ramp"` (or `rate = "ramp"` for a
+//! pipeline) searches the highest sustained rate with the steps of `ramp`, one step lasting
+//! `step_ms`. A `latest` pipeline needs a conflating hop (a transport with `latest` ordering, such
+//! as `latest-cell`) and a `sequential` one must have none. `capacity` does not apply to a
+//! pipeline; `hop_capacity` does.
 //!
 //! A key set in a `[[benchmark]]` replaces the `[defaults]` value as a whole (a list is not
 //! merged with the default list). Any other key is an error.
@@ -94,8 +111,12 @@
 use crate::catalog::Catalog;
 use crate::message::MAX_PRODUCERS;
 use crate::payload::PayloadKind;
+use crate::semantics::Ordering;
 use crate::transport::OptionSpec;
-use crate::workload::{Messages, TrialSpec, WorkloadKind};
+use crate::workload::{
+    Delivery, Hop, Messages, PacerMode, Pacing, PipelineSpec, RampSpec, TrialSpec, WorkloadKind,
+    DEFAULT_HOP_CAPACITIES,
+};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::ops::Range;
@@ -117,6 +138,10 @@ pub const DEFAULT_MAX_MESSAGES: u64 = 20_000_000;
 pub const DEFAULT_CAPACITY: usize = 1024;
 /// Watchdog per sample, milliseconds.
 pub const DEFAULT_TIMEOUT_MS: u64 = 20_000;
+/// Rate of a `paced` or `ramp`-less open-loop workload when the suite does not say, per second.
+pub const DEFAULT_PACED_RATE: u64 = 10_000;
+/// Rate of a `pipeline` when the suite does not say (the reference scenario's), per second.
+pub const DEFAULT_PIPELINE_RATE: u64 = 1_000;
 
 /// A parsed and expanded suite.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -201,6 +226,16 @@ impl Suite {
                 },
                 Messages::Fixed(n) => Messages::Fixed((n / 10).max(1000).min(n)),
             };
+            if let Pacing::Ramp(r) = &mut t.pacing {
+                r.step_ms = (r.step_ms / 4).max(20);
+                r.refine = r.refine.min(1);
+            }
+            if t.workload.is_open_loop() {
+                // An open-loop sample lasts as long as its schedule: shorten it by the count.
+                if let Messages::Auto { min, .. } = &mut t.messages {
+                    *min = (*min / 10).max(100);
+                }
+            }
         }
     }
 }
@@ -229,6 +264,12 @@ const PARAM_KEYS: &[&str] = &[
     "warmup",
     "timeout_ms",
     "pin",
+    "rate",
+    "pacer",
+    "ramp",
+    "hop_capacity",
+    "stage_work_ns",
+    "delivery",
 ];
 /// Keys only a `[[benchmark]]` takes.
 const BENCH_ONLY_KEYS: &[&str] = &[
@@ -237,6 +278,7 @@ const BENCH_ONLY_KEYS: &[&str] = &[
     "transport",
     "transports",
     "options",
+    "hops",
 ];
 
 /// A value and the span of the text it came from.
@@ -244,6 +286,13 @@ const BENCH_ONLY_KEYS: &[&str] = &[
 struct Set<T> {
     value: T,
     span: Span,
+}
+
+/// One entry of a `rate` list.
+#[derive(Clone, Copy, Debug)]
+enum RateElem {
+    Fixed(u64),
+    Ramp,
 }
 
 /// One entry of a `messages` list.
@@ -269,6 +318,12 @@ struct Settings {
     warmup: Option<Set<usize>>,
     timeout_ms: Option<Set<u64>>,
     pin: Option<Set<bool>>,
+    rate: Option<Set<Vec<RateElem>>>,
+    pacer: Option<Set<PacerMode>>,
+    ramp: Option<Set<RampSpec>>,
+    hop_capacity: Option<Set<Vec<usize>>>,
+    stage_work_ns: Option<Set<u64>>,
+    delivery: Option<Set<Vec<Delivery>>>,
 }
 
 impl Settings {
@@ -291,6 +346,12 @@ impl Settings {
             warmup: pick(&self.warmup, &defaults.warmup),
             timeout_ms: pick(&self.timeout_ms, &defaults.timeout_ms),
             pin: pick(&self.pin, &defaults.pin),
+            rate: pick(&self.rate, &defaults.rate),
+            pacer: pick(&self.pacer, &defaults.pacer),
+            ramp: pick(&self.ramp, &defaults.ramp),
+            hop_capacity: pick(&self.hop_capacity, &defaults.hop_capacity),
+            stage_work_ns: pick(&self.stage_work_ns, &defaults.stage_work_ns),
+            delivery: pick(&self.delivery, &defaults.delivery),
         }
     }
 }
@@ -699,11 +760,226 @@ impl<'a> Parser<'a> {
                         span: v.span(),
                     })
                 }
+                "rate" => {
+                    s.rate = Some(self.sweep(
+                        v,
+                        key,
+                        "a rate per second or \"ramp\"",
+                        "rates or \"ramp\"",
+                        |x| match x {
+                            DeValue::String(n) if n == "ramp" => Elem::Ok(RateElem::Ramp),
+                            DeValue::String(n) => Elem::Invalid(format!(
+                                "`rate`: expected messages per second or \"ramp\", found \"{n}\""
+                            )),
+                            other => match count(other, key, 1) {
+                                Elem::Ok(n) => Elem::Ok(RateElem::Fixed(n)),
+                                Elem::WrongType => Elem::WrongType,
+                                Elem::Invalid(e) => Elem::Invalid(e),
+                            },
+                        },
+                    )?)
+                }
+                "pacer" => {
+                    s.pacer =
+                        Some(self.scalar(
+                            v,
+                            key,
+                            "\"auto\", \"spin\" or \"yield\"",
+                            |x| match x {
+                                DeValue::String(n) => match n.parse::<PacerMode>() {
+                                    Ok(m) => Elem::Ok(m),
+                                    Err(e) => Elem::Invalid(e),
+                                },
+                                _ => Elem::WrongType,
+                            },
+                        )?)
+                }
+                "ramp" => s.ramp = Some(self.ramp(v)?),
+                "hop_capacity" => {
+                    s.hop_capacity = Some(self.sweep(v, key, "an integer", "integers", |x| {
+                        size(x, key, 1, u64::MAX)
+                    })?)
+                }
+                "stage_work_ns" => {
+                    s.stage_work_ns = Some(self.scalar(v, key, "an integer", |x| count(x, key, 0))?)
+                }
+                "delivery" => {
+                    s.delivery = Some(self.sweep(
+                        v,
+                        key,
+                        "\"sequential\" or \"latest\"",
+                        "delivery modes",
+                        |x| match x {
+                            DeValue::String(n) => match n.parse::<Delivery>() {
+                                Ok(d) => Elem::Ok(d),
+                                Err(e) => Elem::Invalid(e),
+                            },
+                            _ => Elem::WrongType,
+                        },
+                    )?)
+                }
                 // Benchmark-only keys are handled by the caller.
                 _ => {}
             }
         }
         Ok(s)
+    }
+
+    /// `ramp = true` (defaults) or `ramp = { start = 1000, factor = 2, max = …, refine = 3,
+    /// step_ms = 200, p99_bound_us = … }`.
+    fn ramp(&self, v: &Value<'_>) -> Result<Set<RampSpec>, SuiteError> {
+        const KEYS: &[&str] = &[
+            "start",
+            "max",
+            "factor",
+            "refine",
+            "step_ms",
+            "p99_bound_us",
+        ];
+        let mut r = RampSpec::default();
+        match v.get_ref() {
+            DeValue::Boolean(true) => {}
+            DeValue::Table(t) => {
+                self.check_keys(t, KEYS, &[], "in `ramp`")?;
+                for (k, val) in t.iter() {
+                    let key: &str = k.get_ref();
+                    let at_least = match key {
+                        "factor" => 2,
+                        "refine" | "p99_bound_us" => 0,
+                        _ => 1,
+                    };
+                    let n = self
+                        .scalar(val, &format!("ramp.{key}"), "an integer", |x| {
+                            count(x, key, at_least)
+                        })?
+                        .value;
+                    match key {
+                        "start" => r.start = n,
+                        "max" => r.max = n,
+                        "factor" => r.factor = n,
+                        "refine" => r.refine = n.min(20) as u32,
+                        "step_ms" => r.step_ms = n,
+                        _ => r.p99_bound_ns = Some(n.saturating_mul(1000)),
+                    }
+                }
+                if r.start > r.max {
+                    return Err(self.error(
+                        Some(v.span()),
+                        format!(
+                            "`ramp`: start ({}/s) is above max ({}/s)",
+                            r.start, r.max
+                        ),
+                    ));
+                }
+            }
+            other => {
+                return Err(self.error(
+                    Some(v.span()),
+                    format!(
+                        "expected `true` or a table for `ramp` (e.g. `ramp = {{ start = 1000, factor = 2 }}`), found {}",
+                        a_type(other)
+                    ),
+                ))
+            }
+        }
+        Ok(Set {
+            value: r,
+            span: v.span(),
+        })
+    }
+
+    /// The hops of a pipeline benchmark: `hops` (one transport per hop) or each transport of
+    /// `transports` on every hop, with `hop_capacity` (one per hop).
+    fn pipelines(
+        &self,
+        hops: Option<&Set<Vec<String>>>,
+        transports: &[String],
+        s: &Settings,
+        span: &Span,
+    ) -> Result<Vec<PipelineSpec>, SuiteError> {
+        let capacities = s
+            .hop_capacity
+            .as_ref()
+            .map_or(DEFAULT_HOP_CAPACITIES.to_vec(), |x| x.value.clone());
+        let chains: Vec<Vec<String>> = match hops {
+            Some(h) => {
+                if let Some(c) = &s.hop_capacity {
+                    if c.value.len() != h.value.len() {
+                        return Err(self.error(
+                            Some(c.span.clone()),
+                            format!(
+                                "`hop_capacity` has {} values but `hops` names {} hops: give one capacity per hop",
+                                c.value.len(),
+                                h.value.len()
+                            ),
+                        ));
+                    }
+                } else if h.value.len() != capacities.len() {
+                    return Err(self.error(
+                        Some(h.span.clone()),
+                        format!(
+                            "{} hops but the default `hop_capacity` has {}: give `hop_capacity` with one capacity per hop",
+                            h.value.len(),
+                            capacities.len()
+                        ),
+                    ));
+                }
+                vec![h.value.clone()]
+            }
+            None => transports
+                .iter()
+                .map(|t| vec![t.clone(); capacities.len()])
+                .collect(),
+        };
+        let deliveries = s
+            .delivery
+            .as_ref()
+            .map_or(vec![Delivery::Sequential], |x| x.value.clone());
+        let work = s.stage_work_ns.as_ref().map_or(0, |x| x.value);
+        let mut out = Vec::new();
+        for chain in chains {
+            let conflating = chain.iter().find(|t| {
+                self.catalog
+                    .get(t)
+                    .is_some_and(|e| e.info().semantics.ordering == Ordering::Latest)
+            });
+            for &delivery in &deliveries {
+                let at = s.delivery.as_ref().map_or(span.clone(), |x| x.span.clone());
+                match (delivery, conflating) {
+                    (Delivery::Latest, None) => {
+                        return Err(self.error(
+                            Some(at),
+                            format!(
+                                "delivery \"latest\" needs a conflating hop (a transport with `latest` ordering, e.g. `latest-cell`) among the hops ({})",
+                                chain.join(", ")
+                            ),
+                        ))
+                    }
+                    (Delivery::Sequential, Some(t)) => {
+                        return Err(self.error(
+                            Some(at),
+                            format!(
+                                "hop `{t}` conflates (keeps only the newest value), so not every event can reach the sink: use delivery = \"latest\""
+                            ),
+                        ))
+                    }
+                    _ => {}
+                }
+                out.push(PipelineSpec {
+                    hops: chain
+                        .iter()
+                        .zip(&capacities)
+                        .map(|(t, &capacity)| Hop {
+                            transport: t.clone(),
+                            capacity,
+                        })
+                        .collect(),
+                    stage_work_ns: work,
+                    delivery,
+                });
+            }
+        }
+        Ok(out)
     }
 
     /// Exactly one of `a` and `b` (aliases), or none.
@@ -756,7 +1032,48 @@ impl<'a> Parser<'a> {
                 ))
             }
         };
+        let hops = match t.get("hops") {
+            None => None,
+            Some(v) => {
+                if let Some(w) = workloads
+                    .value
+                    .iter()
+                    .find(|w| **w != WorkloadKind::Pipeline)
+                {
+                    return Err(self.error(
+                        Some(v.span()),
+                        format!("`hops` applies only to workload `pipeline`, not `{w}`"),
+                    ));
+                }
+                if let Some((key, _)) = self.either(t, "transports", "transport")? {
+                    return Err(self.error(
+                        Some(v.span()),
+                        format!("give either `hops` (one transport per hop) or `{key}` (each on every hop), not both"),
+                    ));
+                }
+                Some(self.sweep(
+                    v,
+                    "hops",
+                    "a transport name",
+                    "transport names",
+                    |x| match x {
+                        DeValue::String(n) => match self.catalog.lookup(n) {
+                            Ok(_) => Elem::Ok(n.to_string()),
+                            Err(e) => Elem::Invalid(e),
+                        },
+                        _ => Elem::WrongType,
+                    },
+                )?)
+            }
+        };
         let transports = match self.either(t, "transports", "transport")? {
+            None if hops.is_some() => {
+                let h = hops.as_ref().expect("checked");
+                Set {
+                    value: vec![h.value[0].clone()],
+                    span: h.span.clone(),
+                }
+            }
             Some((key, v)) => {
                 if matches!(v.get_ref(), DeValue::Array(a) if a.is_empty()) {
                     return Err(self.error(
@@ -837,32 +1154,80 @@ impl<'a> Parser<'a> {
             .map_or(DEFAULT_TIMEOUT_MS, |x| x.value);
         let pin = s.pin.as_ref().map_or(true, |x| x.value);
         let option_sets = option_product(&options);
+        let pacer = s.pacer.as_ref().map_or(PacerMode::Auto, |x| x.value);
+        let ramp = s
+            .ramp
+            .as_ref()
+            .map_or_else(RampSpec::default, |x| x.value.clone());
 
         for &workload in &workloads.value {
             let (producers, consumers) = self.topology(workload, &own, &s)?;
-            for transport in &transports.value {
+            let pacings = self.pacings(workload, &own, &s, &ramp)?;
+            self.pipeline_keys_apply(workload, &own)?;
+            let pipelines: Vec<Option<PipelineSpec>> = if workload == WorkloadKind::Pipeline {
+                self.pipelines(hops.as_ref(), &transports.value, &s, &span)?
+                    .into_iter()
+                    .map(Some)
+                    .collect()
+            } else {
+                vec![None]
+            };
+            let transports: Vec<String> = if workload == WorkloadKind::Pipeline {
+                // The chains already name every hop's transport.
+                vec![String::new()]
+            } else {
+                transports.value.clone()
+            };
+            if workload == WorkloadKind::Pipeline {
+                if let Some(c) = &own.capacity {
+                    return Err(self.error(
+                        Some(c.span.clone()),
+                        "`capacity` does not apply to workload `pipeline`: give one capacity per hop with `hop_capacity`",
+                    ));
+                }
+            }
+            let capacities: &[usize] = if workload == WorkloadKind::Pipeline {
+                &capacities[..1]
+            } else {
+                &capacities
+            };
+            for transport in &transports {
                 for &payload in &payloads {
-                    for &capacity in &capacities {
+                    for &capacity in capacities {
                         for &p in &producers {
                             for &c in &consumers {
                                 for &batch in &batches {
                                     for &messages in &counts {
                                         for opts in &option_sets {
-                                            trials.push(TrialSpec {
-                                                transport: transport.clone(),
-                                                workload,
-                                                payload,
-                                                capacity,
-                                                producers: p,
-                                                consumers: c,
-                                                messages,
-                                                batch,
-                                                options: opts.clone(),
-                                                samples,
-                                                warmup,
-                                                timeout_ms,
-                                                pin,
-                                            });
+                                            for pacing in &pacings {
+                                                for pipe in &pipelines {
+                                                    let (transport, capacity) = match pipe {
+                                                        Some(p) => (
+                                                            p.hops[0].transport.clone(),
+                                                            p.hops[0].capacity,
+                                                        ),
+                                                        None => (transport.clone(), capacity),
+                                                    };
+                                                    trials.push(TrialSpec {
+                                                        transport,
+                                                        workload,
+                                                        payload,
+                                                        capacity,
+                                                        producers: p,
+                                                        consumers: c,
+                                                        messages,
+                                                        batch,
+                                                        options: opts.clone(),
+                                                        samples,
+                                                        warmup,
+                                                        timeout_ms,
+                                                        pin,
+                                                        pacing: pacing.clone(),
+                                                        pacer,
+                                                        pipeline: pipe.clone(),
+                                                    });
+                                                }
+                                            }
                                         }
                                     }
                                 }
@@ -895,11 +1260,11 @@ impl<'a> Parser<'a> {
             }
         };
         Ok(match workload {
-            WorkloadKind::Spsc | WorkloadKind::PingPong => (
+            WorkloadKind::Spsc | WorkloadKind::PingPong | WorkloadKind::Pipeline => (
                 fixed(&own.producers, "producers", "it always runs 1 producer")?,
                 fixed(&own.consumers, "consumers", "it always runs 1 consumer")?,
             ),
-            WorkloadKind::Mpsc => (
+            WorkloadKind::Mpsc | WorkloadKind::Paced | WorkloadKind::Ramp => (
                 s.producers
                     .as_ref()
                     .map_or_else(|| workload.default_producers(), |x| x.value.clone()),
@@ -914,6 +1279,89 @@ impl<'a> Parser<'a> {
                     .map_or_else(|| vec![workload.default_consumers()], |x| x.value.clone()),
             ),
         })
+    }
+
+    /// The pacings of `workload`: closed loop for the streaming workloads (where an open-loop
+    /// key written in the benchmark itself is an error), the `rate` list otherwise.
+    fn pacings(
+        &self,
+        workload: WorkloadKind,
+        own: &Settings,
+        s: &Settings,
+        ramp: &RampSpec,
+    ) -> Result<Vec<Pacing>, SuiteError> {
+        if !workload.is_open_loop() {
+            let given = [
+                own.rate.as_ref().map(|x| ("rate", x.span.clone())),
+                own.pacer.as_ref().map(|x| ("pacer", x.span.clone())),
+                own.ramp.as_ref().map(|x| ("ramp", x.span.clone())),
+            ];
+            if let Some((key, at)) = given.into_iter().flatten().next() {
+                return Err(self.error(
+                    Some(at),
+                    format!("`{key}` does not apply to workload `{workload}` (closed loop); it applies to paced, ramp and pipeline"),
+                ));
+            }
+            return Ok(vec![Pacing::Closed]);
+        }
+        if workload == WorkloadKind::Ramp {
+            if let Some(r) = &own.rate {
+                if r.value.iter().any(|e| matches!(e, RateElem::Fixed(_))) {
+                    return Err(self.error(
+                        Some(r.span.clone()),
+                        "workload `ramp` searches the rate itself: set its steps with `ramp = { start = …, factor = … }`, or use workload `paced` for a fixed rate",
+                    ));
+                }
+            }
+            return Ok(vec![Pacing::Ramp(ramp.clone())]);
+        }
+        let default = if workload == WorkloadKind::Pipeline {
+            DEFAULT_PIPELINE_RATE
+        } else {
+            DEFAULT_PACED_RATE
+        };
+        Ok(s.rate
+            .as_ref()
+            .map_or(vec![RateElem::Fixed(default)], |x| x.value.clone())
+            .into_iter()
+            .map(|e| match e {
+                RateElem::Fixed(r) => Pacing::Rate(r),
+                RateElem::Ramp => Pacing::Ramp(ramp.clone()),
+            })
+            .collect())
+    }
+
+    /// Pipeline keys written in a benchmark whose workload is not a pipeline are an error.
+    fn pipeline_keys_apply(
+        &self,
+        workload: WorkloadKind,
+        own: &Settings,
+    ) -> Result<(), SuiteError> {
+        if workload == WorkloadKind::Pipeline {
+            if let Some(b) = &own.batch {
+                return Err(self.error(
+                    Some(b.span.clone()),
+                    "`batch` does not apply to workload `pipeline` (events move one at a time)",
+                ));
+            }
+            return Ok(());
+        }
+        let given = [
+            own.hop_capacity
+                .as_ref()
+                .map(|x| ("hop_capacity", x.span.clone())),
+            own.stage_work_ns
+                .as_ref()
+                .map(|x| ("stage_work_ns", x.span.clone())),
+            own.delivery.as_ref().map(|x| ("delivery", x.span.clone())),
+        ];
+        match given.into_iter().flatten().next() {
+            Some((key, at)) => Err(self.error(
+                Some(at),
+                format!("`{key}` applies only to workload `pipeline`, not `{workload}`"),
+            )),
+            None => Ok(()),
+        }
     }
 
     /// `options = { name = value or [values] }`, in option-name order.
@@ -1132,6 +1580,110 @@ mod tests {
         assert_eq!(e.line, Some(line), "{e}");
         assert!(e.message.contains(needle), "`{needle}` not in: {e}");
         e
+    }
+
+    #[test]
+    fn open_loop_keys_expand_and_misplaced_ones_are_errors() {
+        let s = parse(
+            "[[benchmark]]\nworkload = \"paced\"\ntransports = [\"crossbeam-bounded\"]\nrate = [1000, 50000, \"ramp\"]\npacer = \"yield\"\nproducers = [1, 2]\n",
+        )
+        .unwrap();
+        assert_eq!(s.trials.len(), 6);
+        assert_eq!(s.trials[0].pacing, Pacing::Rate(1000));
+        assert!(matches!(s.trials[2].pacing, Pacing::Ramp(_)));
+        assert_eq!(s.trials[0].pacer, PacerMode::Yield);
+
+        let s = parse("[[benchmark]]\nworkload = \"ramp\"\ntransport = \"crossbeam-bounded\"\nramp = { start = 500, factor = 4, p99_bound_us = 200 }\n").unwrap();
+        match &s.trials[0].pacing {
+            Pacing::Ramp(r) => {
+                assert_eq!((r.start, r.factor, r.p99_bound_ns), (500, 4, Some(200_000)))
+            }
+            other => panic!("{other:?}"),
+        }
+
+        let base = "[[benchmark]]\nworkload = \"spsc\"\ntransports = [\"crossbeam-bounded\"]\n";
+        assert_err(
+            &format!("{base}rate = 1000\n"),
+            4,
+            "`rate` does not apply to workload `spsc`",
+        );
+        assert_err(
+            &format!("{base}hop_capacity = [1, 2]\n"),
+            4,
+            "applies only to workload `pipeline`",
+        );
+        assert_err(
+            "[[benchmark]]\nworkload = \"ramp\"\ntransport = \"rtrb\"\nrate = 1000\n",
+            4,
+            "searches the rate itself",
+        );
+        assert_err(
+            "[[benchmark]]\nworkload = \"paced\"\ntransport = \"rtrb\"\npacer = \"spinn\"\n",
+            4,
+            "did you mean `spin`",
+        );
+        assert_err(
+            "[[benchmark]]\nworkload = \"paced\"\ntransport = \"rtrb\"\nramp = { start = 10, maxx = 5 }\n",
+            4,
+            "unknown key `maxx`",
+        );
+    }
+
+    #[test]
+    fn pipelines_expand_per_transport_or_from_hops_and_check_delivery() {
+        let s = parse(
+            "[[benchmark]]\nworkload = \"pipeline\"\ntransports = [\"crossbeam-bounded\", \"rtrb\"]\nrate = [1000, \"ramp\"]\nstage_work_ns = 500\n",
+        )
+        .unwrap();
+        assert_eq!(s.trials.len(), 4);
+        let p = s.trials[0].pipeline.as_ref().unwrap();
+        assert_eq!(p.hops.len(), 3);
+        assert_eq!(p.hops[0].capacity, 64);
+        assert_eq!(p.stage_work_ns, 500);
+        assert_eq!(
+            s.trials[2].pipeline.as_ref().unwrap().hops[2].transport,
+            "rtrb"
+        );
+
+        let s = parse("[[benchmark]]\nworkload = \"pipeline\"\nhops = [\"rtrb\", \"latest-cell\"]\nhop_capacity = [8, 1]\ndelivery = \"latest\"\n").unwrap();
+        assert_eq!(s.trials.len(), 1);
+        assert_eq!(
+            s.trials[0].pipeline.as_ref().unwrap().delivery,
+            Delivery::Latest
+        );
+
+        assert_err(
+            "[[benchmark]]\nworkload = \"pipeline\"\nhops = [\"rtrb\", \"rtrb\"]\nhop_capacity = [8, 1, 4]\n",
+            4,
+            "has 3 values but `hops` names 2 hops",
+        );
+        assert_err(
+            "[[benchmark]]\nworkload = \"pipeline\"\ntransports = [\"rtrb\"]\ndelivery = \"latest\"\n",
+            4,
+            "needs a conflating hop",
+        );
+        let e = err(
+            "[[benchmark]]\nworkload = \"pipeline\"\nhops = [\"rtrb\", \"latest-cell\", \"rtrb\"]\n",
+        );
+        assert!(
+            e.line.is_some() && e.message.contains("use delivery = \"latest\""),
+            "{e}"
+        );
+        assert_err(
+            "[[benchmark]]\nworkload = \"pipeline\"\nhops = [\"rtrb\", \"rtrb\", \"rtrb\"]\ntransports = [\"rtrb\"]\n",
+            3,
+            "either `hops`",
+        );
+        assert_err(
+            "[[benchmark]]\nworkload = \"pipeline\"\ntransports = [\"rtrb\"]\ncapacity = 64\n",
+            4,
+            "`hop_capacity`",
+        );
+        assert_err(
+            "[[benchmark]]\nworkload = \"pipeline\"\nhops = [\"rtrb\", \"rtbr\", \"rtrb\"]\n",
+            3,
+            "did you mean `rtrb`",
+        );
     }
 
     #[test]

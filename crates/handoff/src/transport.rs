@@ -136,6 +136,19 @@ pub trait Sender<M>: Send + 'static {
     }
 }
 
+/// Boxed senders (the hops of a pipeline, whose transports differ) are senders too.
+impl<M: 'static> Sender<M> for Box<dyn Sender<M>> {
+    fn send(&mut self, msg: M) -> Result<(), M> {
+        (**self).send(msg)
+    }
+    fn try_send(&mut self, msg: M) -> Result<(), TrySendError<M>> {
+        (**self).try_send(msg)
+    }
+    fn failed_attempts(&self) -> u64 {
+        (**self).failed_attempts()
+    }
+}
+
 /// Why [`Sender::try_send`] did not hand the message over; the message comes back.
 #[derive(Debug, PartialEq, Eq)]
 pub enum TrySendError<M> {
@@ -175,6 +188,16 @@ pub trait Receiver<M>: Send + 'static {
     /// Failed non-blocking attempts (queue empty) made while receiving, since creation.
     fn failed_attempts(&self) -> u64 {
         0
+    }
+}
+
+/// Boxed receivers (the hops of a pipeline) are receivers too.
+impl<M: 'static> Receiver<M> for Box<dyn Receiver<M>> {
+    fn recv(&mut self) -> Option<M> {
+        (**self).recv()
+    }
+    fn failed_attempts(&self) -> u64 {
+        (**self).failed_attempts()
     }
 }
 

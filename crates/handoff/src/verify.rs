@@ -10,6 +10,7 @@
 //! | contiguous  | FIFO, one consumer                | `seq == next[p]`, then `next[p] += 1`          |
 //! | increasing  | FIFO, several consumers           | `seq > last[p]` and bit `(p, seq)` not yet set |
 //! | set         | unordered                         | bit `(p, seq)` not yet set                     |
+//! | latest      | conflating (`latest`), one consumer | `seq > last[p]`; at the end `last[p]` is the final seq |
 //!
 //! In contiguous mode a sequence number below `next[p]` has necessarily been delivered already,
 //! so it is reported as a duplicate; one above is an order violation (a message skipped or
@@ -31,6 +32,7 @@ enum Mode {
     Contiguous,
     Increasing,
     Set,
+    Latest,
 }
 
 /// One consumer's verifier.
@@ -77,11 +79,12 @@ impl Verifier {
         consumers: usize,
     ) -> Verifier {
         let mode = match (ordering.is_fifo(), consumers) {
+            _ if ordering == Ordering::Latest => Mode::Latest,
             (true, 1) => Mode::Contiguous,
             (true, _) => Mode::Increasing,
             (false, _) => Mode::Set,
         };
-        let bits = if mode == Mode::Contiguous {
+        let bits = if matches!(mode, Mode::Contiguous | Mode::Latest) {
             0
         } else {
             producers as u64 * per_producer
@@ -175,6 +178,17 @@ impl Verifier {
                 self.mark(p, seq);
             }
             Mode::Set => self.mark(p, seq),
+            Mode::Latest => {
+                if seq < expected {
+                    let kind = if seq + 1 == expected {
+                        ViolationKind::Duplicate
+                    } else {
+                        ViolationKind::Stale
+                    };
+                    self.violate(kind, p, expected, seq);
+                }
+                self.next[p as usize] = expected.max(seq + 1);
+            }
         }
     }
 
@@ -332,6 +346,17 @@ pub fn merge(verifiers: Vec<Verifier>) -> Verdict {
 }
 
 fn first_missing(v: &Verifier) -> Option<Violation> {
+    if v.mode == Mode::Latest {
+        // Skipped values are the point of conflation; only the final one must arrive.
+        return (0..v.producers)
+            .find(|&p| v.next[p as usize] < v.per_producer)
+            .map(|p| Violation {
+                kind: ViolationKind::FinalMissing,
+                producer: p,
+                expected: v.per_producer - 1,
+                got: v.next[p as usize],
+            });
+    }
     for p in 0..v.producers {
         let missing_from = if v.mode == Mode::Contiguous {
             let next = v.next[p as usize];
@@ -373,6 +398,32 @@ mod tests {
         for &(p, s) in msgs {
             v.observe(&Word::build(p, s));
         }
+    }
+
+    #[test]
+    fn latest_mode_allows_skips_but_not_stale_values_or_a_lost_final() {
+        let mut v = Verifier::new(1, 10, Ordering::Latest, 1);
+        feed(&mut v, &[(0, 0), (0, 3), (0, 7), (0, 9)]);
+        let d = v.finish();
+        assert_eq!((d.count, d.violation), (4, None));
+
+        let mut v = Verifier::new(1, 10, Ordering::Latest, 1);
+        feed(&mut v, &[(0, 2), (0, 5), (0, 4), (0, 9)]);
+        let bad = v.finish().violation.unwrap();
+        assert_eq!(bad.kind, ViolationKind::Stale);
+        assert_eq!(
+            bad.to_string(),
+            "producer 0: stale value seq 4 delivered after seq 5"
+        );
+
+        let mut v = Verifier::new(1, 10, Ordering::Latest, 1);
+        feed(&mut v, &[(0, 2), (0, 8)]);
+        let bad = v.finish().violation.unwrap();
+        assert_eq!(bad.kind, ViolationKind::FinalMissing);
+        assert_eq!(
+            bad.to_string(),
+            "producer 0: final value seq 9 never delivered (newest delivered: 8)"
+        );
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! The worker side of the child-process protocol.
 //!
 //! The parent writes one line holding the [`TrialSpec`] as JSON, then one line per sample,
-//! `{"messages": N}`; the worker answers each with one line holding the [`SampleOutcome`] as
+//! `{"messages": N}` (open-loop trials may add `"rate": R`, messages per second, which overrides
+//! the trial's rate for that sample); the worker answers each with one line holding the [`SampleOutcome`] as
 //! JSON. End of input ends the worker. Anything a transport prints goes to standard error, which
 //! the parent keeps for crash reports; standard output carries only protocol lines.
 
@@ -15,6 +16,9 @@ use std::io::{BufRead, Write};
 #[derive(Deserialize)]
 struct Request {
     messages: u64,
+    /// Overrides an open-loop trial's rate (a ramp's steps).
+    #[serde(default)]
+    rate: Option<u64>,
 }
 
 /// Serves the worker protocol on `input`/`output` until end of input.
@@ -32,11 +36,13 @@ pub fn serve(
     let entry = spec
         .as_ref()
         .map_err(Clone::clone)
-        .and_then(|s| catalog.lookup(&s.transport).cloned());
+        .and_then(|s| catalog.lookup(&s.transport).map(|_| ()));
     for line in lines {
         let line = line?;
         let outcome = match (&spec, &entry, serde_json::from_str::<Request>(&line)) {
-            (Ok(spec), Ok(entry), Ok(req)) => entry.runner().run_sample(spec, req.messages),
+            (Ok(spec), Ok(()), Ok(req)) => {
+                crate::executor::run_sample(catalog, spec, req.messages, req.rate)
+            }
             (Err(e), _, _) | (_, Err(e), _) => {
                 SampleOutcome::status_only(SampleStatus::Invalid(e.clone()), Placement::default())
             }

@@ -19,15 +19,28 @@ pub enum WorkloadKind {
     /// A round trip over two channels of the same transport; every reply is checked before the
     /// next request is sent (a dependency chain), and each round trip's time is recorded.
     PingPong,
+    /// K producers -> 1 consumer, open loop: each producer sends on a schedule at a requested
+    /// rate and the consumer records every message's one-way latency from its *intended* send
+    /// time (corrected for coordinated omission) and from its actual send.
+    Paced,
+    /// `paced`, stepping the rate up until the transport no longer keeps up: the highest rate
+    /// sustained and the whole rate -> latency series.
+    Ramp,
+    /// Injector -> hop -> stage -> hop -> ... -> sink, each hop a transport of its own, paced;
+    /// end-to-end latency per event and each hop's queue depth.
+    Pipeline,
 }
 
 impl WorkloadKind {
     /// Every workload, in listing order.
-    pub const ALL: [WorkloadKind; 4] = [
+    pub const ALL: [WorkloadKind; 7] = [
         WorkloadKind::Spsc,
         WorkloadKind::Mpsc,
         WorkloadKind::Mpmc,
         WorkloadKind::PingPong,
+        WorkloadKind::Paced,
+        WorkloadKind::Ramp,
+        WorkloadKind::Pipeline,
     ];
 
     /// The name used on the command line.
@@ -37,6 +50,9 @@ impl WorkloadKind {
             WorkloadKind::Mpsc => "mpsc",
             WorkloadKind::Mpmc => "mpmc",
             WorkloadKind::PingPong => "ping-pong",
+            WorkloadKind::Paced => "paced",
+            WorkloadKind::Ramp => "ramp",
+            WorkloadKind::Pipeline => "pipeline",
         }
     }
 
@@ -47,6 +63,9 @@ impl WorkloadKind {
             WorkloadKind::Mpsc => "K producers -> 1 consumer stream (K swept, default 1,2,4,8)",
             WorkloadKind::Mpmc => "K producers -> M consumers stream, for transports with many consumers",
             WorkloadKind::PingPong => "round trip over two channels of one transport; each reply checked; latency histogram",
+            WorkloadKind::Paced => "K producers -> 1 consumer at a requested rate (open loop); one-way latency from the intended send time",
+            WorkloadKind::Ramp => "paced, rate stepped up until it is no longer sustained; highest sustained rate and the rate -> latency series",
+            WorkloadKind::Pipeline => "injector -> hop -> stage -> ... -> sink at a requested rate (or ramped); end-to-end latency, depth per hop",
         }
     }
 
@@ -56,6 +75,14 @@ impl WorkloadKind {
             WorkloadKind::Mpsc | WorkloadKind::Mpmc => vec![1, 2, 4, 8],
             _ => vec![1],
         }
+    }
+
+    /// Whether messages are sent on a schedule (open loop) and carry send timestamps.
+    pub fn is_open_loop(self) -> bool {
+        matches!(
+            self,
+            WorkloadKind::Paced | WorkloadKind::Ramp | WorkloadKind::Pipeline
+        )
     }
 
     /// Default consumer count.
@@ -142,15 +169,199 @@ pub struct TrialSpec {
     pub timeout_ms: u64,
     /// Pin threads to distinct cores where the machine has enough.
     pub pin: bool,
+    /// Open-loop pacing: closed loop for the streaming workloads, a fixed rate or a ramp for
+    /// `paced`, `ramp` and `pipeline`.
+    #[serde(default)]
+    pub pacing: Pacing,
+    /// How a paced producer waits for its next send time.
+    #[serde(default)]
+    pub pacer: PacerMode,
+    /// The hops of a `pipeline`.
+    #[serde(default)]
+    pub pipeline: Option<PipelineSpec>,
 }
+
+/// How messages are offered to the transport.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Pacing {
+    /// As fast as the transport takes them (closed loop).
+    #[default]
+    Closed,
+    /// Open loop at this many messages per second in total (over every producer).
+    Rate(u64),
+    /// Open loop, rate stepped up to find the highest one sustained.
+    Ramp(RampSpec),
+}
+
+impl Pacing {
+    /// The fixed rate, if any.
+    pub fn rate(&self) -> Option<u64> {
+        match self {
+            Pacing::Rate(r) => Some(*r),
+            _ => None,
+        }
+    }
+}
+
+/// The rate search of a ramp (see [`crate::ramp`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RampSpec {
+    /// First rate tried, messages per second.
+    pub start: u64,
+    /// Highest rate tried.
+    pub max: u64,
+    /// Each coarse step multiplies the rate by this.
+    pub factor: u64,
+    /// Bisection steps between the last rate sustained and the first one not sustained.
+    pub refine: u32,
+    /// A step is sustained only if its p99 latency (from the intended send) is at most this.
+    pub p99_bound_ns: Option<u64>,
+    /// How long one step runs, milliseconds (its message count is rate × this).
+    pub step_ms: u64,
+}
+
+impl Default for RampSpec {
+    fn default() -> Self {
+        RampSpec {
+            start: 1_000,
+            max: 1_000_000_000,
+            factor: 2,
+            refine: 3,
+            p99_bound_ns: None,
+            step_ms: 200,
+        }
+    }
+}
+
+/// How a paced producer waits until a message is due.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PacerMode {
+    /// `spin` when every thread of the trial has a core of its own, `yield` otherwise.
+    #[default]
+    Auto,
+    /// Spin on the calibrated clock.
+    Spin,
+    /// Spin on the calibrated clock, yielding the core between reads.
+    Yield,
+}
+
+impl PacerMode {
+    /// The name used in suites and reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            PacerMode::Auto => "auto",
+            PacerMode::Spin => "spin",
+            PacerMode::Yield => "yield",
+        }
+    }
+}
+
+impl FromStr for PacerMode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let all = [PacerMode::Auto, PacerMode::Spin, PacerMode::Yield];
+        all.into_iter()
+            .find(|m| m.name() == s)
+            .ok_or_else(|| crate::suggest::unknown("pacer", s, all.iter().map(|m| m.name())))
+    }
+}
+
+/// What reaches the sink of a pipeline.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Delivery {
+    /// Every event, in order.
+    #[default]
+    Sequential,
+    /// A conflating hop keeps only the newest value: delivered sequence numbers only increase,
+    /// and the final event is always delivered.
+    Latest,
+}
+
+impl Delivery {
+    /// The name used in suites and reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Delivery::Sequential => "sequential",
+            Delivery::Latest => "latest",
+        }
+    }
+}
+
+impl FromStr for Delivery {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let all = [Delivery::Sequential, Delivery::Latest];
+        all.into_iter()
+            .find(|m| m.name() == s)
+            .ok_or_else(|| crate::suggest::unknown("delivery", s, all.iter().map(|m| m.name())))
+    }
+}
+
+/// One hop of a pipeline: a transport and its capacity.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Hop {
+    /// Transport name.
+    pub transport: String,
+    /// Capacity in messages.
+    pub capacity: usize,
+}
+
+/// The shape of a pipeline: injector -> hops[0] -> stage -> hops[1] -> ... -> sink.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PipelineSpec {
+    /// The hops, in order.
+    pub hops: Vec<Hop>,
+    /// Busy work each stage does per event, nanoseconds (spun on the clock).
+    pub stage_work_ns: u64,
+    /// What reaches the sink.
+    pub delivery: Delivery,
+}
+
+/// Default hop capacities of a pipeline (the reference scenario's 64, 1024, 256).
+pub const DEFAULT_HOP_CAPACITIES: [usize; 3] = [64, 1024, 256];
 
 impl TrialSpec {
     /// A short label identifying the trial in progress output and errors,
     /// e.g. `crossbeam-bounded spsc u64 cap=1024 p=1`.
     pub fn label(&self) -> String {
-        let mut s = format!("{} {} {}", self.transport, self.workload, self.payload);
-        s.push_str(&format!(" cap={}", self.capacity));
-        if self.workload != WorkloadKind::Spsc && self.workload != WorkloadKind::PingPong {
+        let mut s = match &self.pipeline {
+            Some(p) => {
+                let names: Vec<&str> = p.hops.iter().map(|h| h.transport.as_str()).collect();
+                let caps: Vec<String> = p.hops.iter().map(|h| h.capacity.to_string()).collect();
+                let mut s = if names.iter().all(|n| *n == names[0]) {
+                    format!("{}×{}", names[0], names.len())
+                } else {
+                    names.join(">")
+                };
+                s.push_str(&format!(
+                    " {} {} cap={} {}",
+                    self.workload,
+                    self.payload,
+                    caps.join("/"),
+                    p.delivery.name()
+                ));
+                if p.stage_work_ns > 0 {
+                    s.push_str(&format!(" work={}ns", p.stage_work_ns));
+                }
+                s
+            }
+            None => format!(
+                "{} {} {} cap={}",
+                self.transport, self.workload, self.payload, self.capacity
+            ),
+        };
+        match &self.pacing {
+            Pacing::Closed => {}
+            Pacing::Rate(r) => s.push_str(&format!(" rate={r}/s")),
+            Pacing::Ramp(_) => s.push_str(" ramp"),
+        }
+        if !matches!(
+            self.workload,
+            WorkloadKind::Spsc | WorkloadKind::PingPong | WorkloadKind::Pipeline
+        ) {
             s.push_str(&format!(" p={}", self.producers));
         }
         if self.consumers != 1 {
@@ -165,10 +376,21 @@ impl TrialSpec {
         s
     }
 
+    /// How long a sample of `messages` may run before the watchdog calls it hung: the timeout,
+    /// plus, for an open-loop trial, the time its schedule takes at `rate` (or its own rate).
+    pub fn watchdog_ms(&self, messages: u64, rate: Option<u64>) -> u64 {
+        let schedule = match rate.or(self.pacing.rate()) {
+            Some(r) if self.workload.is_open_loop() => messages.saturating_mul(1000) / r.max(1),
+            _ => 0,
+        };
+        self.timeout_ms.saturating_add(schedule)
+    }
+
     /// Threads the workload runs (not counting threads a callback transport starts itself).
     pub fn threads(&self) -> usize {
-        match self.workload {
-            WorkloadKind::PingPong => 2,
+        match (self.workload, &self.pipeline) {
+            (WorkloadKind::PingPong, _) => 2,
+            (WorkloadKind::Pipeline, Some(p)) => p.hops.len() + 1,
             _ => self.producers + self.consumers,
         }
     }

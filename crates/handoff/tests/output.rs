@@ -90,6 +90,8 @@ fn stream(
             samples: 5,
             warmup: 1,
             timeout_ms: 10_000,
+            pacing: Default::default(),
+            pipeline: None,
         },
         semantics: semantics(Arity::Many, bound, Locality::CrossThread),
         placement: pinned(),
@@ -119,6 +121,8 @@ fn stream(
                 }]
             })
             .unwrap_or_default(),
+        paced: None,
+        ramp: None,
     }
 }
 
@@ -190,6 +194,7 @@ fn report() -> RunReport {
         p90: 260,
         p99: 1_250,
         p999: 8_400,
+        p9999: 20_000,
         max: 43_000,
         mean: 230.5,
         histogram: "HISTFAAAAA==".into(),

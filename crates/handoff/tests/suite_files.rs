@@ -195,3 +195,45 @@ fn streaming_suite_is_the_reference_scenario() {
     }
     assert_eq!(rows, expected);
 }
+
+#[test]
+fn pipeline_suite_is_the_reference_scenario() {
+    use handoff::workload::{Delivery, Pacing};
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../suites/pipeline.toml");
+    let s = Suite::load(&path, &Catalog::builtin()).unwrap_or_else(|e| panic!("{e}"));
+    assert!(s
+        .trials
+        .iter()
+        .all(|t| t.workload == WorkloadKind::Pipeline));
+    // Four transports on every hop plus the latest-value chain, each paced at 1000/s and ramped.
+    assert_eq!(s.trials.len(), 10);
+    for t in &s.trials {
+        let p = t.pipeline.as_ref().unwrap();
+        let caps: Vec<usize> = p.hops.iter().map(|h| h.capacity).collect();
+        assert_eq!(caps, [64, 1024, 256]);
+        assert!(matches!(t.pacing, Pacing::Rate(1000) | Pacing::Ramp(_)));
+    }
+    let crossbeam: Vec<_> = s
+        .trials
+        .iter()
+        .filter(|t| {
+            t.pipeline
+                .as_ref()
+                .unwrap()
+                .hops
+                .iter()
+                .all(|h| h.transport == "crossbeam-bounded")
+        })
+        .collect();
+    assert_eq!(crossbeam.len(), 2);
+    let latest: Vec<_> = s
+        .trials
+        .iter()
+        .filter(|t| t.pipeline.as_ref().unwrap().delivery == Delivery::Latest)
+        .collect();
+    assert_eq!(latest.len(), 2);
+    assert_eq!(
+        latest[0].pipeline.as_ref().unwrap().hops[1].transport,
+        "latest-cell"
+    );
+}

@@ -23,6 +23,9 @@ fn spec(transport: &str, workload: WorkloadKind, producers: usize) -> TrialSpec 
         warmup: 0,
         timeout_ms: 1_000,
         pin: false,
+        pacing: Default::default(),
+        pacer: Default::default(),
+        pipeline: None,
     }
 }
 

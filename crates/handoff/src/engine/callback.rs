@@ -139,5 +139,6 @@ pub(super) fn run<T: CallbackTransport, M: Message>(
         digest: verdict.digest,
         latency: None,
         placement: place,
+        paced: None,
     }
 }

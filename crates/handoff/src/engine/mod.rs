@@ -11,11 +11,13 @@
 
 mod callback;
 pub mod crew;
+mod open_loop;
 mod pingpong;
+pub mod pipeline;
 mod stream;
 mod support;
 
-use crate::outcome::SampleOutcome;
+use crate::outcome::{SampleOutcome, SampleStatus};
 use crate::transport::{CallbackTransport, Transport};
 use crate::workload::{TrialSpec, WorkloadKind};
 use std::sync::Arc;
@@ -31,6 +33,14 @@ pub fn run_pull<T: Transport>(t: &Arc<T>, spec: &TrialSpec, messages: u64) -> Sa
     match spec.workload {
         WorkloadKind::PingPong => {
             crate::with_payload!(spec.payload, M => pingpong::run::<T, M>(t, spec, messages))
+        }
+        WorkloadKind::Paced | WorkloadKind::Ramp | WorkloadKind::Pipeline => {
+            SampleOutcome::status_only(
+                SampleStatus::Invalid(
+                    "open-loop workloads run through the catalog (executor::run_sample)".into(),
+                ),
+                crate::placement::Placement::default(),
+            )
         }
         _ => {
             crate::with_payload!(spec.payload, M => stream::run::<T, M>(t, &info.semantics, spec, messages))

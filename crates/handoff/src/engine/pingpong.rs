@@ -168,6 +168,7 @@ pub(super) fn run<T: Transport, M: Message>(
         digest: replies.digest,
         latency: Some(histogram::encode(&hist)),
         placement: place,
+        paced: None,
     }
 }
 

@@ -181,6 +181,7 @@ pub(super) fn run<T: Transport, M: Message>(
         digest: verdict.digest,
         latency: None,
         placement: place,
+        paced: None,
     }
 }
 

@@ -3,9 +3,9 @@
 use crate::message::MAX_PRODUCERS;
 use crate::outcome::{SampleOutcome, SampleStatus};
 use crate::placement::Placement;
-use crate::semantics::{Arity, Bound, ConsumerStyle};
+use crate::semantics::{Arity, Bound, ConsumerStyle, Ordering};
 use crate::transport::TransportInfo;
-use crate::workload::{TrialSpec, WorkloadKind};
+use crate::workload::{Pacing, TrialSpec, WorkloadKind};
 
 /// `Ok` if the transport can run `spec`; otherwise the `unsupported` or `invalid` outcome.
 pub fn check_support(info: &TransportInfo, spec: &TrialSpec) -> Result<(), Box<SampleOutcome>> {
@@ -39,10 +39,27 @@ pub fn check_support(info: &TransportInfo, spec: &TrialSpec) -> Result<(), Box<S
                 spec.workload
             ));
         }
-        WorkloadKind::Mpsc if spec.consumers != 1 => {
-            return invalid("mpsc takes exactly 1 consumer".into());
+        WorkloadKind::Mpsc | WorkloadKind::Paced | WorkloadKind::Ramp if spec.consumers != 1 => {
+            return invalid(format!("{} takes exactly 1 consumer", spec.workload));
         }
         _ => {}
+    }
+    if spec.workload.is_open_loop() && sem.consumer_style == ConsumerStyle::Callback {
+        return unsupported(format!(
+            "{} needs a pull consumer that stamps each message's arrival; this transport calls its consumer back",
+            spec.workload
+        ));
+    }
+    if spec.workload.is_open_loop() {
+        if let Pacing::Rate(0) = spec.pacing {
+            return invalid("rate must be at least 1 message per second".into());
+        }
+    }
+    if sem.ordering == Ordering::Latest && spec.workload != WorkloadKind::Pipeline {
+        return unsupported(format!(
+            "{} needs every message delivered; this transport conflates (keeps only the newest value): use it as a hop of a `latest` pipeline",
+            spec.workload
+        ));
     }
     if !sem.producers.allows(spec.producers) {
         return unsupported(format!(
@@ -93,7 +110,8 @@ pub fn check_support(info: &TransportInfo, spec: &TrialSpec) -> Result<(), Box<S
             }
             return invalid(why);
         };
-        if !opt.values.iter().any(|v| v == value) {
+        // An option declared without values takes any value (the adapter parses it).
+        if !opt.values.is_empty() && !opt.values.iter().any(|v| v == value) {
             let why = crate::suggest::unknown(
                 &format!("value for option `{key}`"),
                 value,

@@ -4,10 +4,11 @@
 
 use super::Exporter;
 use crate::report::RunReport;
+use crate::workload::Pacing;
 use std::io::{self, Write};
 
 /// Column headings, in order.
-const COLUMNS: [&str; 32] = [
+const COLUMNS: [&str; 40] = [
     "transport",
     "workload",
     "semantics",
@@ -40,6 +41,14 @@ const COLUMNS: [&str; 32] = [
     "lints",
     "placement",
     "digest",
+    "pacing",
+    "hops",
+    "achieved_rate",
+    "refused",
+    "p9999",
+    "uncorrected_p99",
+    "sustained_rate",
+    "saturating_hop",
 ];
 
 /// Writes one CSV row per result.
@@ -57,6 +66,7 @@ impl Exporter for CsvExporter {
             let p = &r.params;
             let t = r.throughput.as_ref();
             let l = r.latency.as_ref();
+            let pr = r.paced.as_ref();
             let record: [String; COLUMNS.len()] = [
                 r.transport.clone(),
                 r.workload.to_string(),
@@ -99,6 +109,27 @@ impl Exporter for CsvExporter {
                     .join(";"),
                 r.placement.label(),
                 r.digest.clone().unwrap_or_default(),
+                match &p.pacing {
+                    Pacing::Closed => "closed".to_string(),
+                    Pacing::Rate(x) => x.to_string(),
+                    Pacing::Ramp(_) => "ramp".to_string(),
+                },
+                p.pipeline.as_ref().map_or_else(String::new, |pp| {
+                    pp.hops
+                        .iter()
+                        .map(|h| format!("{}:{}", h.transport, h.capacity))
+                        .collect::<Vec<_>>()
+                        .join(";")
+                }),
+                opt(pr.and_then(|x| x.achieved_rate.as_ref()).map(|a| a.median)),
+                opt(pr.map(|x| x.refused)),
+                opt(l.map(|l| l.p9999)),
+                opt(pr.and_then(|x| x.uncorrected.as_ref()).map(|u| u.p99)),
+                opt(r.ramp.as_ref().and_then(|x| x.search.sustained)),
+                r.ramp
+                    .as_ref()
+                    .and_then(|x| x.saturating_hop.clone())
+                    .unwrap_or_default(),
             ];
             w.write_record(&record)?;
         }

@@ -23,7 +23,7 @@ use super::fmt;
 use crate::lints::Lint;
 use crate::report::{RunReport, TrialResult, Verdict};
 use crate::semantics::{Bound, ConsumerStyle, Locality, Ordering, Semantics, WaitStrategy};
-use crate::workload::WorkloadKind;
+use crate::workload::{Pacing, WorkloadKind};
 use std::collections::BTreeSet;
 
 /// Caption of the rows a same-thread transport gets, apart from the ranked ones.
@@ -75,6 +75,7 @@ pub(crate) fn short_semantics(s: &Semantics) -> String {
         Ordering::GlobalFifo => "fifo",
         Ordering::PerProducerFifo => "fifo/pp",
         Ordering::None => "unordered",
+        Ordering::Latest => "latest",
     };
     let bound = match s.bound {
         Bound::Bounded { .. } => "bounded",
@@ -112,6 +113,7 @@ type Key = (
     usize,
     usize,
     Option<usize>,
+    String,
 );
 
 fn key(r: &TrialResult) -> Key {
@@ -121,7 +123,58 @@ fn key(r: &TrialResult) -> Key {
         r.params.producers,
         r.params.consumers,
         r.params.batch,
+        pacing_label(&r.params.pacing),
     )
+}
+
+/// How an open-loop group is paced, for its title.
+fn pacing_label(p: &Pacing) -> String {
+    match p {
+        Pacing::Closed => String::new(),
+        Pacing::Rate(r) => format!("at {}", fmt::rate(*r as f64)),
+        Pacing::Ramp(_) => "ramp".into(),
+    }
+}
+
+/// What the rows of a group show.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    Stream,
+    PingPong,
+    Paced,
+    Ramp,
+}
+
+fn shape(r: &TrialResult) -> Shape {
+    match (&r.params.pacing, r.workload) {
+        (Pacing::Ramp(_), _) => Shape::Ramp,
+        (Pacing::Rate(_), _) => Shape::Paced,
+        (Pacing::Closed, WorkloadKind::PingPong) => Shape::PingPong,
+        (Pacing::Closed, _) => Shape::Stream,
+    }
+}
+
+/// The label of a row: the transport, or a pipeline's hops.
+fn row_label(r: &TrialResult) -> String {
+    match &r.params.pipeline {
+        Some(p) => {
+            let mut s = p
+                .hops
+                .iter()
+                .map(|h| h.transport.as_str())
+                .collect::<Vec<_>>()
+                .join(" → ");
+            s.push_str(&format!(" · {}", p.delivery.name()));
+            if p.stage_work_ns > 0 {
+                s.push_str(&format!(
+                    " · work {}",
+                    fmt::duration(p.stage_work_ns as f64)
+                ));
+            }
+            s
+        }
+        None => r.transport.clone(),
+    }
 }
 
 /// Builds the view of `report`.
@@ -219,7 +272,8 @@ struct Varying {
 
 fn group(mut rows: Vec<&TrialResult>, every: &[String]) -> Group {
     let first = rows[0];
-    let ping = first.workload == WorkloadKind::PingPong;
+    let kind = shape(first);
+    let ping = kind == Shape::PingPong;
     let p = &first.params;
 
     // Parameters: once in the heading when equal on every row, else on each row.
@@ -290,6 +344,18 @@ fn group(mut rows: Vec<&TrialResult>, every: &[String]) -> Group {
         if let Some(b) = p.batch {
             t.push_str(&format!(" · batch {b}"));
         }
+        let pacing = pacing_label(&p.pacing);
+        if !pacing.is_empty() {
+            t.push_str(&format!(" · {pacing}"));
+        }
+        if let Some(pipe) = &p.pipeline {
+            let caps: Vec<String> = pipe.hops.iter().map(|h| h.capacity.to_string()).collect();
+            t.push_str(&format!(
+                " · {} hops of {}",
+                pipe.hops.len(),
+                caps.join("/")
+            ));
+        }
         t
     };
 
@@ -298,10 +364,15 @@ fn group(mut rows: Vec<&TrialResult>, every: &[String]) -> Group {
         if r.verdict != Verdict::Pass {
             return None;
         }
-        if ping {
-            r.latency.as_ref().map(|l| l.p50 as f64)
-        } else {
-            r.throughput.as_ref().map(|t| -t.median)
+        match kind {
+            Shape::PingPong => r.latency.as_ref().map(|l| l.p50 as f64),
+            Shape::Paced => r.latency.as_ref().map(|l| l.p99 as f64),
+            Shape::Ramp => r
+                .ramp
+                .as_ref()
+                .and_then(|x| x.search.sustained)
+                .map(|x| -(x as f64)),
+            Shape::Stream => r.throughput.as_ref().map(|t| -t.median),
         }
     };
     rows.sort_by(|a, b| match (figure(a), figure(b)) {
@@ -341,17 +412,36 @@ fn group(mut rows: Vec<&TrialResult>, every: &[String]) -> Group {
             numeric: true,
         });
     }
-    let figures: &[&'static str] = if ping {
-        &["p50", "p90", "p99", "p99.9", "max", "× line RTT"]
-    } else {
-        &[
+    let figures: &[&'static str] = match kind {
+        Shape::PingPong => &["p50", "p90", "p99", "p99.9", "max", "× line RTT"],
+        Shape::Paced => &[
+            "achieved/s",
+            "p50",
+            "p90",
+            "p99",
+            "p99.9",
+            "p99.99",
+            "max",
+            "p99 uncorr.",
+            "refused",
+            "depth p99 per hop",
+        ],
+        Shape::Ramp => &[
+            "sustained/s",
+            "not sustained/s",
+            "p50 @ sustained",
+            "p99 @ sustained",
+            "saturates first",
+            "steps",
+        ],
+        Shape::Stream => &[
             "msgs/s",
             "min – max",
             "ns/msg",
             "spread",
             "of limit",
             "failed sends/recvs",
-        ]
+        ],
     };
     columns.extend(figures.iter().map(|&name| Column {
         name,
@@ -373,7 +463,7 @@ fn group(mut rows: Vec<&TrialResult>, every: &[String]) -> Group {
         .copied()
         .partition(|r| r.semantics.locality == Locality::CrossThread);
     for r in cross.iter().chain(&same) {
-        let mut label = r.transport.clone();
+        let mut label = row_label(r);
         if varying.capacity {
             if let Some(c) = r.params.capacity {
                 label.push_str(&format!(" cap={c}"));
@@ -406,7 +496,11 @@ fn group(mut rows: Vec<&TrialResult>, every: &[String]) -> Group {
             cells.push(format!("{}+{}", r.params.samples, r.params.warmup));
         }
         let dash = || "–".to_string();
-        if ping {
+        if kind == Shape::Paced {
+            paced_cells(r, &mut cells);
+        } else if kind == Shape::Ramp {
+            ramp_cells(r, &mut cells);
+        } else if ping {
             match &r.latency {
                 Some(l) => cells
                     .extend([l.p50, l.p90, l.p99, l.p999, l.max].map(|v| fmt::duration(v as f64))),
@@ -495,6 +589,23 @@ fn group(mut rows: Vec<&TrialResult>, every: &[String]) -> Group {
         ));
     }
 
+    if kind == Shape::Paced || kind == Shape::Ramp {
+        notes.push(
+            "latency is one-way, from each message's intended send time (corrected for coordinated omission); `uncorr.` is from its actual send".into(),
+        );
+        if let Some(o) = rows
+            .iter()
+            .find_map(|r| r.paced.as_ref())
+            .map(|p| p.overhead)
+        {
+            notes.push(format!(
+                "the harness's own timing: {} per clock read, {} per message to stamp and record",
+                fmt::duration(o.clock_read_ns),
+                fmt::duration(o.stamp_and_record_ns)
+            ));
+        }
+    }
+
     Group {
         title,
         params,
@@ -504,4 +615,62 @@ fn group(mut rows: Vec<&TrialResult>, every: &[String]) -> Group {
         notes,
         footnotes,
     }
+}
+
+fn paced_cells(r: &TrialResult, cells: &mut Vec<String>) {
+    let dash = || "–".to_string();
+    let p = r.paced.as_ref();
+    cells.push(
+        p.and_then(|p| p.achieved_rate.as_ref())
+            .map_or_else(dash, |a| fmt::rate(a.median)),
+    );
+    match &r.latency {
+        Some(l) => cells
+            .extend([l.p50, l.p90, l.p99, l.p999, l.p9999, l.max].map(|v| fmt::duration(v as f64))),
+        None => cells.extend((0..6).map(|_| dash())),
+    }
+    cells.push(
+        p.and_then(|p| p.uncorrected.as_ref())
+            .map_or_else(dash, |u| fmt::duration(u.p99 as f64)),
+    );
+    cells.push(p.map_or_else(dash, |p| {
+        if p.refusals_observable {
+            fmt::count(p.refused)
+        } else {
+            "n/a".into()
+        }
+    }));
+    cells.push(p.map_or_else(dash, |p| {
+        p.hops
+            .iter()
+            .map(|h| match h.capacity {
+                Some(c) => format!("{}/{c}", h.p99),
+                None => h.p99.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join(" · ")
+    }));
+}
+
+fn ramp_cells(r: &TrialResult, cells: &mut Vec<String>) {
+    let dash = || "–".to_string();
+    let Some(ramp) = &r.ramp else {
+        cells.extend((0..6).map(|_| dash()));
+        return;
+    };
+    let s = &ramp.search;
+    cells.push(
+        s.sustained
+            .map_or_else(|| "none".into(), |x| fmt::rate(x as f64)),
+    );
+    cells.push(s.not_sustained.map_or_else(dash, |x| fmt::rate(x as f64)));
+    match &r.latency {
+        Some(l) => {
+            cells.push(fmt::duration(l.p50 as f64));
+            cells.push(fmt::duration(l.p99 as f64));
+        }
+        None => cells.extend([dash(), dash()]),
+    }
+    cells.push(ramp.saturating_hop.clone().unwrap_or_else(dash));
+    cells.push(s.steps.len().to_string());
 }

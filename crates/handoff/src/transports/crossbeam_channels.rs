@@ -22,6 +22,14 @@ impl<M: Message> Sender<M> for CrossbeamTx<M> {
     fn send(&mut self, msg: M) -> Result<(), M> {
         self.0.send(msg).map_err(|e| e.0)
     }
+
+    #[inline]
+    fn try_send(&mut self, msg: M) -> Result<(), TrySendError<M>> {
+        self.0.try_send(msg).map_err(|e| match e {
+            crossbeam_channel::TrySendError::Full(m) => TrySendError::Full(m),
+            crossbeam_channel::TrySendError::Disconnected(m) => TrySendError::Disconnected(m),
+        })
+    }
 }
 
 impl<M: Message> Receiver<M> for CrossbeamRx<M> {

@@ -114,6 +114,15 @@ impl<M: Message, Q: SpinQueue<M>> Sender<M> for QueueTx<Q> {
         }
     }
 
+    #[inline]
+    fn try_send(&mut self, msg: M) -> Result<(), TrySendError<M>> {
+        let shared = &*self.shared;
+        if shared.ends.receivers.load(AtomicOrdering::Relaxed) == 0 {
+            return Err(TrySendError::Disconnected(msg));
+        }
+        shared.queue.try_push(msg).map_err(TrySendError::Full)
+    }
+
     fn failed_attempts(&self) -> u64 {
         self.failed
     }

@@ -25,6 +25,20 @@ impl<M: Message> Sender<M> for KanalTx<M> {
         let (producer, seq) = (msg.producer(), msg.seq());
         self.0.send(msg).map_err(|_| M::build(producer, seq))
     }
+
+    #[inline]
+    fn try_send(&mut self, msg: M) -> Result<(), TrySendError<M>> {
+        // `try_send_option` leaves the value in place when the channel is full.
+        let mut slot = Some(msg);
+        match self.0.try_send_option(&mut slot) {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(TrySendError::Full(slot.expect("kept when full"))),
+            Err(_) => match slot {
+                Some(m) => Err(TrySendError::Disconnected(m)),
+                None => Ok(()),
+            },
+        }
+    }
 }
 
 impl<M: Message> Receiver<M> for KanalRx<M> {

@@ -22,6 +22,7 @@
 //! | `handoff-spsc`          | handoff's own SPSC ring (`wait` option)           | SPSC, FIFO, bounded 2^n, spin, batch                 |
 //! | `handoff-mpsc`          | handoff's sharded MPSC ingress (`wake` option)    | MPSC, per-producer FIFO, bounded 2^n per shard, batch|
 //! | `vyukov-mpsc`           | Vyukov's node-based MPSC queue (`wake` option)    | MPSC, per-producer FIFO, unbounded                   |
+//! | `latest-cell`           | handoff's conflating single slot                  | SPSC, latest value, one slot, block                  |
 //!
 //! # Spinning
 //! Adapters that spin on `try_*` operations count every failed attempt in a plain `u64` of the
@@ -45,6 +46,7 @@ mod direct_callback;
 mod disruptor_ring;
 mod flume_channels;
 mod kanal_channel;
+mod latest_cell;
 mod mutex_deque;
 mod reference;
 mod ringbuf_ring;
@@ -65,6 +67,7 @@ pub use self::disruptor_ring::{
 };
 pub use self::flume_channels::{FlumeBounded, FlumeRx, FlumeTx, FlumeUnbounded};
 pub use self::kanal_channel::{KanalBounded, KanalRx, KanalTx};
+pub use self::latest_cell::{LatestCell, LatestRx, LatestTx};
 pub use self::mutex_deque::{MutexDeque, MutexDequeRx, MutexDequeTx};
 pub use self::reference::{
     HandoffMpsc, HandoffSpsc, MpscRx, MpscTx, SpscRx, SpscTx, VyukovMpsc, VyukovRx, VyukovTx,
@@ -96,6 +99,7 @@ pub fn register_all(catalog: &mut Catalog) {
     catalog.register(Entry::pull(HandoffSpsc));
     catalog.register(Entry::pull(HandoffMpsc));
     catalog.register(Entry::pull(VyukovMpsc));
+    catalog.register(Entry::pull(LatestCell));
 }
 
 /// The `wake` option of transports whose consumer wake policy can be chosen, `default` first:

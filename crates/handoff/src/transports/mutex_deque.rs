@@ -80,16 +80,39 @@ impl<M: Message> Sender<M> for MutexDequeTx<M> {
             return Err(msg);
         }
         state.queue.push_back(msg);
+        let waiting = state.waiting_receivers;
+        drop(state);
+        Self::wake_after_push(shared, waiting);
+        Ok(())
+    }
+
+    fn try_send(&mut self, msg: M) -> Result<(), TrySendError<M>> {
+        let shared = &*self.0;
+        let mut state = shared.lock();
+        if state.receivers == 0 {
+            return Err(TrySendError::Disconnected(msg));
+        }
+        if state.queue.len() >= shared.capacity {
+            return Err(TrySendError::Full(msg));
+        }
+        state.queue.push_back(msg);
+        let waiting = state.waiting_receivers;
+        drop(state);
+        Self::wake_after_push(shared, waiting);
+        Ok(())
+    }
+}
+
+impl<M: Message> MutexDequeTx<M> {
+    fn wake_after_push(shared: &Shared<M>, waiting_receivers: usize) {
         let wake = match shared.wake {
-            Wake::Edge => state.waiting_receivers > 0,
+            Wake::Edge => waiting_receivers > 0,
             Wake::Every => true,
             Wake::Spin => false,
         };
-        drop(state);
         if wake {
             shared.not_empty.notify_one();
         }
-        Ok(())
     }
 }
 

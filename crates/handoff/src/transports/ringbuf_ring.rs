@@ -45,6 +45,15 @@ impl<M: Message> Sender<M> for RingbufTx<M> {
         }
     }
 
+    #[inline]
+    fn try_send(&mut self, msg: M) -> Result<(), TrySendError<M>> {
+        match self.producer.try_push(msg) {
+            Ok(()) => Ok(()),
+            Err(m) if !self.producer.read_is_held() => Err(TrySendError::Disconnected(m)),
+            Err(m) => Err(TrySendError::Full(m)),
+        }
+    }
+
     fn failed_attempts(&self) -> u64 {
         self.failed
     }

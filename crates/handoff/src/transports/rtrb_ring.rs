@@ -44,6 +44,17 @@ impl<M: Message> Sender<M> for RtrbTx<M> {
         }
     }
 
+    #[inline]
+    fn try_send(&mut self, msg: M) -> Result<(), TrySendError<M>> {
+        match self.producer.push(msg) {
+            Ok(()) => Ok(()),
+            Err(rtrb::PushError::Full(m)) if self.producer.is_abandoned() => {
+                Err(TrySendError::Disconnected(m))
+            }
+            Err(rtrb::PushError::Full(m)) => Err(TrySendError::Full(m)),
+        }
+    }
+
     fn send_batch<I: Iterator<Item = M>>(&mut self, msgs: &mut I) -> Result<(), M> {
         while let Some(first) = msgs.next() {
             let mut backoff = Backoff::new();

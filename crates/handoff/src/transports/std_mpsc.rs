@@ -37,12 +37,28 @@ impl<M: Message> Sender<M> for StdTx<M> {
     fn send(&mut self, msg: M) -> Result<(), M> {
         self.0.send(msg).map_err(|e| e.0)
     }
+
+    #[inline]
+    fn try_send(&mut self, msg: M) -> Result<(), TrySendError<M>> {
+        // Unbounded: never full.
+        self.0
+            .send(msg)
+            .map_err(|e| TrySendError::Disconnected(e.0))
+    }
 }
 
 impl<M: Message> Sender<M> for StdSyncTx<M> {
     #[inline]
     fn send(&mut self, msg: M) -> Result<(), M> {
         self.0.send(msg).map_err(|e| e.0)
+    }
+
+    #[inline]
+    fn try_send(&mut self, msg: M) -> Result<(), TrySendError<M>> {
+        self.0.try_send(msg).map_err(|e| match e {
+            mpsc::TrySendError::Full(m) => TrySendError::Full(m),
+            mpsc::TrySendError::Disconnected(m) => TrySendError::Disconnected(m),
+        })
     }
 }
 

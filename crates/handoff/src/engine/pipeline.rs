@@ -1,0 +1,207 @@
+//! `pipeline`: injector -> hop -> stage -> hop -> … -> sink, each hop a transport of its own;
+//! and `paced`/`ramp`, which are the one-hop case with K injectors.
+//!
+//! Hops of different transports have different endpoint types, so each hop's endpoints are
+//! boxed (`Box<dyn Sender<_>>`, `Box<dyn Receiver<_>>`): one virtual call per send and receive,
+//! a few nanoseconds against the microseconds a pipeline's events take end to end, and small
+//! next to the clock reads and histogram records every open-loop message costs anyway (both are
+//! measured and reported with each result). Boxing also keeps the engine compiled once per
+//! payload rather than once per transport and payload. The boxing
+//! happens in the catalog's runner ([`crate::catalog::Runner::hop`]), which knows the hop's
+//! concrete transport type, and the result travels type-erased (`dyn Any`) to this module, which
+//! knows the message type and takes it back.
+
+use super::open_loop::{self, HopMeta};
+use super::support::check_support;
+use crate::catalog::Catalog;
+use crate::message::Message;
+use crate::open_loop::Stamped;
+use crate::outcome::{SampleOutcome, SampleStatus};
+use crate::placement::Placement;
+use crate::semantics::{Bound, Ordering};
+use crate::transport::{ChannelConfig, Endpoints, Receiver, Sender};
+use crate::workload::{Delivery, PipelineSpec, TrialSpec, WorkloadKind};
+
+/// A hop's endpoints, boxed.
+pub type BoxedHop<M> = Endpoints<Box<dyn Sender<M>>, Box<dyn Receiver<M>>>;
+
+/// Boxes a hop's endpoints.
+pub fn boxed<M: 'static, S: Sender<M>, R: Receiver<M>>(e: Endpoints<S, R>) -> BoxedHop<M> {
+    Endpoints {
+        senders: e
+            .senders
+            .into_iter()
+            .map(|s| Box::new(s) as Box<dyn Sender<M>>)
+            .collect(),
+        receivers: e
+            .receivers
+            .into_iter()
+            .map(|r| Box::new(r) as Box<dyn Receiver<M>>)
+            .collect(),
+    }
+}
+
+/// The hops of an open-loop trial: a pipeline's own, or the trial's transport as the one hop of
+/// `paced` and `ramp`.
+fn hops_of(spec: &TrialSpec) -> Option<std::borrow::Cow<'_, PipelineSpec>> {
+    match (&spec.pipeline, spec.workload) {
+        (Some(p), _) => Some(std::borrow::Cow::Borrowed(p)),
+        (None, WorkloadKind::Paced | WorkloadKind::Ramp) => {
+            Some(std::borrow::Cow::Owned(PipelineSpec {
+                hops: vec![crate::workload::Hop {
+                    transport: spec.transport.clone(),
+                    capacity: spec.capacity,
+                }],
+                stage_work_ns: 0,
+                delivery: Delivery::Sequential,
+            }))
+        }
+        (None, _) => None,
+    }
+}
+
+/// Checks every hop of a pipeline trial against its transport's declared semantics (each hop
+/// seen as a stream of its own: the injectors into the first, one stage into each other).
+pub fn check(catalog: &Catalog, spec: &TrialSpec) -> Result<(), Box<SampleOutcome>> {
+    let fail = |status| {
+        Err(Box::new(SampleOutcome::status_only(
+            status,
+            Placement::default(),
+        )))
+    };
+    let Some(pipe) = hops_of(spec) else {
+        return fail(SampleStatus::Invalid(
+            "a pipeline trial names no hops".into(),
+        ));
+    };
+    if pipe.hops.is_empty() {
+        return fail(SampleStatus::Invalid(
+            "a pipeline needs at least one hop".into(),
+        ));
+    }
+    if spec.consumers != 1 || spec.producers == 0 {
+        return fail(SampleStatus::Invalid(format!(
+            "{} takes at least 1 producer and exactly 1 consumer",
+            spec.workload
+        )));
+    }
+    for (i, hop) in pipe.hops.iter().enumerate() {
+        let entry = match catalog.lookup(&hop.transport) {
+            Ok(e) => e,
+            Err(e) => return fail(SampleStatus::Invalid(format!("hop {}: {e}", i + 1))),
+        };
+        let writers = if i == 0 { spec.producers } else { 1 };
+        let as_stream = TrialSpec {
+            transport: hop.transport.clone(),
+            workload: if spec.pipeline.is_some() {
+                WorkloadKind::Pipeline
+            } else {
+                spec.workload
+            },
+            capacity: hop.capacity,
+            producers: writers,
+            consumers: 1,
+            pipeline: None,
+            ..spec.clone()
+        };
+        if let Err(mut o) = check_support(entry.info(), &as_stream) {
+            if spec.pipeline.is_none() {
+                return Err(o);
+            }
+            o.status = match o.status {
+                SampleStatus::Unsupported(s) => {
+                    SampleStatus::Unsupported(format!("hop {} ({}): {s}", i + 1, hop.transport))
+                }
+                SampleStatus::Invalid(s) => {
+                    SampleStatus::Invalid(format!("hop {} ({}): {s}", i + 1, hop.transport))
+                }
+                other => other,
+            };
+            return Err(o);
+        }
+    }
+    Ok(())
+}
+
+/// Runs one pipeline sample.
+pub fn run(catalog: &Catalog, spec: &TrialSpec, messages: u64) -> SampleOutcome {
+    crate::with_payload!(spec.payload, M => run_typed::<M>(catalog, spec, messages))
+}
+
+fn run_typed<M: Message>(catalog: &Catalog, spec: &TrialSpec, messages: u64) -> SampleOutcome {
+    let fail = |status| SampleOutcome::status_only(status, Placement::default());
+    if let Err(o) = check(catalog, spec) {
+        return *o;
+    }
+    let Some(pipe) = hops_of(spec) else {
+        return fail(SampleStatus::Invalid(
+            "a pipeline trial names no hops".into(),
+        ));
+    };
+    let mut hops: Vec<BoxedHop<Stamped<M>>> = Vec::new();
+    let mut meta = Vec::new();
+    let mut fifo = true;
+    let mut conflating = false;
+    for (i, hop) in pipe.hops.iter().enumerate() {
+        let entry = match catalog.lookup(&hop.transport) {
+            Ok(e) => e,
+            Err(e) => return fail(SampleStatus::Invalid(format!("hop {}: {e}", i + 1))),
+        };
+        let info = entry.info();
+        let writers = if i == 0 { spec.producers } else { 1 };
+        let cfg = ChannelConfig {
+            capacity: hop.capacity,
+            producers: writers,
+            consumers: 1,
+            options: spec.options.clone(),
+        };
+        let erased = match entry.runner().hop(spec.payload, &cfg) {
+            Ok(h) => h,
+            Err(e) => {
+                let mut o = super::stream::build_failed(e, Placement::default());
+                if let SampleStatus::Unsupported(s) | SampleStatus::Invalid(s) = &mut o.status {
+                    *s = format!("hop {} ({}): {s}", i + 1, hop.transport);
+                }
+                return o;
+            }
+        };
+        let Ok(ends) = erased.downcast::<BoxedHop<Stamped<M>>>() else {
+            return fail(SampleStatus::Crashed(format!(
+                "hop {}: the runner built endpoints of another payload",
+                i + 1
+            )));
+        };
+        let ordering = info.semantics.ordering;
+        fifo &= ordering.is_fifo();
+        conflating |= ordering == Ordering::Latest;
+        meta.push(HopMeta {
+            name: hop.transport.clone(),
+            capacity: match info.semantics.bound {
+                // A conflating hop holds one value, whatever capacity was asked for.
+                _ if ordering == Ordering::Latest => Some(1),
+                Bound::Bounded { .. } => Some(hop.capacity),
+                Bound::Unbounded => None,
+            },
+            latest: ordering == Ordering::Latest,
+        });
+        hops.push(*ends);
+    }
+    let ordering = match (pipe.delivery, conflating) {
+        (Delivery::Latest, true) => Ordering::Latest,
+        (Delivery::Latest, false) => {
+            return fail(SampleStatus::Invalid(
+                "delivery `latest` needs a conflating hop (a transport with `latest` ordering)"
+                    .into(),
+            ))
+        }
+        (Delivery::Sequential, true) => {
+            return fail(SampleStatus::Invalid(
+                "a hop conflates, so not every event can reach the sink: use delivery `latest`"
+                    .into(),
+            ))
+        }
+        (Delivery::Sequential, false) if fifo => Ordering::PerProducerFifo,
+        (Delivery::Sequential, false) => Ordering::None,
+    };
+    open_loop::run::<M, _, _>(hops, meta, ordering, spec, messages)
+}

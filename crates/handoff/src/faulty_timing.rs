@@ -1,0 +1,218 @@
+//! Test-only transports that misbehave in *time*, for proving the open-loop measurements:
+//!
+//! | name           | behaviour                                                              |
+//! |----------------|------------------------------------------------------------------------|
+//! | `faulty-stall` | the producer's send of message [`STALL_AT`] delivers it, then blocks the producer for `stall_ms` (option, default 50) once |
+//! | `faulty-knee`  | a bounded channel whose `try_send` refuses whenever the producer's average send rate since its first send is above `knee` messages per second (option, default 50000) |
+//!
+//! A stall in the producer is the classic case of coordinated omission: the messages due during
+//! the stall are sent late, and only latency measured from their *intended* send time shows it.
+//! The knee plants a known saturation rate for the ramp to find.
+
+use crate::catalog::{Catalog, Entry};
+use crate::message::Message;
+use crate::semantics::{Arity, Bound, ConsumerStyle, Locality, Ordering, Semantics, WaitStrategy};
+use crate::transport::{
+    BuildError, ChannelConfig, Endpoints, OptionSpec, Receiver, Sender, Transport, TransportInfo,
+    TrySendError,
+};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// The producer-side message index after whose send `faulty-stall` blocks.
+pub const STALL_AT: u64 = 500;
+
+/// Sends after which `faulty-knee` starts judging the producer's rate.
+const KNEE_WARMUP: u64 = 100;
+
+fn semantics(bound: Bound) -> Semantics {
+    Semantics {
+        producers: Arity::Many,
+        consumers: Arity::One,
+        ordering: Ordering::PerProducerFifo,
+        bound,
+        wait: WaitStrategy::Block,
+        batch: false,
+        locality: Locality::CrossThread,
+        consumer_style: ConsumerStyle::Pull,
+    }
+}
+
+fn number_option(cfg: &ChannelConfig, key: &str, default: u64) -> Result<u64, BuildError> {
+    match cfg.option(key) {
+        None => Ok(default),
+        Some(v) => v.parse::<u64>().ok().filter(|n| *n > 0).ok_or_else(|| {
+            BuildError::Invalid(format!(
+                "option `{key}`: expected a positive integer, got `{v}`"
+            ))
+        }),
+    }
+}
+
+/// `faulty-stall` (see the module docs).
+pub struct Stall;
+
+/// Producer side of `faulty-stall`.
+pub struct StallTx<M> {
+    tx: mpsc::Sender<M>,
+    sent: u64,
+    stall: Duration,
+}
+
+/// Consumer side of `faulty-stall` and `faulty-knee`.
+pub struct PlainRx<M>(mpsc::Receiver<M>);
+
+impl<M: Message> Sender<M> for StallTx<M> {
+    fn send(&mut self, msg: M) -> Result<(), M> {
+        self.tx.send(msg).map_err(|e| e.0)?;
+        self.sent += 1;
+        if self.sent == STALL_AT {
+            std::thread::sleep(self.stall);
+        }
+        Ok(())
+    }
+}
+
+impl<M: Message> Receiver<M> for PlainRx<M> {
+    fn recv(&mut self) -> Option<M> {
+        self.0.recv().ok()
+    }
+}
+
+impl Transport for Stall {
+    type Tx<M: Message> = StallTx<M>;
+    type Rx<M: Message> = PlainRx<M>;
+
+    fn info(&self) -> TransportInfo {
+        TransportInfo {
+            name: "faulty-stall".into(),
+            description: format!(
+                "test-only: std channel whose producer blocks once, after message {STALL_AT}, for `stall_ms`"
+            ),
+            semantics: semantics(Bound::Unbounded),
+            options: vec![OptionSpec {
+                name: "stall_ms".into(),
+                values: vec![],
+                help: "how long the producer stalls (default 50)".into(),
+            }],
+            test_only: true,
+        }
+    }
+
+    fn channel<M: Message>(
+        &self,
+        cfg: &ChannelConfig,
+    ) -> Result<Endpoints<StallTx<M>, PlainRx<M>>, BuildError> {
+        let stall = Duration::from_millis(number_option(cfg, "stall_ms", 50)?);
+        let (tx, rx) = mpsc::channel();
+        Ok(Endpoints {
+            senders: (0..cfg.producers)
+                .map(|_| StallTx {
+                    tx: tx.clone(),
+                    sent: 0,
+                    stall,
+                })
+                .collect(),
+            receivers: vec![PlainRx(rx)],
+        })
+    }
+}
+
+/// `faulty-knee` (see the module docs).
+pub struct Knee;
+
+/// Producer side of `faulty-knee`.
+pub struct KneeTx<M> {
+    tx: mpsc::SyncSender<M>,
+    knee: f64,
+    first: Option<Instant>,
+    sent: u64,
+}
+
+impl<M: Message> KneeTx<M> {
+    fn note_sent(&mut self) {
+        self.first.get_or_insert_with(Instant::now);
+        self.sent += 1;
+    }
+
+    /// The producer's average rate over its sends so far, if judged yet.
+    fn too_fast(&self) -> bool {
+        match self.first {
+            Some(first) if self.sent >= KNEE_WARMUP => {
+                let secs = first.elapsed().as_secs_f64().max(1e-9);
+                // `sent` sends span `sent - 1` intervals; the one being attempted makes `sent`.
+                self.sent as f64 / secs > self.knee
+            }
+            _ => false,
+        }
+    }
+}
+
+impl<M: Message> Sender<M> for KneeTx<M> {
+    fn send(&mut self, msg: M) -> Result<(), M> {
+        self.tx.send(msg).map_err(|e| e.0)?;
+        self.note_sent();
+        Ok(())
+    }
+
+    fn try_send(&mut self, msg: M) -> Result<(), TrySendError<M>> {
+        if self.too_fast() {
+            return Err(TrySendError::Full(msg));
+        }
+        self.tx.try_send(msg).map_err(|e| match e {
+            mpsc::TrySendError::Full(m) => TrySendError::Full(m),
+            mpsc::TrySendError::Disconnected(m) => TrySendError::Disconnected(m),
+        })?;
+        self.note_sent();
+        Ok(())
+    }
+}
+
+impl Transport for Knee {
+    type Tx<M: Message> = KneeTx<M>;
+    type Rx<M: Message> = PlainRx<M>;
+
+    fn info(&self) -> TransportInfo {
+        TransportInfo {
+            name: "faulty-knee".into(),
+            description:
+                "test-only: bounded std channel that refuses sends above a planted rate (`knee`)"
+                    .into(),
+            semantics: semantics(Bound::Bounded {
+                min_capacity: 1,
+                power_of_two: false,
+            }),
+            options: vec![OptionSpec {
+                name: "knee".into(),
+                values: vec![],
+                help: "the rate above which sends are refused, per second (default 50000)".into(),
+            }],
+            test_only: true,
+        }
+    }
+
+    fn channel<M: Message>(
+        &self,
+        cfg: &ChannelConfig,
+    ) -> Result<Endpoints<KneeTx<M>, PlainRx<M>>, BuildError> {
+        let knee = number_option(cfg, "knee", 50_000)? as f64;
+        let (tx, rx) = mpsc::sync_channel(cfg.capacity.max(1));
+        Ok(Endpoints {
+            senders: (0..cfg.producers)
+                .map(|_| KneeTx {
+                    tx: tx.clone(),
+                    knee,
+                    first: None,
+                    sent: 0,
+                })
+                .collect(),
+            receivers: vec![PlainRx(rx)],
+        })
+    }
+}
+
+/// Registers both.
+pub fn register_all(c: &mut Catalog) {
+    c.register(Entry::pull(Stall));
+    c.register(Entry::pull(Knee));
+}

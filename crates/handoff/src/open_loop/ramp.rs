@@ -1,0 +1,261 @@
+//! The saturation search: the highest rate a transport sustains.
+//!
+//! Coarse steps multiply the rate by [`RampSpec::factor`] from [`RampSpec::start`] until a step
+//! is not sustained (or [`RampSpec::max`] is passed); then [`RampSpec::refine`] bisection steps
+//! (geometric means) between the last rate sustained and the first one not sustained narrow the
+//! knee. A step is *sustained* when no send was refused, the achieved rate is at least
+//! [`MIN_ACHIEVED`] of the requested one, and the p99 latency is within the bound if one is set.
+//!
+//! A shared machine can fail one step by accident (the consumer descheduled for a few
+//! milliseconds fills any queue); a step that is not sustained is therefore run once more, and
+//! the rate counts as not sustained only if the second run fails too. Both runs are kept.
+//!
+//! The search is a pure function of a step runner, so it is tested without threads.
+
+use crate::workload::RampSpec;
+use serde::{Deserialize, Serialize};
+
+/// Fraction of the requested rate a step must achieve.
+pub const MIN_ACHIEVED: f64 = 0.99;
+
+/// What one step measured.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StepFigures {
+    /// Requested rate, messages per second.
+    pub requested: u64,
+    /// Achieved rate.
+    pub achieved: f64,
+    /// Refused sends.
+    pub refused: u64,
+    /// Messages delivered.
+    pub delivered: u64,
+    /// Latency from the intended send, nanoseconds.
+    pub p50: u64,
+    /// 90th percentile.
+    pub p90: u64,
+    /// 99th percentile.
+    pub p99: u64,
+    /// 99.9th percentile.
+    pub p999: u64,
+    /// Largest.
+    pub max: u64,
+    /// Mean depth of each hop as a fraction of its capacity (`None` for an unbounded hop).
+    pub hop_fill: Vec<Option<f64>>,
+    /// Mean depth of each hop, messages.
+    pub hop_depth: Vec<f64>,
+}
+
+/// One step of the search and its judgement.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RampStep {
+    /// The figures.
+    #[serde(flatten)]
+    pub figures: StepFigures,
+    /// Whether the step was sustained.
+    pub sustained: bool,
+    /// Why not, if not.
+    pub reason: Option<String>,
+    /// Whether this was a refinement (bisection) step.
+    pub refinement: bool,
+}
+
+/// The search's result.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RampOutcome {
+    /// Every step run, in order (a repeated step appears twice).
+    pub steps: Vec<RampStep>,
+    /// Highest rate sustained.
+    pub sustained: Option<u64>,
+    /// Lowest rate found not sustained (the knee lies between the two).
+    pub not_sustained: Option<u64>,
+    /// Why the search ended.
+    pub ended: String,
+}
+
+/// Whether a step was sustained; `Err` says why not.
+pub fn judge(spec: &RampSpec, f: &StepFigures) -> Result<(), String> {
+    if f.refused > 0 {
+        return Err(format!("{} sends refused", f.refused));
+    }
+    if f.achieved < f.requested as f64 * MIN_ACHIEVED {
+        return Err(format!(
+            "achieved {:.0}/s of {}/s requested ({:.1}%)",
+            f.achieved,
+            f.requested,
+            100.0 * f.achieved / f.requested.max(1) as f64
+        ));
+    }
+    if let Some(bound) = spec.p99_bound_ns {
+        if f.p99 > bound {
+            return Err(format!("p99 {} ns above the bound of {bound} ns", f.p99));
+        }
+    }
+    Ok(())
+}
+
+/// Runs the search. `step(rate)` runs one step at `rate`; an `Err` (the sample failed
+/// verification, hung or crashed) ends the search at once and is returned with what was found.
+pub fn search<E>(
+    spec: &RampSpec,
+    mut step: impl FnMut(u64) -> Result<StepFigures, E>,
+) -> (RampOutcome, Option<E>) {
+    let mut out = RampOutcome::default();
+    // Runs a step (twice if the first is not sustained) and says whether it was sustained.
+    let mut attempt = |rate: u64, refinement: bool, out: &mut RampOutcome| -> Result<bool, E> {
+        for _ in 0..2 {
+            let f = step(rate)?;
+            let verdict = judge(spec, &f);
+            let ok = verdict.is_ok();
+            out.steps.push(RampStep {
+                figures: f,
+                sustained: ok,
+                reason: verdict.err(),
+                refinement,
+            });
+            if ok {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    };
+
+    let factor = spec.factor.max(2);
+    let mut rate = spec.start.max(1);
+    loop {
+        if rate > spec.max {
+            out.ended = format!("reached the highest rate to try ({}/s)", spec.max);
+            return (out, None);
+        }
+        match attempt(rate, false, &mut out) {
+            Err(e) => {
+                out.ended = "a step did not pass verification".into();
+                return (out, Some(e));
+            }
+            Ok(true) => {
+                out.sustained = Some(rate);
+                rate = rate.saturating_mul(factor);
+            }
+            Ok(false) => {
+                out.not_sustained = Some(rate);
+                break;
+            }
+        }
+    }
+    let Some(mut good) = out.sustained else {
+        out.ended = format!("the first rate tried ({rate}/s) was not sustained");
+        return (out, None);
+    };
+    let mut bad = rate;
+    for _ in 0..spec.refine {
+        let mid = ((good as f64) * (bad as f64)).sqrt().round() as u64;
+        if mid <= good || mid >= bad {
+            break;
+        }
+        match attempt(mid, true, &mut out) {
+            Err(e) => {
+                out.ended = "a step did not pass verification".into();
+                out.sustained = Some(good);
+                out.not_sustained = Some(bad);
+                return (out, Some(e));
+            }
+            Ok(true) => good = mid,
+            Ok(false) => bad = mid,
+        }
+    }
+    out.sustained = Some(good);
+    out.not_sustained = Some(bad);
+    out.ended = format!(
+        "knee between {good}/s and {bad}/s (×{:.3})",
+        bad as f64 / good as f64
+    );
+    (out, None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn figures(rate: u64, knee: u64) -> StepFigures {
+        StepFigures {
+            requested: rate,
+            achieved: rate as f64,
+            refused: if rate > knee { 3 } else { 0 },
+            delivered: rate,
+            p50: 100,
+            p90: 100,
+            p99: 100,
+            p999: 100,
+            max: 100,
+            hop_fill: vec![],
+            hop_depth: vec![],
+        }
+    }
+
+    #[test]
+    fn finds_a_knee_within_one_refinement_step() {
+        let spec = RampSpec {
+            start: 1000,
+            factor: 2,
+            refine: 3,
+            ..RampSpec::default()
+        };
+        let knee = 50_000;
+        let (out, err) = search::<()>(&spec, |r| Ok(figures(r, knee)));
+        assert!(err.is_none());
+        let (good, bad) = (out.sustained.unwrap(), out.not_sustained.unwrap());
+        assert!(good <= knee && bad > knee, "{good} {bad}");
+        // Three bisections of a factor-2 bracket leave a bracket of 2^(1/8).
+        assert!(bad as f64 / good as f64 <= 2f64.powf(1.0 / 8.0) * 1.01);
+    }
+
+    #[test]
+    fn a_failed_step_is_retried_once() {
+        let spec = RampSpec {
+            start: 1000,
+            refine: 0,
+            ..RampSpec::default()
+        };
+        let mut calls = 0;
+        let (out, _) = search::<()>(&spec, |r| {
+            calls += 1;
+            // The very first attempt fails by accident; its retry passes.
+            let mut f = figures(r, 4000);
+            if calls == 1 {
+                f.refused = 1;
+            }
+            Ok(f)
+        });
+        assert_eq!(out.sustained, Some(4000));
+        assert_eq!(out.not_sustained, Some(8000));
+        assert_eq!(out.steps.len(), 1 + 1 + 1 + 1 + 2);
+    }
+
+    #[test]
+    fn p99_bound_and_achieved_rate_count() {
+        let spec = RampSpec {
+            p99_bound_ns: Some(50),
+            ..RampSpec::default()
+        };
+        let f = figures(1000, u64::MAX);
+        assert!(judge(&spec, &f).unwrap_err().contains("p99"));
+        let mut g = figures(1000, u64::MAX);
+        g.achieved = 900.0;
+        assert!(judge(&RampSpec::default(), &g)
+            .unwrap_err()
+            .contains("achieved"));
+    }
+
+    #[test]
+    fn an_error_ends_the_search_and_keeps_the_steps() {
+        let (out, err) = search(&RampSpec::default(), |r| {
+            if r >= 4000 {
+                Err("hung")
+            } else {
+                Ok(figures(r, u64::MAX))
+            }
+        });
+        assert_eq!(err, Some("hung"));
+        assert_eq!(out.steps.len(), 2);
+        assert_eq!(out.sustained, Some(2000));
+    }
+}

@@ -1,0 +1,248 @@
+//! Open-loop workloads: coordinated-omission correction, latest-value verification, the ramp's
+//! search and pipelines, run in process with exact counts.
+//!
+//! Timing bounds here are deliberately generous: these tests check that each measurement sees
+//! what it must see (a 50 ms stall, a planted knee), not how fast this machine is.
+
+use handoff::catalog::Catalog;
+use handoff::executor::run_sample;
+use handoff::histogram;
+use handoff::outcome::{SampleStatus, ViolationKind};
+use handoff::payload::PayloadKind;
+use handoff::report::Verdict;
+use handoff::session::{self, Isolation, SessionOptions};
+use handoff::workload::{
+    Delivery, Hop, Messages, PacerMode, Pacing, PipelineSpec, RampSpec, TrialSpec, WorkloadKind,
+};
+use std::collections::BTreeMap;
+use std::sync::{Mutex, MutexGuard};
+
+/// Open-loop tests spin on the clock; run one at a time so they do not steal each other's cores.
+fn serial() -> MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn paced(transport: &str, rate: u64) -> TrialSpec {
+    TrialSpec {
+        transport: transport.into(),
+        workload: WorkloadKind::Paced,
+        payload: PayloadKind::U64,
+        capacity: 1024,
+        producers: 1,
+        consumers: 1,
+        messages: Messages::Fixed(2_000),
+        batch: None,
+        options: BTreeMap::new(),
+        samples: 1,
+        warmup: 0,
+        timeout_ms: 10_000,
+        pin: false,
+        pacing: Pacing::Rate(rate),
+        pacer: PacerMode::Auto,
+        pipeline: None,
+    }
+}
+
+fn pipeline(hops: &[&str], delivery: Delivery, rate: u64) -> TrialSpec {
+    let caps = [64, 1024, 256];
+    TrialSpec {
+        transport: hops[0].into(),
+        workload: WorkloadKind::Pipeline,
+        pipeline: Some(PipelineSpec {
+            hops: hops
+                .iter()
+                .zip(caps)
+                .map(|(t, capacity)| Hop {
+                    transport: t.to_string(),
+                    capacity,
+                })
+                .collect(),
+            stage_work_ns: 0,
+            delivery,
+        }),
+        ..paced(hops[0], rate)
+    }
+}
+
+#[test]
+fn a_stall_shows_in_the_corrected_histogram_only() {
+    // 10 000 messages/s; the producer stalls once for 50 ms after message 500, so the ~500
+    // messages due during the stall are sent late. Measured from their intended send time they
+    // waited up to 50 ms; measured from their actual send they did not wait at all.
+    let _serial = serial();
+    let c = Catalog::builtin();
+    let o = run_sample(&c, &paced("faulty-stall", 10_000), 2_000, None);
+    assert_eq!(o.status, SampleStatus::Pass, "{o:?}");
+    assert_eq!(o.messages, 2_000);
+    let corrected = histogram::decode(o.latency.as_deref().unwrap()).unwrap();
+    let p = o.paced.as_deref().unwrap();
+    let uncorrected = histogram::decode(&p.uncorrected).unwrap();
+    // Messages due in the first 30 ms of the stall waited at least 20 ms: about 300 of them. A
+    // busy machine adds waits of its own, but rarely of 20 ms.
+    let over_20ms = |h: &hdrhistogram::Histogram<u64>| h.count_between(20_000_000, u64::MAX);
+    let late = over_20ms(&corrected);
+    assert!(
+        (150..=450).contains(&late),
+        "about 300 messages were due over 20 ms before the stall ended; {late} show such a wait"
+    );
+    assert!(corrected.max() >= 40_000_000, "max {}", corrected.max());
+    assert!(
+        over_20ms(&uncorrected) < 30,
+        "the uncorrected histogram must not show the stall: {} over 20 ms",
+        over_20ms(&uncorrected)
+    );
+    assert!(uncorrected.max() < 40_000_000, "max {}", uncorrected.max());
+    // The schedule was missed during the stall but caught up: the achieved rate stays close.
+    assert!(p.achieved_rate > 5_000.0, "{}", p.achieved_rate);
+}
+
+#[test]
+fn paced_run_keeps_its_rate_and_counts_no_refusals_below_capacity() {
+    let _serial = serial();
+    let c = Catalog::builtin();
+    let o = run_sample(&c, &paced("crossbeam-bounded", 20_000), 4_000, None);
+    assert_eq!(o.status, SampleStatus::Pass, "{o:?}");
+    assert_eq!(o.messages, 4_000);
+    let p = o.paced.as_deref().unwrap();
+    assert!(p.refusals_observable);
+    assert_eq!(p.requested_rate, 20_000);
+    assert!(
+        p.achieved_rate > 15_000.0 && p.achieved_rate < 20_500.0,
+        "{}",
+        p.achieved_rate
+    );
+    assert!(p.overhead.clock_read_ns > 0.0);
+    assert_eq!(p.hops.len(), 1);
+}
+
+#[test]
+fn conflating_transports_are_refused_where_every_message_must_arrive() {
+    let _serial = serial();
+    let c = Catalog::builtin();
+    let o = run_sample(&c, &paced("latest-cell", 1_000), 100, None);
+    assert!(
+        matches!(&o.status, SampleStatus::Unsupported(s) if s.contains("conflates")),
+        "{o:?}"
+    );
+}
+
+#[test]
+fn latest_pipeline_passes_and_always_delivers_the_final_event() {
+    let _serial = serial();
+    let c = Catalog::builtin();
+    let spec = pipeline(
+        &["crossbeam-bounded", "latest-cell", "crossbeam-bounded"],
+        Delivery::Latest,
+        50_000,
+    );
+    let o = run_sample(&c, &spec, 5_000, None);
+    assert_eq!(o.status, SampleStatus::Pass, "{o:?}");
+    let p = o.paced.as_deref().unwrap();
+    assert_eq!(p.sent, 5_000);
+    assert!(o.messages >= 1 && o.messages <= 5_000);
+}
+
+#[test]
+fn latest_verification_catches_a_stale_value() {
+    let _serial = serial();
+    let c = Catalog::builtin();
+    let spec = pipeline(
+        &["crossbeam-bounded", "faulty-stale", "crossbeam-bounded"],
+        Delivery::Latest,
+        20_000,
+    );
+    let o = run_sample(&c, &spec, 1_000, None);
+    match o.status {
+        SampleStatus::Fail(v) => {
+            assert_eq!(v.kind, ViolationKind::Stale);
+            assert!(v.to_string().contains("stale value seq"), "{v}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn sequential_pipeline_delivers_every_event_and_samples_each_hop() {
+    let _serial = serial();
+    let c = Catalog::builtin();
+    let spec = pipeline(
+        &[
+            "crossbeam-bounded",
+            "crossbeam-bounded",
+            "crossbeam-bounded",
+        ],
+        Delivery::Sequential,
+        20_000,
+    );
+    let o = run_sample(&c, &spec, 4_000, None);
+    assert_eq!(o.status, SampleStatus::Pass, "{o:?}");
+    assert_eq!(o.messages, 4_000);
+    let p = o.paced.as_deref().unwrap();
+    assert_eq!(p.hops.len(), 3);
+    assert!(p.hops.iter().all(|h| h.samples > 0 && h.received == 4_000));
+    assert_eq!(p.hops[0].capacity, Some(64));
+}
+
+#[test]
+fn a_pipeline_hop_that_cannot_be_one_is_named() {
+    let _serial = serial();
+    let c = Catalog::builtin();
+    let spec = pipeline(
+        &["crossbeam-bounded", "disruptor", "crossbeam-bounded"],
+        Delivery::Sequential,
+        1_000,
+    );
+    let o = run_sample(&c, &spec, 100, None);
+    assert!(
+        matches!(&o.status, SampleStatus::Unsupported(s) if s.starts_with("hop 2 (disruptor)")),
+        "{o:?}"
+    );
+}
+
+#[test]
+fn ramp_finds_a_planted_knee_within_one_refinement_step() {
+    let _serial = serial();
+    let knee = 45_000;
+    let mut spec = paced("faulty-knee", 1_000);
+    spec.workload = WorkloadKind::Ramp;
+    spec.pacing = Pacing::Ramp(RampSpec {
+        start: 2_500,
+        factor: 2,
+        refine: 3,
+        max: 1_000_000,
+        step_ms: 100,
+        p99_bound_ns: None,
+    });
+    spec.options.insert("knee".into(), knee.to_string());
+    let report = session::run(
+        &Catalog::builtin(),
+        vec![spec],
+        &SessionOptions {
+            isolation: Isolation::InProcess,
+            probes: None,
+            suite: "test".into(),
+        },
+        &mut |_| {},
+    );
+    let r = &report.results[0];
+    assert_eq!(r.verdict, Verdict::Pass, "{:?}", r.violation);
+    let ramp = r.ramp.as_ref().unwrap();
+    let (good, bad) = (
+        ramp.search.sustained.unwrap(),
+        ramp.search.not_sustained.unwrap(),
+    );
+    assert!(
+        good <= knee && bad > knee,
+        "knee {knee}/s should lie between {good}/s and {bad}/s"
+    );
+    // Coarse steps bracket it within ×2; three bisections narrow that to ×2^(1/8).
+    let one_step = 2f64.powf(1.0 / 8.0) * 1.01;
+    assert!(bad as f64 / good as f64 <= one_step, "{good} {bad}");
+    assert!(ramp
+        .search
+        .steps
+        .iter()
+        .any(|s| !s.sustained && s.reason.as_deref().unwrap_or("").contains("refused")));
+    assert_eq!(r.paced.as_ref().unwrap().requested_rate, good);
+}
