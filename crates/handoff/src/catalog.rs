@@ -1,12 +1,13 @@
 //! The catalog: every transport the harness knows, by name.
 //!
-//! [`Entry::pull`] and [`Entry::callback`] erase a transport's generic parameters behind the
+//! [`Entry::pull`], [`Entry::callback`] and [`Entry::asynchronous`] erase a transport's generic parameters behind the
 //! object-safe [`Runner`] trait once per *sample*: inside, the payload is matched to its concrete
 //! message type and the engine runs fully monomorphised code, so no virtual call sits on the
 //! per-message path.
 
 use crate::outcome::SampleOutcome;
 use crate::transport::{CallbackTransport, Transport, TransportInfo};
+use crate::transport_async::AsyncTransport;
 use crate::workload::TrialSpec;
 use std::sync::Arc;
 
@@ -22,6 +23,7 @@ pub trait Runner: Send + Sync {
 
 struct PullRunner<T>(Arc<T>);
 struct CallbackRunner<T>(Arc<T>);
+struct AsyncRunner<T>(Arc<T>);
 
 impl<T: Transport> Runner for PullRunner<T> {
     fn run_sample(&self, spec: &TrialSpec, messages: u64) -> SampleOutcome {
@@ -32,6 +34,12 @@ impl<T: Transport> Runner for PullRunner<T> {
 impl<T: CallbackTransport> Runner for CallbackRunner<T> {
     fn run_sample(&self, spec: &TrialSpec, messages: u64) -> SampleOutcome {
         crate::engine::run_callback(&self.0, spec, messages)
+    }
+}
+
+impl<T: AsyncTransport> Runner for AsyncRunner<T> {
+    fn run_sample(&self, spec: &TrialSpec, messages: u64) -> SampleOutcome {
+        crate::engine::run_async(&self.0, spec, messages)
     }
 }
 
@@ -56,6 +64,15 @@ impl Entry {
         Entry {
             info: t.info(),
             runner: Arc::new(CallbackRunner(Arc::new(t))),
+        }
+    }
+
+    /// Wraps an async transport: it runs under every driver (tasks on a tokio runtime, or OS
+    /// threads each driving its loop with one `block_on`).
+    pub fn asynchronous<T: AsyncTransport>(t: T) -> Entry {
+        Entry {
+            info: t.info(),
+            runner: Arc::new(AsyncRunner(Arc::new(t))),
         }
     }
 

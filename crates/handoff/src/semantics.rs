@@ -42,12 +42,24 @@ pub enum Ordering {
     PerProducerFifo,
     /// No order at all; only exactly-once delivery is promised.
     None,
+    /// Latest value (conflating): a consumer sees only the newest value when it looks, so
+    /// intermediate values may be skipped; what it does see arrives in each producer's order.
+    /// Not an exactly-once transport: workloads that count every message refuse it
+    /// (`unsupported`), and it is verified in the verifier's *latest* mode (increasing per
+    /// producer, intact, no duplicates).
+    Latest,
 }
 
 impl Ordering {
     /// Whether a consumer may rely on per-producer order.
     pub fn is_fifo(self) -> bool {
         !matches!(self, Ordering::None)
+    }
+
+    /// Whether intermediate values may be skipped (latest-value delivery): the transport does not
+    /// promise exactly-once delivery.
+    pub fn is_conflating(self) -> bool {
+        matches!(self, Ordering::Latest)
     }
 }
 
@@ -168,6 +180,7 @@ impl fmt::Display for Ordering {
             Ordering::GlobalFifo => "FIFO",
             Ordering::PerProducerFifo => "per-producer FIFO",
             Ordering::None => "unordered",
+            Ordering::Latest => "latest value",
         })
     }
 }

@@ -22,7 +22,7 @@ use crate::probes::{self, Limits, ProbeBudget};
 use crate::report::{Latency, LimitDistance, Params, RawSample, RunReport, TrialResult, Verdict};
 use crate::semantics::{Bound, Locality};
 use crate::stats::{Summary, NOISY_SPREAD};
-use crate::workload::{Messages, TrialSpec, WorkloadKind};
+use crate::workload::{Driver, Messages, TrialSpec, WorkloadKind};
 use std::time::Instant;
 
 /// Where trials run.
@@ -261,10 +261,16 @@ fn summarise(
 ) -> TrialResult {
     let spec = &t.spec;
     let info = catalog.get(&spec.transport).map(|e| e.info().clone());
-    let semantics = info
+    let mut semantics = info
         .as_ref()
         .map(|i| i.semantics)
         .unwrap_or_else(unknown_semantics);
+    // Tasks on a current-thread runtime take turns on one thread: whatever the transport can do,
+    // this result is a same-thread hand-off and is shown (and ranked) as one.
+    let cooperative = spec.driver == Driver::TokioCurrent;
+    if cooperative {
+        semantics.locality = Locality::SameThread;
+    }
     let (verdict, violation) = match t.stop.as_ref().map(|o| &o.status) {
         None => (Verdict::Pass, None),
         Some(SampleStatus::Pass) => (Verdict::Pass, None),
@@ -316,7 +322,9 @@ fn summarise(
             detail: place.note.clone().unwrap_or_else(|| "unknown".into()),
         });
     }
-    if semantics.locality == Locality::SameThread {
+    if cooperative {
+        lints.push(Lint::SameThreadCooperative);
+    } else if semantics.locality == Locality::SameThread {
         lints.push(Lint::SameThread);
     }
     if let Some(cap) = capacity {
@@ -362,6 +370,8 @@ fn summarise(
     }
 
     let limit = limits.and_then(|lim| match (spec.workload, &latency, &throughput) {
+        // The limits are cross-core ones: they say nothing of a same-thread hand-off.
+        _ if cooperative => None,
         (WorkloadKind::PingPong, Some(l), _) => Some(LimitDistance {
             probe: "cacheline-rtt".into(),
             limit: lim.rtt_ns(),
@@ -400,6 +410,7 @@ fn summarise(
             messages_requested: spec.messages.to_string(),
             producers: spec.producers,
             consumers: spec.consumers,
+            driver: spec.driver,
             payload: spec.payload,
             payload_bytes: spec.payload.wire_bytes(),
             batch: spec.batch,

@@ -61,6 +61,7 @@
 //! | `warmup`       | defaults, benchmark    | integer ≥ 0 (untimed samples)              | 1                  |
 //! | `timeout_ms`   | defaults, benchmark    | integer ≥ 1 (watchdog per sample)          | 20 000             |
 //! | `pin`          | defaults, benchmark    | boolean                                    | `true`             |
+//! | `driver`       | defaults, benchmark    | `threads`, `tokio-current`, `tokio-multi:N` (`tokio-multi`: one worker per core), or a list | `threads` |
 //! | `options`      | benchmark              | inline table of option = value or list     | none               |
 //!
 //! A key set in a `[[benchmark]]` replaces the `[defaults]` value as a whole (a list is not
@@ -85,7 +86,12 @@
 //!
 //! Each `[[benchmark]]` expands to the cartesian product of its lists, in this order, the last
 //! varying fastest: workload, transport, payload, capacity, producers, consumers, batch,
-//! messages, then each option (by option name). Benchmarks follow each other in file order.
+//! messages, then each option (by option name), then the driver (so the drivers of one
+//! transport and setting sit side by side and their samples interleave). Benchmarks follow each
+//! other in file order.
+//!
+//! The tokio drivers run async transports only; a blocking transport under one is left to the
+//! engine, which reports it `unsupported` (see [`Driver`]).
 //!
 //! Names are checked here (transport, workload, payload); whether a transport supports a workload
 //! or a capacity is left to the engine, which reports such a trial as `unsupported` or `invalid`
@@ -95,7 +101,7 @@ use crate::catalog::Catalog;
 use crate::message::MAX_PRODUCERS;
 use crate::payload::PayloadKind;
 use crate::transport::OptionSpec;
-use crate::workload::{Messages, TrialSpec, WorkloadKind};
+use crate::workload::{Driver, Messages, TrialSpec, WorkloadKind};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::ops::Range;
@@ -229,6 +235,7 @@ const PARAM_KEYS: &[&str] = &[
     "warmup",
     "timeout_ms",
     "pin",
+    "driver",
 ];
 /// Keys only a `[[benchmark]]` takes.
 const BENCH_ONLY_KEYS: &[&str] = &[
@@ -269,6 +276,7 @@ struct Settings {
     warmup: Option<Set<usize>>,
     timeout_ms: Option<Set<u64>>,
     pin: Option<Set<bool>>,
+    driver: Option<Set<Vec<Driver>>>,
 }
 
 impl Settings {
@@ -291,6 +299,7 @@ impl Settings {
             warmup: pick(&self.warmup, &defaults.warmup),
             timeout_ms: pick(&self.timeout_ms, &defaults.timeout_ms),
             pin: pick(&self.pin, &defaults.pin),
+            driver: pick(&self.driver, &defaults.driver),
         }
     }
 }
@@ -699,6 +708,18 @@ impl<'a> Parser<'a> {
                         span: v.span(),
                     })
                 }
+                "driver" => {
+                    s.driver =
+                        Some(
+                            self.sweep(v, key, "a driver name", "driver names", |x| match x {
+                                DeValue::String(name) => match name.parse::<Driver>() {
+                                    Ok(d) => Elem::Ok(d),
+                                    Err(e) => Elem::Invalid(e),
+                                },
+                                _ => Elem::WrongType,
+                            })?,
+                        )
+                }
                 // Benchmark-only keys are handled by the caller.
                 _ => {}
             }
@@ -837,6 +858,11 @@ impl<'a> Parser<'a> {
             .map_or(DEFAULT_TIMEOUT_MS, |x| x.value);
         let pin = s.pin.as_ref().map_or(true, |x| x.value);
         let option_sets = option_product(&options);
+        let drivers = s
+            .driver
+            .as_ref()
+            .map_or(vec![Driver::Threads], |x| x.value.clone());
+        let first = trials.len();
 
         for &workload in &workloads.value {
             let (producers, consumers) = self.topology(workload, &own, &s)?;
@@ -851,6 +877,7 @@ impl<'a> Parser<'a> {
                                             trials.push(TrialSpec {
                                                 transport: transport.clone(),
                                                 workload,
+                                                driver: Driver::Threads,
                                                 payload,
                                                 capacity,
                                                 producers: p,
@@ -872,6 +899,7 @@ impl<'a> Parser<'a> {
                 }
             }
         }
+        expand_drivers(trials, first, &drivers);
         Ok(())
     }
 
@@ -1013,6 +1041,22 @@ impl<'a> Parser<'a> {
         }
         out.sort_by(|a, b| a.0.cmp(&b.0));
         Ok(out)
+    }
+}
+
+/// Repeats each trial from `first` on once per driver, the driver varying fastest.
+fn expand_drivers(trials: &mut Vec<TrialSpec>, first: usize, drivers: &[Driver]) {
+    if drivers == [Driver::Threads] {
+        return;
+    }
+    let base: Vec<TrialSpec> = trials.drain(first..).collect();
+    for t in base {
+        for &driver in drivers {
+            trials.push(TrialSpec {
+                driver,
+                ..t.clone()
+            });
+        }
     }
 }
 

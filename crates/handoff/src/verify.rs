@@ -10,6 +10,7 @@
 //! | contiguous  | FIFO, one consumer                | `seq == next[p]`, then `next[p] += 1`          |
 //! | increasing  | FIFO, several consumers           | `seq > last[p]` and bit `(p, seq)` not yet set |
 //! | set         | unordered                         | bit `(p, seq)` not yet set                     |
+//! | latest      | latest value (conflating)         | `seq > last[p]` (skips allowed)                |
 //!
 //! In contiguous mode a sequence number below `next[p]` has necessarily been delivered already,
 //! so it is reported as a duplicate; one above is an order violation (a message skipped or
@@ -18,6 +19,10 @@
 //!
 //! Global FIFO cannot be observed without a global clock; for transports declaring it the
 //! verifier checks per-producer FIFO, which global FIFO implies.
+//!
+//! In latest mode values may be skipped, so nothing is reported missing at the end, except that
+//! with a single producer its final value must have been seen (a latest-value channel always
+//! shows its newest value before it reports the end).
 //!
 //! The digest is the wrapping sum of every delivered message's key: independent of interleaving,
 //! so two transports that delivered the same messages intact show the same digest.
@@ -31,6 +36,7 @@ enum Mode {
     Contiguous,
     Increasing,
     Set,
+    Latest,
 }
 
 /// One consumer's verifier.
@@ -77,11 +83,12 @@ impl Verifier {
         consumers: usize,
     ) -> Verifier {
         let mode = match (ordering.is_fifo(), consumers) {
+            _ if ordering.is_conflating() => Mode::Latest,
             (true, 1) => Mode::Contiguous,
             (true, _) => Mode::Increasing,
             (false, _) => Mode::Set,
         };
-        let bits = if mode == Mode::Contiguous {
+        let bits = if matches!(mode, Mode::Contiguous | Mode::Latest) {
             0
         } else {
             producers as u64 * per_producer
@@ -175,6 +182,17 @@ impl Verifier {
                 self.mark(p, seq);
             }
             Mode::Set => self.mark(p, seq),
+            Mode::Latest => {
+                if seq < expected {
+                    let kind = if seq + 1 == expected {
+                        ViolationKind::Duplicate
+                    } else {
+                        ViolationKind::Order
+                    };
+                    self.violate(kind, p, expected, seq);
+                }
+                self.next[p as usize] = expected.max(seq + 1);
+            }
         }
     }
 
@@ -217,6 +235,19 @@ impl Verifier {
             self.per_producer,
             sent,
         );
+    }
+
+    /// Records that the transport overwrote `lost` messages before this consumer received them
+    /// (a lagging broadcast receiver): a fault unless a violation was already found. The
+    /// violation names the first producer whose stream is incomplete and the sequence number
+    /// this consumer was waiting for.
+    pub fn note_lagged(&mut self, lost: u64) {
+        self.flush();
+        let p = (0..self.producers)
+            .find(|&p| self.next[p as usize] < self.per_producer)
+            .unwrap_or(0);
+        let waiting = self.next.get(p as usize).copied().unwrap_or(0);
+        self.violate(ViolationKind::Lagged, p, waiting, lost);
     }
 
     /// Ends the stream of a single consumer: anything not delivered is reported missing.
@@ -332,6 +363,17 @@ pub fn merge(verifiers: Vec<Verifier>) -> Verdict {
 }
 
 fn first_missing(v: &Verifier) -> Option<Violation> {
+    if v.mode == Mode::Latest {
+        // Skipped values are the point of a latest-value channel; only a lone producer's final
+        // value is owed to the consumer.
+        let last = v.per_producer.checked_sub(1)?;
+        return (v.producers == 1 && v.next[0] != v.per_producer).then_some(Violation {
+            kind: ViolationKind::Missing,
+            producer: 0,
+            expected: last,
+            got: 1,
+        });
+    }
     for p in 0..v.producers {
         let missing_from = if v.mode == Mode::Contiguous {
             let next = v.next[p as usize];
@@ -433,6 +475,28 @@ mod tests {
         let mut a = Verifier::new(1, 4, Ordering::PerProducerFifo, 2);
         feed(&mut a, &[(0, 2), (0, 1)]);
         assert_eq!(a.finish().violation.unwrap().kind, ViolationKind::Order);
+    }
+
+    #[test]
+    fn latest_mode_allows_skips_but_not_going_back() {
+        let mut v = Verifier::new(1, 10, Ordering::Latest, 1);
+        feed(&mut v, &[(0, 0), (0, 4), (0, 9)]);
+        let r = v.finish();
+        assert_eq!((r.violation, r.count), (None, 3));
+
+        let mut v = Verifier::new(1, 10, Ordering::Latest, 1);
+        feed(&mut v, &[(0, 4), (0, 2), (0, 9)]);
+        assert_eq!(v.finish().violation.unwrap().kind, ViolationKind::Order);
+
+        let mut v = Verifier::new(1, 10, Ordering::Latest, 1);
+        feed(&mut v, &[(0, 4), (0, 4), (0, 9)]);
+        assert_eq!(v.finish().violation.unwrap().kind, ViolationKind::Duplicate);
+
+        // The final value of a lone producer must be seen.
+        let mut v = Verifier::new(1, 10, Ordering::Latest, 1);
+        feed(&mut v, &[(0, 4)]);
+        let viol = v.finish().violation.unwrap();
+        assert_eq!((viol.kind, viol.expected), (ViolationKind::Missing, 9));
     }
 
     #[test]

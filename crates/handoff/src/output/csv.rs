@@ -7,7 +7,7 @@ use crate::report::RunReport;
 use std::io::{self, Write};
 
 /// Column headings, in order.
-const COLUMNS: [&str; 32] = [
+const COLUMNS: [&str; 33] = [
     "transport",
     "workload",
     "semantics",
@@ -18,6 +18,7 @@ const COLUMNS: [&str; 32] = [
     "messages_requested",
     "producers",
     "consumers",
+    "driver",
     "batch",
     "options",
     "samples",
@@ -69,6 +70,7 @@ impl Exporter for CsvExporter {
                 p.messages_requested.clone(),
                 p.producers.to_string(),
                 p.consumers.to_string(),
+                p.driver.to_string(),
                 opt(p.batch),
                 p.options
                     .iter()

@@ -75,6 +75,7 @@ pub(crate) fn short_semantics(s: &Semantics) -> String {
         Ordering::GlobalFifo => "fifo",
         Ordering::PerProducerFifo => "fifo/pp",
         Ordering::None => "unordered",
+        Ordering::Latest => "latest",
     };
     let bound = match s.bound {
         Bound::Bounded { .. } => "bounded",
@@ -381,6 +382,9 @@ fn group(mut rows: Vec<&TrialResult>, every: &[String]) -> Group {
         }
         for (k, v) in &r.params.options {
             label.push_str(&format!(" {k}={v}"));
+        }
+        if r.params.driver.is_async() {
+            label.push_str(&format!(" [{}]", r.params.driver));
         }
         if r.verdict != Verdict::Pass {
             notes.push(format!(
