@@ -1519,6 +1519,62 @@ batch = ["none", 16]
     }
 
     #[test]
+    fn drivers_sweep_fastest_and_bad_names_point_at_the_value() {
+        let s = parse(
+            "[defaults]\ndriver = \"tokio-current\"\n\n[[benchmark]]\nworkload = \"spsc\"\ntransports = [\"faulty-drop\", \"faulty-dup\"]\ndriver = [\"threads\", \"tokio-multi:2\"]\n\n[[benchmark]]\nworkload = \"spsc\"\ntransports = \"faulty-drop\"\n",
+        )
+        .unwrap();
+        let got: Vec<(String, Driver)> = s
+            .trials
+            .iter()
+            .map(|t| (t.transport.clone(), t.driver))
+            .collect();
+        let multi = Driver::TokioMulti { workers: 2 };
+        assert_eq!(
+            got,
+            [
+                ("faulty-drop".to_string(), Driver::Threads),
+                ("faulty-drop".to_string(), multi),
+                ("faulty-dup".to_string(), Driver::Threads),
+                ("faulty-dup".to_string(), multi),
+                ("faulty-drop".to_string(), Driver::TokioCurrent),
+            ]
+        );
+        assert_eq!(
+            s.trials[1].label(),
+            "faulty-drop spsc u64 cap=1024 driver=tokio-multi:2"
+        );
+
+        let base = "[[benchmark]]\nworkload = \"spsc\"\ntransports = [\"faulty-drop\"]\n";
+        let e = assert_err(
+            &format!("{base}driver = [\"threads\", \"tokio-curent\"]\n"),
+            4,
+            "unknown driver `tokio-curent`; did you mean `tokio-current`",
+        );
+        assert_eq!(e.column, Some(22));
+        assert!(
+            e.to_string()
+                .starts_with("suites/t.toml:4:22: unknown driver"),
+            "{e}"
+        );
+        assert_err(
+            &format!("{base}driver = \"tokio-multi:0\"\n"),
+            4,
+            "at least 1 worker",
+        );
+        assert_err(
+            &format!("{base}driver = 2\n"),
+            4,
+            "expected a driver name or a list of driver names for `driver`, found an integer",
+        );
+        assert_err(
+            "[defaults]\ndrivr = \"threads\"\n",
+            2,
+            "did you mean `driver`?",
+        );
+    }
+
+    #[test]
     fn quick_keeps_coverage_and_shortens_samples() {
         let mut s = parse(
             "[defaults]\nsamples = 10\nwarmup = 3\n\n[[benchmark]]\nworkload = \"spsc\"\ntransports = [\"faulty-drop\"]\nmessages = [\"auto\", 100000, 5000, 500]\ntarget_ms = 40\n\n[[benchmark]]\nworkload = \"spsc\"\ntransports = [\"faulty-dup\"]\nsamples = 2\nwarmup = 0\ntarget_ms = 12\n",

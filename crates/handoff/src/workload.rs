@@ -135,7 +135,10 @@ impl fmt::Display for Messages {
 /// * `tokio-current`: every producer and consumer is a task on one current-thread runtime, so
 ///   they take turns on a single OS thread. No hand-off between cores happens; results are
 ///   labelled *same-thread-cooperative* and never ranked as cross-thread hand-offs.
-/// * `tokio-multi:N`: the tasks run on a multi-thread runtime of N worker threads.
+/// * `tokio-multi:N`: the tasks run on a multi-thread runtime of N worker threads, pinned to
+///   distinct cores where there are enough. Where a woken task runs is the scheduler's choice: a
+///   task woken by another often runs next on the same worker (tokio's LIFO slot), so such a
+///   result mixes cross-core and same-core hand-offs, as an actor runtime does.
 ///
 /// The tokio drivers run async transports only (those registered with
 /// [`Entry::asynchronous`](crate::catalog::Entry::asynchronous)); a blocking transport under
