@@ -10,7 +10,6 @@ use handoff::report::{Params, Verdict};
 use handoff::session::{self, Isolation, SessionOptions};
 use handoff::workload::{Driver, Messages, TrialSpec, WorkloadKind};
 use std::collections::BTreeMap;
-use std::future::Future;
 
 /// Messages per sample in the stream runs.
 const N: u64 = 20_000;
@@ -62,6 +61,58 @@ fn sample(catalog: &Catalog, spec: &TrialSpec, messages: u64) -> SampleOutcome {
         .unwrap()
         .runner()
         .run_sample(spec, messages)
+}
+
+#[test]
+fn registered_async_transports_declare_their_semantics() {
+    let expected = [
+        (
+            "tokio-mpsc-bounded",
+            "MPSC, per-producer FIFO, bounded, async, cross-thread",
+        ),
+        (
+            "tokio-mpsc-unbounded",
+            "MPSC, per-producer FIFO, unbounded, async, cross-thread",
+        ),
+        (
+            "tokio-broadcast",
+            "MPSC, per-producer FIFO, bounded (2^n), async, cross-thread",
+        ),
+        (
+            "tokio-watch",
+            "MPSC, latest value, unbounded, async, cross-thread",
+        ),
+        (
+            "tokio-oneshot",
+            "SPSC, FIFO, unbounded, async, cross-thread",
+        ),
+        (
+            "async-channel-bounded",
+            "MPMC, per-producer FIFO, bounded, async, cross-thread",
+        ),
+        (
+            "flume-async",
+            "MPMC, per-producer FIFO, bounded, async, cross-thread",
+        ),
+        (
+            "kanal-async",
+            "MPMC, per-producer FIFO, bounded, async, cross-thread",
+        ),
+    ];
+    let mut catalog = Catalog::new();
+    handoff::transports::register_all(&mut catalog);
+    let got: Vec<(&str, String)> = catalog
+        .entries()
+        .iter()
+        .filter(|e| e.info().semantics.wait == WaitStrategy::Async)
+        .map(|e| (e.info().name.as_str(), e.info().semantics.summary()))
+        .collect();
+    let expected: Vec<(&str, String)> = expected.iter().map(|(n, s)| (*n, s.to_string())).collect();
+    assert_eq!(got, expected);
+    // Every one but the latest-value cell is exercised below.
+    assert!(expected
+        .iter()
+        .all(|(n, _)| EXACT.contains(n) || *n == "tokio-watch"));
 }
 
 #[test]
@@ -133,7 +184,11 @@ fn latest_value_transport_is_refused_where_every_message_counts() {
         Ordering::Latest
     );
     // (mpmc is refused before that: the cell is declared with one consumer.)
-    for w in [WorkloadKind::Spsc, WorkloadKind::Mpsc, WorkloadKind::PingPong] {
+    for w in [
+        WorkloadKind::Spsc,
+        WorkloadKind::Mpsc,
+        WorkloadKind::PingPong,
+    ] {
         let (p, n) = if w == WorkloadKind::Mpsc {
             (2, 2)
         } else {
@@ -212,18 +267,16 @@ impl<M: Message> AsyncSender<M> for Tx<M> {
 }
 
 impl<M: Message> AsyncReceiver<M> for Rx<M> {
-    fn recv(&mut self) -> impl Future<Output = Option<M>> + Send {
-        async move {
-            let m = self.rx.recv().await?;
-            if m.seq() == 10 {
-                match self.mode {
-                    "async-panic" => panic!("consumer gave up at seq 10"),
-                    // Never wakes again.
-                    _ => std::future::pending::<()>().await,
-                }
+    async fn recv(&mut self) -> Option<M> {
+        let m = self.rx.recv().await?;
+        if m.seq() == 10 {
+            match self.mode {
+                "async-panic" => panic!("consumer gave up at seq 10"),
+                // Never wakes again.
+                _ => std::future::pending::<()>().await,
             }
-            Some(m)
         }
+        Some(m)
     }
 }
 
