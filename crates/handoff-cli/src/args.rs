@@ -74,6 +74,10 @@ pub struct RunArgs {
     /// Consumers (mpmc).
     #[arg(long)]
     pub consumers: Option<usize>,
+    /// Drivers: threads, tokio-current, tokio-multi[:N] (comma separated). Ad hoc: swept; with a
+    /// suite file, keeps only these. The tokio drivers run async transports only.
+    #[arg(long, value_delimiter = ',')]
+    pub driver: Vec<String>,
     /// Batch size for send_batch / recv_batch.
     #[arg(long)]
     pub batch: Option<usize>,

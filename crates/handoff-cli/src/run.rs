@@ -14,8 +14,8 @@ use handoff::probes::ProbeBudget;
 use handoff::session::{self, Isolation, SessionOptions};
 use handoff::suite::Suite;
 use handoff::workload::{
-    Delivery, Hop, Messages, PacerMode, Pacing, PipelineSpec, RampSpec, TrialSpec, WorkloadKind,
-    DEFAULT_HOP_CAPACITIES,
+    Delivery, Driver, Hop, Messages, PacerMode, Pacing, PipelineSpec, RampSpec, TrialSpec,
+    WorkloadKind, DEFAULT_HOP_CAPACITIES,
 };
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -33,7 +33,8 @@ const AUTO_MAX: u64 = 50_000_000;
 /// Runs `handoff run` and returns the exit code.
 pub fn run(catalog: &Catalog, args: &RunArgs) -> Result<u8, CliError> {
     let format: Format = args.format.parse().map_err(CliError::bad_input)?;
-    let adhoc = args.suite.is_none() && (!args.transport.is_empty() || !args.workload.is_empty());
+    let adhoc = args.suite.is_none()
+        && (!args.transport.is_empty() || !args.workload.is_empty() || !args.driver.is_empty());
     let mut suite = if adhoc {
         adhoc_suite(catalog, args)?
     } else {
@@ -136,6 +137,16 @@ fn parse_options(raw: &[String]) -> Result<BTreeMap<String, String>, CliError> {
         .collect()
 }
 
+fn parse_drivers(raw: &[String]) -> Result<Vec<Driver>, CliError> {
+    raw.iter()
+        .map(|d| {
+            d.trim()
+                .parse::<Driver>()
+                .map_err(|e| CliError::bad_input(format!("--driver: {e}")))
+        })
+        .collect()
+}
+
 fn positive(name: &str, v: Option<usize>) -> Result<Option<usize>, CliError> {
     match v {
         Some(0) => Err(CliError::bad_input(format!("--{name} must be at least 1"))),
@@ -222,6 +233,10 @@ fn adhoc_suite(catalog: &Catalog, args: &RunArgs) -> Result<Suite, CliError> {
     let batch = positive("batch", args.batch)?;
     let messages = parse_messages(args.messages.as_deref().unwrap_or("auto"), args.quick)?;
     let options = parse_options(&args.options)?;
+    let drivers = match parse_drivers(&args.driver)? {
+        d if d.is_empty() => vec![Driver::Threads],
+        d => d,
+    };
     let timeout_ms = match args.timeout_ms {
         Some(0) => return Err(CliError::bad_input("--timeout-ms must be at least 1")),
         Some(t) => t,
@@ -327,37 +342,40 @@ fn adhoc_suite(catalog: &Catalog, args: &RunArgs) -> Result<Suite, CliError> {
             for &payload in &payloads {
                 for &capacity in &capacities {
                     for &p in &producers {
-                        for (pacing, pipe) in pacings
-                            .iter()
-                            .flat_map(|x| pipelines.iter().map(move |y| (x, y)))
-                        {
-                            let (transport, capacity) = match pipe {
-                                Some(pp) => (pp.hops[0].transport.clone(), pp.hops[0].capacity),
-                                None => (t.clone(), capacity),
-                            };
-                            trials.push(TrialSpec {
-                                transport,
-                                workload,
-                                payload,
-                                capacity,
-                                producers: p,
-                                consumers: match workload {
-                                    WorkloadKind::Mpmc => {
-                                        consumers.unwrap_or(workload.default_consumers())
-                                    }
-                                    _ => 1,
-                                },
-                                messages,
-                                batch,
-                                options: options.clone(),
-                                samples,
-                                warmup: args.warmup.unwrap_or(1),
-                                timeout_ms,
-                                pin: !args.no_pin,
-                                pacing: pacing.clone(),
-                                pacer,
-                                pipeline: pipe.clone(),
-                            });
+                        for &driver in &drivers {
+                            for (pacing, pipe) in pacings
+                                .iter()
+                                .flat_map(|x| pipelines.iter().map(move |y| (x, y)))
+                            {
+                                let (transport, capacity) = match pipe {
+                                    Some(pp) => (pp.hops[0].transport.clone(), pp.hops[0].capacity),
+                                    None => (t.clone(), capacity),
+                                };
+                                trials.push(TrialSpec {
+                                    transport,
+                                    workload,
+                                    driver,
+                                    payload,
+                                    capacity,
+                                    producers: p,
+                                    consumers: match workload {
+                                        WorkloadKind::Mpmc => {
+                                            consumers.unwrap_or(workload.default_consumers())
+                                        }
+                                        _ => 1,
+                                    },
+                                    messages,
+                                    batch,
+                                    options: options.clone(),
+                                    samples,
+                                    warmup: args.warmup.unwrap_or(1),
+                                    timeout_ms,
+                                    pin: !args.no_pin,
+                                    pacing: pacing.clone(),
+                                    pacer,
+                                    pipeline: pipe.clone(),
+                                });
+                            }
                         }
                     }
                 }
@@ -395,9 +413,11 @@ fn filter_and_override(catalog: &Catalog, s: &mut Suite, args: &RunArgs) -> Resu
         .iter()
         .map(|w| w.parse().map_err(CliError::bad_input))
         .collect::<Result<_, _>>()?;
+    let drivers = parse_drivers(&args.driver)?;
     s.trials.retain(|t| {
         (args.transport.is_empty() || args.transport.contains(&t.transport))
             && (workloads.is_empty() || workloads.contains(&t.workload))
+            && (drivers.is_empty() || drivers.contains(&t.driver))
     });
     if s.trials.is_empty() {
         return Err(CliError::bad_input(

@@ -260,6 +260,94 @@ fn bad_input_gets_specific_errors_and_exit_2() {
         &["run", "-t", "rtrb", "--format", "jsn"],
         "did you mean `json`",
     );
+    bad_input(
+        &["run", "-t", "kanal-async", "--driver", "tokio-curent"],
+        "did you mean `tokio-current`",
+    );
+    bad_input(
+        &[
+            "run",
+            "-t",
+            "crossbeam-bounded",
+            "--driver",
+            "tokio-multi:2",
+        ],
+        "runs async transports only",
+    );
+    bad_input(&["run", "-t", "tokio-watch"], "latest value");
+}
+
+#[test]
+fn async_transports_are_listed_and_run_under_every_driver() {
+    let out = handoff().arg("list").output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    for t in [
+        "tokio-mpsc-bounded",
+        "tokio-mpsc-unbounded",
+        "tokio-broadcast",
+        "tokio-watch",
+        "tokio-oneshot",
+        "async-channel-bounded",
+        "flume-async",
+        "kanal-async",
+    ] {
+        assert!(text.contains(t), "{t} missing from list");
+    }
+    assert!(text.contains("async"));
+    let (code, v, stderr) = json_run(&[
+        "-t",
+        "tokio-mpsc-bounded",
+        "--driver",
+        "threads,tokio-current,tokio-multi:2",
+        "--messages",
+        "20000",
+        "--samples",
+        "2",
+        "--no-probes",
+    ]);
+    assert_eq!(code, Some(0), "stderr: {stderr}");
+    let drivers: Vec<&str> = v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            assert_eq!(r["verdict"], "pass", "{r}");
+            r["params"]["driver"].as_str().unwrap()
+        })
+        .collect();
+    assert_eq!(drivers, ["threads", "tokio-current", "tokio-multi:2"]);
+}
+
+#[test]
+fn quick_runtime_channels_suite_passes() {
+    let suite = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../suites/runtime-channels.toml"
+    );
+    let (code, v, stderr) = json_run(&[suite, "--quick", "--no-probes"]);
+    assert_eq!(code, Some(0), "stderr: {stderr}");
+    let results = v["results"].as_array().unwrap();
+    for r in results {
+        assert_eq!(r["verdict"], "pass", "{r}");
+        assert!(r["throughput"]["median"].as_f64().unwrap() > 0.0);
+    }
+    let current = results
+        .iter()
+        .filter(|r| r["params"]["driver"] == "tokio-current")
+        .collect::<Vec<_>>();
+    assert!(!current.is_empty());
+    for r in current {
+        assert_eq!(r["semantics"]["locality"], "same-thread", "{r}");
+    }
+    let oneshot = results
+        .iter()
+        .filter(|r| r["transport"] == "tokio-oneshot")
+        .collect::<Vec<_>>();
+    assert_eq!(oneshot.len(), 3);
+    for r in oneshot {
+        assert_eq!(r["workload"], "ping-pong");
+        assert!(r["latency"]["p50"].as_u64().unwrap() > 0);
+    }
 }
 
 #[test]

@@ -181,6 +181,7 @@ fn main() {
         let spec = TrialSpec {
             transport: name.to_string(),
             workload: WorkloadKind::Spsc,
+            driver: Default::default(),
             payload: PayloadKind::U64,
             capacity: CAPACITY,
             producers: 1,

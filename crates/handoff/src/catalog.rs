@@ -1,6 +1,6 @@
 //! The catalog: every transport the harness knows, by name.
 //!
-//! [`Entry::pull`] and [`Entry::callback`] erase a transport's generic parameters behind the
+//! [`Entry::pull`], [`Entry::callback`] and [`Entry::asynchronous`] erase a transport's generic parameters behind the
 //! object-safe [`Runner`] trait once per *sample*: inside, the payload is matched to its concrete
 //! message type and the engine runs fully monomorphised code, so no virtual call sits on the
 //! per-message path.
@@ -9,6 +9,7 @@ use crate::open_loop::Stamped;
 use crate::outcome::SampleOutcome;
 use crate::payload::PayloadKind;
 use crate::transport::{BuildError, CallbackTransport, ChannelConfig, Transport, TransportInfo};
+use crate::transport_async::AsyncTransport;
 use crate::workload::TrialSpec;
 use std::any::Any;
 use std::sync::Arc;
@@ -40,6 +41,7 @@ pub trait Runner: Send + Sync {
 
 struct PullRunner<T>(Arc<T>);
 struct CallbackRunner<T>(Arc<T>);
+struct AsyncRunner<T>(Arc<T>);
 
 impl<T: Transport> Runner for PullRunner<T> {
     fn run_sample(&self, spec: &TrialSpec, messages: u64) -> SampleOutcome {
@@ -64,6 +66,22 @@ impl<T: CallbackTransport> Runner for CallbackRunner<T> {
     }
 }
 
+impl<T: AsyncTransport> Runner for AsyncRunner<T> {
+    fn run_sample(&self, spec: &TrialSpec, messages: u64) -> SampleOutcome {
+        crate::engine::run_async(&self.0, spec, messages)
+    }
+
+    fn hop(
+        &self,
+        _payload: PayloadKind,
+        _cfg: &ChannelConfig,
+    ) -> Result<Box<dyn Any + Send>, BuildError> {
+        Err(BuildError::Unsupported(
+            "an async transport cannot be driven by the open-loop engine's OS threads yet; use a blocking transport".into(),
+        ))
+    }
+}
+
 /// One transport in the catalog.
 #[derive(Clone)]
 pub struct Entry {
@@ -85,6 +103,15 @@ impl Entry {
         Entry {
             info: t.info(),
             runner: Arc::new(CallbackRunner(Arc::new(t))),
+        }
+    }
+
+    /// Wraps an async transport: it runs under every driver (tasks on a tokio runtime, or OS
+    /// threads each driving its loop with one `block_on`).
+    pub fn asynchronous<T: AsyncTransport>(t: T) -> Entry {
+        Entry {
+            info: t.info(),
+            runner: Arc::new(AsyncRunner(Arc::new(t))),
         }
     }
 

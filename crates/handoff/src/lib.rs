@@ -11,7 +11,8 @@
 //!   never silently ranked with a cross-thread queue.
 //!
 //! The crate is the engine; the `handoff` command-line tool lives in `handoff-cli`. To measure a
-//! transport of your own, implement [`transport::Transport`] (see its example), register it in a
+//! transport of your own, implement [`transport::Transport`] (see its example) or, for an async
+//! channel, [`transport_async::AsyncTransport`], register it in a
 //! [`catalog::Catalog`] and hand that to `handoff_cli::main_with`.
 #![deny(missing_docs)]
 
@@ -37,6 +38,7 @@ pub mod stats;
 pub mod suggest;
 pub mod suite;
 pub mod transport;
+pub mod transport_async;
 pub mod transports;
 pub mod verify;
 pub mod worker;
@@ -53,4 +55,5 @@ pub mod prelude {
         BuildError, CallbackHandle, CallbackTransport, ChannelConfig, Endpoints, OptionSpec,
         Receiver, Sender, Sink, Transport, TransportInfo, TrySendError,
     };
+    pub use crate::transport_async::{AsyncReceiver, AsyncSender, AsyncTransport};
 }

@@ -30,6 +30,9 @@ pub enum Lint {
     Unpinned,
     /// A same-thread transport appears in a table with cross-thread ones.
     SameThread,
+    /// The producer and consumer ran as tasks on one current-thread async runtime: they took
+    /// turns on a single OS thread, so no cross-core hand-off happened.
+    SameThreadCooperative,
     /// The queue can hold every message of the sample: it never fills, backpressure is never
     /// exercised.
     CapacityNeverFills {
@@ -102,6 +105,7 @@ impl Lint {
             Lint::PinningFailed { .. } => "pinning-failed",
             Lint::Unpinned => "unpinned",
             Lint::SameThread => "same-thread",
+            Lint::SameThreadCooperative => "same-thread-cooperative",
             Lint::CapacityNeverFills { .. } => "capacity-never-fills",
             Lint::Noisy { .. } => "noisy",
             Lint::TooFewForPercentile { .. } => "too-few-for-percentile",
@@ -128,6 +132,10 @@ impl fmt::Display for Lint {
             Lint::SameThread => {
                 write!(f, "same-thread: the consumer runs on the producer's thread; no cross-core hand-off happens")
             }
+            Lint::SameThreadCooperative => write!(
+                f,
+                "same-thread-cooperative: producer and consumer tasks took turns on one thread (tokio current-thread runtime); no cross-core hand-off happens"
+            ),
             Lint::CapacityNeverFills { capacity, messages } => write!(
                 f,
                 "capacity {capacity} >= {messages} messages: the queue never fills, backpressure is not exercised"

@@ -40,6 +40,10 @@ pub enum ViolationKind {
     /// A send was refused because every consumer was gone before the stream ended;
     /// `got` is how many messages that producer had sent.
     Disconnected,
+    /// The consumer fell behind and the transport overwrote messages before it received them
+    /// (a broadcast ring); `got` is how many were lost, `expected` the sequence number the
+    /// consumer was waiting for from `producer`.
+    Lagged,
 }
 
 impl fmt::Display for Violation {
@@ -89,6 +93,11 @@ impl fmt::Display for Violation {
                     self.got
                 )
             }
+            ViolationKind::Lagged => write!(
+                f,
+                "consumer lagged: the transport overwrote {} messages before they were received (waiting for producer {p} seq {})",
+                self.got, self.expected
+            ),
         }
     }
 }

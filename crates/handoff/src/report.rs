@@ -86,6 +86,10 @@ pub struct Params {
     pub producers: usize,
     /// Consumer threads.
     pub consumers: usize,
+    /// What ran the producers and consumers (`threads`, `tokio-current`, `tokio-multi:N`);
+    /// reports written before drivers existed read as `threads`.
+    #[serde(default)]
+    pub driver: crate::workload::Driver,
     /// Payload shape.
     pub payload: PayloadKind,
     /// Bytes per message moved through the transport.

@@ -54,6 +54,12 @@ impl Ordering {
     pub fn is_fifo(self) -> bool {
         !matches!(self, Ordering::None)
     }
+
+    /// Whether intermediate values may be skipped (latest-value delivery): the transport does not
+    /// promise exactly-once delivery.
+    pub fn is_conflating(self) -> bool {
+        matches!(self, Ordering::Latest)
+    }
 }
 
 /// Whether the transport has a capacity, and what capacities it accepts.

@@ -26,7 +26,7 @@ use crate::report::{
 };
 use crate::semantics::{Bound, Locality};
 use crate::stats::{Summary, NOISY_SPREAD};
-use crate::workload::{Messages, Pacing, RampSpec, TrialSpec, WorkloadKind};
+use crate::workload::{Driver, Messages, Pacing, RampSpec, TrialSpec, WorkloadKind};
 use std::time::Instant;
 
 /// Where trials run.
@@ -268,7 +268,7 @@ fn run_ramp(t: &mut Trial, on: &mut dyn FnMut(&SampleOutcome)) {
         on(&o);
         last_placement = o.placement.clone();
         if !o.status.is_pass() {
-            return Err(o);
+            return Err(Box::new(o));
         }
         let f = step_figures(rate, &o);
         kept.push((rate, o));
@@ -283,7 +283,7 @@ fn run_ramp(t: &mut Trial, on: &mut dyn FnMut(&SampleOutcome)) {
             .collect();
         t.messages = step_messages(&spec, best);
     }
-    t.stop = err;
+    t.stop = err.map(|o| *o);
     t.ramp = Some(search);
 }
 
@@ -389,10 +389,16 @@ fn summarise(
 ) -> TrialResult {
     let spec = &t.spec;
     let info = catalog.get(&spec.transport).map(|e| e.info().clone());
-    let semantics = info
+    let mut semantics = info
         .as_ref()
         .map(|i| i.semantics)
         .unwrap_or_else(unknown_semantics);
+    // Tasks on a current-thread runtime take turns on one thread: whatever the transport can do,
+    // this result is a same-thread hand-off and is shown (and ranked) as one.
+    let cooperative = spec.driver == Driver::TokioCurrent;
+    if cooperative {
+        semantics.locality = Locality::SameThread;
+    }
     let (verdict, violation) = match t.stop.as_ref().map(|o| &o.status) {
         None => (Verdict::Pass, None),
         Some(SampleStatus::Pass) => (Verdict::Pass, None),
@@ -461,7 +467,9 @@ fn summarise(
             detail: place.note.clone().unwrap_or_else(|| "unknown".into()),
         });
     }
-    if semantics.locality == Locality::SameThread {
+    if cooperative {
+        lints.push(Lint::SameThreadCooperative);
+    } else if semantics.locality == Locality::SameThread {
         lints.push(Lint::SameThread);
     }
     if let Some(cap) = capacity.filter(|_| !open_loop) {
@@ -535,6 +543,8 @@ fn summarise(
     let limit = limits.and_then(|lim| match (spec.workload, &latency, &throughput) {
         // An open-loop run goes as fast as it is asked to, not as fast as it can.
         _ if open_loop => None,
+        // The limits are cross-core ones: they say nothing of a same-thread hand-off.
+        _ if cooperative => None,
         (WorkloadKind::PingPong, Some(l), _) => Some(LimitDistance {
             probe: "cacheline-rtt".into(),
             limit: lim.rtt_ns(),
@@ -573,6 +583,7 @@ fn summarise(
             messages_requested: spec.messages.to_string(),
             producers: spec.producers,
             consumers: spec.consumers,
+            driver: spec.driver,
             payload: spec.payload,
             payload_bytes: spec.payload.wire_bytes(),
             batch: spec.batch,

@@ -61,6 +61,7 @@
 //! | `warmup`       | defaults, benchmark    | integer ≥ 0 (untimed samples)              | 1                  |
 //! | `timeout_ms`   | defaults, benchmark    | integer ≥ 1 (watchdog per sample)          | 20 000             |
 //! | `pin`          | defaults, benchmark    | boolean                                    | `true`             |
+//! | `driver`       | defaults, benchmark    | `threads`, `tokio-current`, `tokio-multi:N` (`tokio-multi`: one worker per core), or a list | `threads` |
 //! | `options`      | benchmark              | inline table of option = value or list     | none               |
 //! | `rate`         | defaults, benchmark    | messages/s (integer ≥ 1), `"ramp"`, or a list (`paced`, `pipeline`) | 10 000 (`paced`), 1 000 (`pipeline`) |
 //! | `pacer`        | defaults, benchmark    | `"auto"`, `"spin"` or `"yield"` (open loop) | `"auto"`          |
@@ -102,7 +103,12 @@
 //!
 //! Each `[[benchmark]]` expands to the cartesian product of its lists, in this order, the last
 //! varying fastest: workload, transport, payload, capacity, producers, consumers, batch,
-//! messages, then each option (by option name). Benchmarks follow each other in file order.
+//! messages, then each option (by option name), then the driver (so the drivers of one
+//! transport and setting sit side by side and their samples interleave). Benchmarks follow each
+//! other in file order.
+//!
+//! The tokio drivers run async transports only; a blocking transport under one is left to the
+//! engine, which reports it `unsupported` (see [`Driver`]).
 //!
 //! Names are checked here (transport, workload, payload); whether a transport supports a workload
 //! or a capacity is left to the engine, which reports such a trial as `unsupported` or `invalid`
@@ -114,8 +120,8 @@ use crate::payload::PayloadKind;
 use crate::semantics::Ordering;
 use crate::transport::OptionSpec;
 use crate::workload::{
-    Delivery, Hop, Messages, PacerMode, Pacing, PipelineSpec, RampSpec, TrialSpec, WorkloadKind,
-    DEFAULT_HOP_CAPACITIES,
+    Delivery, Driver, Hop, Messages, PacerMode, Pacing, PipelineSpec, RampSpec, TrialSpec,
+    WorkloadKind, DEFAULT_HOP_CAPACITIES,
 };
 use std::collections::BTreeMap;
 use std::fmt;
@@ -270,6 +276,7 @@ const PARAM_KEYS: &[&str] = &[
     "hop_capacity",
     "stage_work_ns",
     "delivery",
+    "driver",
 ];
 /// Keys only a `[[benchmark]]` takes.
 const BENCH_ONLY_KEYS: &[&str] = &[
@@ -324,6 +331,7 @@ struct Settings {
     hop_capacity: Option<Set<Vec<usize>>>,
     stage_work_ns: Option<Set<u64>>,
     delivery: Option<Set<Vec<Delivery>>>,
+    driver: Option<Set<Vec<Driver>>>,
 }
 
 impl Settings {
@@ -352,6 +360,7 @@ impl Settings {
             hop_capacity: pick(&self.hop_capacity, &defaults.hop_capacity),
             stage_work_ns: pick(&self.stage_work_ns, &defaults.stage_work_ns),
             delivery: pick(&self.delivery, &defaults.delivery),
+            driver: pick(&self.driver, &defaults.driver),
         }
     }
 }
@@ -818,6 +827,18 @@ impl<'a> Parser<'a> {
                         },
                     )?)
                 }
+                "driver" => {
+                    s.driver =
+                        Some(
+                            self.sweep(v, key, "a driver name", "driver names", |x| match x {
+                                DeValue::String(name) => match name.parse::<Driver>() {
+                                    Ok(d) => Elem::Ok(d),
+                                    Err(e) => Elem::Invalid(e),
+                                },
+                                _ => Elem::WrongType,
+                            })?,
+                        )
+                }
                 // Benchmark-only keys are handled by the caller.
                 _ => {}
             }
@@ -1159,6 +1180,11 @@ impl<'a> Parser<'a> {
             .ramp
             .as_ref()
             .map_or_else(RampSpec::default, |x| x.value.clone());
+        let drivers = s
+            .driver
+            .as_ref()
+            .map_or(vec![Driver::Threads], |x| x.value.clone());
+        let first = trials.len();
 
         for &workload in &workloads.value {
             let (producers, consumers) = self.topology(workload, &own, &s)?;
@@ -1211,6 +1237,7 @@ impl<'a> Parser<'a> {
                                                     trials.push(TrialSpec {
                                                         transport,
                                                         workload,
+                                                        driver: Driver::Threads,
                                                         payload,
                                                         capacity,
                                                         producers: p,
@@ -1237,6 +1264,7 @@ impl<'a> Parser<'a> {
                 }
             }
         }
+        expand_drivers(trials, first, &drivers);
         Ok(())
     }
 
@@ -1461,6 +1489,22 @@ impl<'a> Parser<'a> {
         }
         out.sort_by(|a, b| a.0.cmp(&b.0));
         Ok(out)
+    }
+}
+
+/// Repeats each trial from `first` on once per driver, the driver varying fastest.
+fn expand_drivers(trials: &mut Vec<TrialSpec>, first: usize, drivers: &[Driver]) {
+    if drivers == [Driver::Threads] {
+        return;
+    }
+    let base: Vec<TrialSpec> = trials.drain(first..).collect();
+    for t in base {
+        for &driver in drivers {
+            trials.push(TrialSpec {
+                driver,
+                ..t.clone()
+            });
+        }
     }
 }
 
@@ -2024,6 +2068,62 @@ batch = ["none", 16]
         );
         // Capacity 0 is left to the transport (a rendezvous channel may accept it).
         assert!(parse(&format!("{base}capacity = 0\n")).is_ok());
+    }
+
+    #[test]
+    fn drivers_sweep_fastest_and_bad_names_point_at_the_value() {
+        let s = parse(
+            "[defaults]\ndriver = \"tokio-current\"\n\n[[benchmark]]\nworkload = \"spsc\"\ntransports = [\"faulty-drop\", \"faulty-dup\"]\ndriver = [\"threads\", \"tokio-multi:2\"]\n\n[[benchmark]]\nworkload = \"spsc\"\ntransports = \"faulty-drop\"\n",
+        )
+        .unwrap();
+        let got: Vec<(String, Driver)> = s
+            .trials
+            .iter()
+            .map(|t| (t.transport.clone(), t.driver))
+            .collect();
+        let multi = Driver::TokioMulti { workers: 2 };
+        assert_eq!(
+            got,
+            [
+                ("faulty-drop".to_string(), Driver::Threads),
+                ("faulty-drop".to_string(), multi),
+                ("faulty-dup".to_string(), Driver::Threads),
+                ("faulty-dup".to_string(), multi),
+                ("faulty-drop".to_string(), Driver::TokioCurrent),
+            ]
+        );
+        assert_eq!(
+            s.trials[1].label(),
+            "faulty-drop spsc u64 cap=1024 driver=tokio-multi:2"
+        );
+
+        let base = "[[benchmark]]\nworkload = \"spsc\"\ntransports = [\"faulty-drop\"]\n";
+        let e = assert_err(
+            &format!("{base}driver = [\"threads\", \"tokio-curent\"]\n"),
+            4,
+            "unknown driver `tokio-curent`; did you mean `tokio-current`",
+        );
+        assert_eq!(e.column, Some(22));
+        assert!(
+            e.to_string()
+                .starts_with("suites/t.toml:4:22: unknown driver"),
+            "{e}"
+        );
+        assert_err(
+            &format!("{base}driver = \"tokio-multi:0\"\n"),
+            4,
+            "at least 1 worker",
+        );
+        assert_err(
+            &format!("{base}driver = 2\n"),
+            4,
+            "expected a driver name or a list of driver names for `driver`, found an integer",
+        );
+        assert_err(
+            "[defaults]\ndrivr = \"threads\"\n",
+            2,
+            "did you mean `driver`?",
+        );
     }
 
     #[test]

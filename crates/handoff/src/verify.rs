@@ -20,6 +20,10 @@
 //! Global FIFO cannot be observed without a global clock; for transports declaring it the
 //! verifier checks per-producer FIFO, which global FIFO implies.
 //!
+//! In latest mode values may be skipped, so nothing is reported missing at the end, except that
+//! with a single producer its final value must have been seen (a latest-value channel always
+//! shows its newest value before it reports the end).
+//!
 //! The digest is the wrapping sum of every delivered message's key: independent of interleaving,
 //! so two transports that delivered the same messages intact show the same digest.
 
@@ -79,7 +83,7 @@ impl Verifier {
         consumers: usize,
     ) -> Verifier {
         let mode = match (ordering.is_fifo(), consumers) {
-            _ if ordering == Ordering::Latest => Mode::Latest,
+            _ if ordering.is_conflating() => Mode::Latest,
             (true, 1) => Mode::Contiguous,
             (true, _) => Mode::Increasing,
             (false, _) => Mode::Set,
@@ -231,6 +235,19 @@ impl Verifier {
             self.per_producer,
             sent,
         );
+    }
+
+    /// Records that the transport overwrote `lost` messages before this consumer received them
+    /// (a lagging broadcast receiver): a fault unless a violation was already found. The
+    /// violation names the first producer whose stream is incomplete and the sequence number
+    /// this consumer was waiting for.
+    pub fn note_lagged(&mut self, lost: u64) {
+        self.flush();
+        let p = (0..self.producers)
+            .find(|&p| self.next[p as usize] < self.per_producer)
+            .unwrap_or(0);
+        let waiting = self.next.get(p as usize).copied().unwrap_or(0);
+        self.violate(ViolationKind::Lagged, p, waiting, lost);
     }
 
     /// Ends the stream of a single consumer: anything not delivered is reported missing.
@@ -484,6 +501,28 @@ mod tests {
         let mut a = Verifier::new(1, 4, Ordering::PerProducerFifo, 2);
         feed(&mut a, &[(0, 2), (0, 1)]);
         assert_eq!(a.finish().violation.unwrap().kind, ViolationKind::Order);
+    }
+
+    #[test]
+    fn latest_mode_allows_skips_but_not_going_back() {
+        let mut v = Verifier::new(1, 10, Ordering::Latest, 1);
+        feed(&mut v, &[(0, 0), (0, 4), (0, 9)]);
+        let r = v.finish();
+        assert_eq!((r.violation, r.count), (None, 3));
+
+        let mut v = Verifier::new(1, 10, Ordering::Latest, 1);
+        feed(&mut v, &[(0, 4), (0, 2), (0, 9)]);
+        assert_eq!(v.finish().violation.unwrap().kind, ViolationKind::Order);
+
+        let mut v = Verifier::new(1, 10, Ordering::Latest, 1);
+        feed(&mut v, &[(0, 4), (0, 4), (0, 9)]);
+        assert_eq!(v.finish().violation.unwrap().kind, ViolationKind::Duplicate);
+
+        // The final value of a lone producer must be seen.
+        let mut v = Verifier::new(1, 10, Ordering::Latest, 1);
+        feed(&mut v, &[(0, 4)]);
+        let viol = v.finish().violation.unwrap();
+        assert_eq!((viol.kind, viol.expected), (ViolationKind::Missing, 9));
     }
 
     #[test]

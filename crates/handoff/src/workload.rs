@@ -69,6 +69,22 @@ impl WorkloadKind {
         }
     }
 
+    /// Whether the workload verifies that every message arrives exactly once (all of today's
+    /// workloads do). A latest-value (conflating) transport cannot run such a workload.
+    pub fn counts_every_message(self) -> bool {
+        match self {
+            WorkloadKind::Spsc
+            | WorkloadKind::Mpsc
+            | WorkloadKind::Mpmc
+            | WorkloadKind::PingPong
+            | WorkloadKind::Paced
+            | WorkloadKind::Ramp => true,
+            // A pipeline counts every event in `sequential` delivery only; its hops are checked
+            // against the delivery mode one by one.
+            WorkloadKind::Pipeline => false,
+        }
+    }
+
     /// Default producer counts swept when none are given.
     pub fn default_producers(self) -> Vec<usize> {
         match self {
@@ -139,6 +155,130 @@ impl fmt::Display for Messages {
     }
 }
 
+/// What runs the producers and consumers of a trial: OS threads, or tasks on a tokio runtime.
+///
+/// Written `threads`, `tokio-current` or `tokio-multi:N` (N worker threads; plain `tokio-multi`
+/// takes as many workers as the process may use cores, resolved when the name is parsed so the
+/// effective count is echoed with the result).
+///
+/// * `threads`: one OS thread per producer and consumer, pinned, released by the start line.
+///   Async transports run there too: each thread drives its whole loop with one lightweight
+///   `block_on` (once per thread, never per message).
+/// * `tokio-current`: every producer and consumer is a task on one current-thread runtime, so
+///   they take turns on a single OS thread. No hand-off between cores happens; results are
+///   labelled *same-thread-cooperative* and never ranked as cross-thread hand-offs.
+/// * `tokio-multi:N`: the tasks run on a multi-thread runtime of N worker threads, pinned to
+///   distinct cores where there are enough. Where a woken task runs is the scheduler's choice: a
+///   task woken by another often runs next on the same worker (tokio's LIFO slot), so such a
+///   result mixes cross-core and same-core hand-offs, as an actor runtime does.
+///
+/// The tokio drivers run async transports only (those registered with
+/// [`Entry::asynchronous`](crate::catalog::Entry::asynchronous)); a blocking transport under
+/// them is reported `unsupported`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Driver {
+    /// One OS thread per producer and consumer.
+    #[default]
+    Threads,
+    /// Tasks on one tokio current-thread runtime (a single OS thread).
+    TokioCurrent,
+    /// Tasks on a tokio multi-thread runtime.
+    TokioMulti {
+        /// Worker threads (at least 1).
+        workers: usize,
+    },
+}
+
+impl Driver {
+    /// The driver names, for listings and suggestions.
+    pub const NAMES: [&'static str; 3] = ["threads", "tokio-current", "tokio-multi"];
+
+    /// Whether tasks run on an async runtime (either tokio flavour).
+    pub fn is_async(self) -> bool {
+        !matches!(self, Driver::Threads)
+    }
+
+    /// Whether this is the default driver (`threads`); serde uses it to keep old reports as they
+    /// were.
+    pub fn is_threads(&self) -> bool {
+        matches!(self, Driver::Threads)
+    }
+
+    /// OS threads the driver runs the workload's tasks on, for `tasks` producers and consumers.
+    pub fn os_threads(self, tasks: usize) -> usize {
+        match self {
+            Driver::Threads => tasks,
+            Driver::TokioCurrent => 1,
+            Driver::TokioMulti { workers } => workers,
+        }
+    }
+
+    /// One line describing the driver.
+    pub fn description(self) -> &'static str {
+        match self {
+            Driver::Threads => "one OS thread per producer and consumer (async transports: one block_on per thread)",
+            Driver::TokioCurrent => "tasks on one tokio current-thread runtime: producer and consumer take turns on one thread",
+            Driver::TokioMulti { .. } => "tasks on a tokio multi-thread runtime of N worker threads (tokio-multi:N)",
+        }
+    }
+}
+
+impl fmt::Display for Driver {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Driver::Threads => f.write_str("threads"),
+            Driver::TokioCurrent => f.write_str("tokio-current"),
+            Driver::TokioMulti { workers } => write!(f, "tokio-multi:{workers}"),
+        }
+    }
+}
+
+impl FromStr for Driver {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let (name, count) = match s.split_once(':') {
+            Some((n, c)) => (n, Some(c)),
+            None => (s, None),
+        };
+        match (name, count) {
+            ("threads", None) => Ok(Driver::Threads),
+            ("tokio-current", None) => Ok(Driver::TokioCurrent),
+            ("tokio-multi", None) => Ok(Driver::TokioMulti {
+                workers: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            }),
+            ("tokio-multi", Some(c)) => match c.trim().parse::<usize>() {
+                Ok(0) => Err(format!(
+                    "driver `{s}`: a tokio multi-thread runtime needs at least 1 worker"
+                )),
+                Ok(workers) => Ok(Driver::TokioMulti { workers }),
+                Err(_) => Err(format!(
+                    "driver `{s}`: expected a worker count after `tokio-multi:`, e.g. `tokio-multi:2`"
+                )),
+            },
+            ("threads" | "tokio-current", Some(_)) => Err(format!(
+                "driver `{s}`: only `tokio-multi` takes a worker count (`tokio-multi:N`)"
+            )),
+            _ => Err(format!(
+                "{} (drivers: threads, tokio-current, tokio-multi[:N])",
+                crate::suggest::unknown("driver", s, Driver::NAMES)
+            )),
+        }
+    }
+}
+
+impl Serialize for Driver {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Driver {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
 /// Every parameter of one trial: one workload over one transport.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TrialSpec {
@@ -146,6 +286,9 @@ pub struct TrialSpec {
     pub transport: String,
     /// Workload shape.
     pub workload: WorkloadKind,
+    /// What runs the producers and consumers (absent in older specs: `threads`).
+    #[serde(default, skip_serializing_if = "Driver::is_threads")]
+    pub driver: Driver,
     /// Payload shape.
     pub payload: PayloadKind,
     /// Capacity in messages (bounded transports).
@@ -373,6 +516,9 @@ impl TrialSpec {
         for (k, v) in &self.options {
             s.push_str(&format!(" {k}={v}"));
         }
+        if self.driver.is_async() {
+            s.push_str(&format!(" driver={}", self.driver));
+        }
         s
     }
 
@@ -388,10 +534,11 @@ impl TrialSpec {
 
     /// Threads the workload runs (not counting threads a callback transport starts itself).
     pub fn threads(&self) -> usize {
-        match (self.workload, &self.pipeline) {
+        let tasks = match (self.workload, &self.pipeline) {
             (WorkloadKind::PingPong, _) => 2,
             (WorkloadKind::Pipeline, Some(p)) => p.hops.len() + 1,
             _ => self.producers + self.consumers,
-        }
+        };
+        self.driver.os_threads(tasks)
     }
 }

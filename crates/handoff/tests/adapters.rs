@@ -778,9 +778,11 @@ fn registered_names_are_the_public_interface_and_all_tested() {
     };
     let mut catalog = Catalog::new();
     register_all(&mut catalog);
+    // The async transports are exercised, and their names checked, in `async_drivers.rs`.
     let registered: Vec<&str> = catalog
         .entries()
         .iter()
+        .filter(|e| e.info().semantics.wait != WaitStrategy::Async)
         .map(|e| e.info().name.as_str())
         .collect();
     assert_eq!(registered, NAMES);

@@ -27,6 +27,7 @@ fn paced(transport: &str, rate: u64) -> TrialSpec {
     TrialSpec {
         transport: transport.into(),
         workload: WorkloadKind::Paced,
+        driver: Default::default(),
         payload: PayloadKind::U64,
         capacity: 1024,
         producers: 1,

@@ -83,6 +83,7 @@ fn stream(
             messages_requested: "auto(25 ms)".into(),
             producers: 1,
             consumers: 1,
+            driver: Default::default(),
             payload: PayloadKind::U64,
             payload_bytes: 8,
             batch: None,

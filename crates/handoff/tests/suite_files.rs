@@ -6,7 +6,7 @@
 use handoff::payload::PayloadKind;
 use handoff::prelude::*;
 use handoff::suite::Suite;
-use handoff::workload::{Messages, WorkloadKind};
+use handoff::workload::{Driver, Messages, WorkloadKind};
 use std::path::PathBuf;
 use std::sync::mpsc;
 
@@ -30,6 +30,17 @@ const SHIPPED: [&str; 18] = [
     "handoff-spsc",
     "handoff-mpsc",
     "vyukov-mpsc",
+];
+
+/// The async transport names the shipped suites use.
+const SHIPPED_ASYNC: [&str; 7] = [
+    "tokio-mpsc-bounded",
+    "tokio-mpsc-unbounded",
+    "tokio-broadcast",
+    "tokio-oneshot",
+    "async-channel-bounded",
+    "flume-async",
+    "kanal-async",
 ];
 
 /// A std channel registered under any name.
@@ -87,7 +98,7 @@ impl Transport for Stub {
 
 fn catalog() -> Catalog {
     let mut c = Catalog::new();
-    for name in SHIPPED {
+    for name in SHIPPED.into_iter().chain(SHIPPED_ASYNC) {
         c.register(Entry::pull(Stub(name)));
     }
     c
@@ -236,4 +247,69 @@ fn pipeline_suite_is_the_reference_scenario() {
         latest[0].pipeline.as_ref().unwrap().hops[1].transport,
         "latest-cell"
     );
+}
+
+#[test]
+fn runtime_channels_suite_is_the_reference_scenario() {
+    let s = load("runtime-channels.toml");
+    assert_eq!(s.name, "runtime-channels");
+    let drivers = [
+        Driver::Threads,
+        Driver::TokioCurrent,
+        Driver::TokioMulti { workers: 2 },
+    ];
+    let blocking = [
+        "crossbeam-bounded",
+        "std-mpsc",
+        "flume-bounded",
+        "kanal-bounded",
+    ];
+    for t in &s.trials {
+        assert_eq!((t.samples, t.warmup), (15, 1), "{}", t.label());
+        assert_eq!(t.payload, PayloadKind::U64);
+        // Blocking channels run on threads only; the tokio drivers are for async ones.
+        if blocking.contains(&t.transport.as_str()) {
+            assert_eq!(t.driver, Driver::Threads, "{}", t.label());
+        } else {
+            assert!(
+                SHIPPED_ASYNC.contains(&t.transport.as_str()),
+                "{}",
+                t.label()
+            );
+        }
+        let (producers, messages) = match t.workload {
+            WorkloadKind::Spsc => (1, 1_000_000),
+            WorkloadKind::Mpsc => (32, 320_000),
+            WorkloadKind::PingPong => (1, 10_000),
+            other => panic!("no {other} in this suite"),
+        };
+        assert_eq!(t.producers, producers, "{}", t.label());
+        assert_eq!(t.messages, Messages::Fixed(messages), "{}", t.label());
+        if t.transport == "tokio-broadcast" {
+            // No backpressure: the ring must hold a whole sample or the receiver lags.
+            assert!(t.capacity as u64 >= messages, "{}", t.label());
+        }
+    }
+    for w in [
+        WorkloadKind::Spsc,
+        WorkloadKind::Mpsc,
+        WorkloadKind::PingPong,
+    ] {
+        for d in drivers {
+            assert!(
+                s.trials.iter().any(|t| t.workload == w && t.driver == d),
+                "{w} has no {d} trial"
+            );
+        }
+    }
+    let oneshot: Vec<Driver> = s
+        .trials
+        .iter()
+        .filter(|t| t.transport == "tokio-oneshot")
+        .map(|t| {
+            assert_eq!(t.workload, WorkloadKind::PingPong);
+            t.driver
+        })
+        .collect();
+    assert_eq!(oneshot, drivers);
 }

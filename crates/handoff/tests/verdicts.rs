@@ -12,6 +12,7 @@ fn spec(transport: &str, workload: WorkloadKind, producers: usize) -> TrialSpec 
     TrialSpec {
         transport: transport.into(),
         workload,
+        driver: Default::default(),
         payload: PayloadKind::U64,
         capacity: 64,
         producers,

@@ -6,9 +6,13 @@
 //! the last expected message. Consumers verify every message. A watchdog turns a sample that
 //! does not finish in time into `hung`, and a panic into `crashed`.
 //!
+//! Async transports run under the trial's [`Driver`](crate::workload::Driver): OS threads, or
+//! tasks on a tokio runtime built outside the timed region (see `asynch.rs`).
+//!
 //! Samples are independent: the orchestration that interleaves samples of different trials,
 //! calibrates message counts and computes statistics lives in [`crate::session`].
 
+mod asynch;
 mod callback;
 pub mod crew;
 mod open_loop;
@@ -18,16 +22,32 @@ mod stream;
 mod support;
 
 use crate::outcome::{SampleOutcome, SampleStatus};
-use crate::transport::{CallbackTransport, Transport};
+use crate::placement::Placement;
+use crate::transport::{CallbackTransport, Transport, TransportInfo};
+use crate::transport_async::AsyncTransport;
 use crate::workload::{TrialSpec, WorkloadKind};
 use std::sync::Arc;
 
 pub use support::check_support;
 
+/// Refuses an async driver for a blocking transport, whatever its declared wait strategy.
+fn threads_only(info: &TransportInfo, spec: &TrialSpec) -> Result<(), Box<SampleOutcome>> {
+    if spec.driver.is_async() {
+        return Err(Box::new(SampleOutcome::status_only(
+            SampleStatus::Unsupported(format!(
+                "driver {} runs async transports only; {} is a blocking transport (run it with driver threads)",
+                spec.driver, info.name
+            )),
+            Placement::default(),
+        )));
+    }
+    Ok(())
+}
+
 /// Runs one sample of a pull transport.
 pub fn run_pull<T: Transport>(t: &Arc<T>, spec: &TrialSpec, messages: u64) -> SampleOutcome {
     let info = t.info();
-    if let Err(o) = check_support(&info, spec) {
+    if let Err(o) = check_support(&info, spec).and_then(|()| threads_only(&info, spec)) {
         return *o;
     }
     match spec.workload {
@@ -55,8 +75,25 @@ pub fn run_callback<T: CallbackTransport>(
     messages: u64,
 ) -> SampleOutcome {
     let info = t.info();
-    if let Err(o) = check_support(&info, spec) {
+    if let Err(o) = check_support(&info, spec).and_then(|()| threads_only(&info, spec)) {
         return *o;
     }
     crate::with_payload!(spec.payload, M => callback::run::<T, M>(t, &info.semantics, spec, messages))
+}
+
+/// Runs one sample of an async transport under the trial's driver (see `asynch.rs`: OS threads
+/// each driving one future, or tasks on a tokio runtime).
+pub fn run_async<T: AsyncTransport>(t: &Arc<T>, spec: &TrialSpec, messages: u64) -> SampleOutcome {
+    let info = t.info();
+    if let Err(o) = check_support(&info, spec) {
+        return *o;
+    }
+    match spec.workload {
+        WorkloadKind::PingPong => {
+            crate::with_payload!(spec.payload, M => asynch::pingpong::<T, M>(t, spec, messages))
+        }
+        _ => {
+            crate::with_payload!(spec.payload, M => asynch::stream::<T, M>(t, &info.semantics, spec, messages))
+        }
+    }
 }

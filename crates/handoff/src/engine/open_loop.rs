@@ -85,13 +85,15 @@ enum Member {
     Stage {
         failed: (u64, u64),
     },
-    Sink {
-        verifier: Verifier,
-        corrected: Histogram<u64>,
-        uncorrected: Histogram<u64>,
-        last_ns: u64,
-        failed: u64,
-    },
+    Sink(Box<SinkReport>),
+}
+
+struct SinkReport {
+    verifier: Verifier,
+    corrected: Histogram<u64>,
+    uncorrected: Histogram<u64>,
+    last_ns: u64,
+    failed: u64,
 }
 
 /// Runs one open-loop sample of `messages` events (in total over the producers) through
@@ -301,13 +303,13 @@ where
             }
             last_ns = now;
         }
-        Member::Sink {
+        Member::Sink(Box::new(SinkReport {
             verifier,
             corrected,
             uncorrected,
             last_ns,
             failed: rx.failed_attempts(),
-        }
+        }))
     });
 
     let progress = crew.progress.clone();
@@ -359,13 +361,14 @@ where
                 failed_sends += failed.0;
                 failed_recvs += failed.1;
             }
-            Member::Sink {
-                verifier,
-                corrected,
-                uncorrected,
-                last_ns,
-                failed,
-            } => {
+            Member::Sink(r) => {
+                let SinkReport {
+                    verifier,
+                    corrected,
+                    uncorrected,
+                    last_ns,
+                    failed,
+                } = *r;
                 failed_recvs += failed;
                 sink = Some((verifier, corrected, uncorrected, last_ns));
             }

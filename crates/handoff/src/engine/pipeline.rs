@@ -79,6 +79,15 @@ pub fn check(catalog: &Catalog, spec: &TrialSpec) -> Result<(), Box<SampleOutcom
             "a pipeline needs at least one hop".into(),
         ));
     }
+    if spec.driver != crate::workload::Driver::Threads {
+        return Err(Box::new(SampleOutcome::status_only(
+            SampleStatus::Unsupported(format!(
+                "{} runs on OS threads only (driver `{}` requested)",
+                spec.workload, spec.driver
+            )),
+            Placement::default(),
+        )));
+    }
     if spec.consumers != 1 || spec.producers == 0 {
         return fail(SampleStatus::Invalid(format!(
             "{} takes at least 1 producer and exactly 1 consumer",

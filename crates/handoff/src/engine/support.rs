@@ -3,7 +3,7 @@
 use crate::message::MAX_PRODUCERS;
 use crate::outcome::{SampleOutcome, SampleStatus};
 use crate::placement::Placement;
-use crate::semantics::{Arity, Bound, ConsumerStyle, Ordering};
+use crate::semantics::{Arity, Bound, ConsumerStyle, Ordering, WaitStrategy};
 use crate::transport::TransportInfo;
 use crate::workload::{Pacing, TrialSpec, WorkloadKind};
 
@@ -82,6 +82,18 @@ pub fn check_support(info: &TransportInfo, spec: &TrialSpec) -> Result<(), Box<S
         return unsupported(
             "ping-pong needs a pull consumer; this transport calls its consumer back".into(),
         );
+    }
+    if spec.driver.is_async() && sem.wait != WaitStrategy::Async {
+        return unsupported(format!(
+            "driver {} runs async transports only; {} is a blocking transport (run it with driver threads)",
+            spec.driver, info.name
+        ));
+    }
+    if sem.ordering.is_conflating() && spec.workload.counts_every_message() {
+        return unsupported(format!(
+            "{} delivers only the latest value (conflating) and {} verifies that every message arrives exactly once; it needs a conflating workload",
+            info.name, spec.workload
+        ));
     }
     if let Bound::Bounded {
         min_capacity,

@@ -8,7 +8,7 @@ use crate::workload::Pacing;
 use std::io::{self, Write};
 
 /// Column headings, in order.
-const COLUMNS: [&str; 40] = [
+const COLUMNS: [&str; 41] = [
     "transport",
     "workload",
     "semantics",
@@ -19,6 +19,7 @@ const COLUMNS: [&str; 40] = [
     "messages_requested",
     "producers",
     "consumers",
+    "driver",
     "batch",
     "options",
     "samples",
@@ -79,6 +80,7 @@ impl Exporter for CsvExporter {
                 p.messages_requested.clone(),
                 p.producers.to_string(),
                 p.consumers.to_string(),
+                p.driver.to_string(),
                 opt(p.batch),
                 p.options
                     .iter()

@@ -472,6 +472,9 @@ fn group(mut rows: Vec<&TrialResult>, every: &[String]) -> Group {
         for (k, v) in &r.params.options {
             label.push_str(&format!(" {k}={v}"));
         }
+        if r.params.driver.is_async() {
+            label.push_str(&format!(" [{}]", r.params.driver));
+        }
         if r.verdict != Verdict::Pass {
             notes.push(format!(
                 "{label}: {} — {}",

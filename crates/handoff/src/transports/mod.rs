@@ -23,6 +23,18 @@
 //! | `handoff-mpsc`          | handoff's sharded MPSC ingress (`wake` option)    | MPSC, per-producer FIFO, bounded 2^n per shard, batch|
 //! | `vyukov-mpsc`           | Vyukov's node-based MPSC queue (`wake` option)    | MPSC, per-producer FIFO, unbounded                   |
 //! | `latest-cell`           | handoff's conflating single slot                  | SPSC, latest value, one slot, block                  |
+//! | `tokio-mpsc-bounded`    | `tokio::sync::mpsc::channel(capacity)`            | MPSC, per-producer FIFO, bounded ≥ 1, async          |
+//! | `tokio-mpsc-unbounded`  | `tokio::sync::mpsc::unbounded_channel()`          | MPSC, per-producer FIFO, unbounded, async            |
+//! | `tokio-broadcast`       | `tokio::sync::broadcast` of `Arc`, lag = failure  | MPSC, per-producer FIFO, bounded 2^n ≥ 1, async      |
+//! | `tokio-watch`           | `tokio::sync::watch`, latest value                | MPSC, latest value (conflating), async               |
+//! | `tokio-oneshot`         | a fresh `tokio::sync::oneshot` per message        | SPSC, FIFO, unbounded, async                         |
+//! | `async-channel-bounded` | `async_channel::bounded(capacity)`                | MPMC, per-producer FIFO, bounded ≥ 1, async          |
+//! | `flume-async`           | `flume::bounded(capacity)`, async API             | MPMC, per-producer FIFO, bounded ≥ 0, async          |
+//! | `kanal-async`           | `kanal::bounded_async(capacity)`                  | MPMC, per-producer FIFO, bounded ≥ 0, async          |
+//!
+//! The async transports (the last eight) implement
+//! [`AsyncTransport`](crate::transport_async::AsyncTransport) and run under every driver: tasks
+//! on a tokio runtime, or OS threads each driving its loop with one `block_on`.
 //!
 //! # Spinning
 //! Adapters that spin on `try_*` operations count every failed attempt in a plain `u64` of the
@@ -40,6 +52,7 @@
 use crate::catalog::{Catalog, Entry};
 use crate::transport::{BuildError, ChannelConfig};
 
+mod async_channels;
 mod crossbeam_channels;
 mod crossbeam_queues;
 mod direct_callback;
@@ -54,7 +67,12 @@ mod rtrb_ring;
 mod sink_home;
 mod spin;
 mod std_mpsc;
+mod tokio_channels;
 
+pub use self::async_channels::{
+    AsyncChannelBounded, AsyncChannelRx, AsyncChannelTx, FlumeAsync, FlumeAsyncRx, FlumeAsyncTx,
+    KanalAsync, KanalAsyncRx, KanalAsyncTx,
+};
 pub use self::crossbeam_channels::{
     CrossbeamBounded, CrossbeamRx, CrossbeamTx, CrossbeamUnbounded,
 };
@@ -78,6 +96,11 @@ pub use self::spin::{Backoff, SPINS_BEFORE_YIELD};
 pub use self::std_mpsc::{
     StdMpsc, StdMpscPoll, StdPollRx, StdRx, StdSyncChannel, StdSyncTx, StdTx, POLL_TIMEOUT,
 };
+pub use self::tokio_channels::{
+    BroadcastRx, BroadcastTx, OneshotRx, OneshotTx, TokioBroadcast, TokioMpscBounded, TokioMpscRx,
+    TokioMpscTx, TokioMpscUnbounded, TokioOneshot, TokioUnboundedRx, TokioUnboundedTx, TokioWatch,
+    WatchRx, WatchTx,
+};
 
 /// Registers every adapter in this module.
 pub fn register_all(catalog: &mut Catalog) {
@@ -100,6 +123,19 @@ pub fn register_all(catalog: &mut Catalog) {
     catalog.register(Entry::pull(HandoffMpsc));
     catalog.register(Entry::pull(VyukovMpsc));
     catalog.register(Entry::pull(LatestCell));
+    register_async(catalog);
+}
+
+/// Registers the async transports.
+fn register_async(catalog: &mut Catalog) {
+    catalog.register(Entry::asynchronous(TokioMpscBounded));
+    catalog.register(Entry::asynchronous(TokioMpscUnbounded));
+    catalog.register(Entry::asynchronous(TokioBroadcast));
+    catalog.register(Entry::asynchronous(TokioWatch));
+    catalog.register(Entry::asynchronous(TokioOneshot));
+    catalog.register(Entry::asynchronous(AsyncChannelBounded));
+    catalog.register(Entry::asynchronous(FlumeAsync));
+    catalog.register(Entry::asynchronous(KanalAsync));
 }
 
 /// The `wake` option of transports whose consumer wake policy can be chosen, `default` first:

@@ -1,0 +1,470 @@
+//! tokio's `sync` channels, through their async API: `tokio-mpsc-bounded`,
+//! `tokio-mpsc-unbounded`, `tokio-broadcast`, `tokio-watch` and `tokio-oneshot`.
+//!
+//! tokio's channels are runtime-agnostic: their futures are woken through the waker they are
+//! polled with, so they run under any [`Driver`](crate::workload::Driver).
+//!
+//! * `tokio-mpsc-bounded`: `mpsc::channel(capacity)`; a full channel suspends the sender (a
+//!   semaphore of `capacity` permits). Capacity 0 is refused by tokio, so the minimum is 1.
+//! * `tokio-mpsc-unbounded`: `mpsc::unbounded_channel()`; `send` never waits.
+//! * `tokio-broadcast`: `broadcast::channel(capacity)`, where every receiver sees every message.
+//!   tokio's broadcast needs `Clone` values, so each message travels in an `Arc` (one allocation
+//!   per message, part of what is measured) around a `Mutex` (a message type need not be `Sync`;
+//!   the lone receiver takes the message out of its unique `Arc` without locking). The ring never applies backpressure: a sender
+//!   overwrites the oldest slot, and a receiver that fell more than `capacity` behind gets
+//!   `Lagged`. The adapter then ends its stream and reports the lost messages
+//!   ([`AsyncReceiver::lost`]), which the harness turns into a failing verdict. Declared with one
+//!   consumer: with several, each would see every message, which is a fan-out, not the
+//!   exactly-once partition the `mpmc` workload verifies. tokio rounds the capacity up to a power
+//!   of two, so the declared bound asks for one.
+//! * `tokio-watch`: `watch::channel`, a latest-value cell: a send overwrites the value, a receiver
+//!   sees the newest one when it looks. Declared [`Ordering::Latest`] (conflating), so workloads
+//!   that count every message refuse it. The value sits behind a `Mutex` (readers share it and a
+//!   message type need not be `Sync`); the consumer verifies it in place
+//!   ([`AsyncReceiver::recv_with`]), and `recv` hands out a copy rebuilt from the header of an
+//!   intact value (every body is a pure function of its header).
+//! * `tokio-oneshot`: a stream made of one fresh `oneshot` channel per message: each message
+//!   carries the receiver of the next oneshot, so the consumer always awaits the oneshot the
+//!   previous message handed it. Used in ping-pong, every request and every reply crosses through
+//!   a oneshot created for it (inside the timed region: creating the oneshot is part of the
+//!   pattern measured). Single producer, single consumer, FIFO; the sender never waits.
+
+use crate::message::MAX_SEQ;
+use crate::prelude::*;
+use crate::transport_async::{AsyncReceiver, AsyncSender, AsyncTransport};
+use std::future::Future;
+use std::sync::{Arc, Mutex};
+use tokio::sync::{broadcast, mpsc, oneshot, watch};
+
+fn semantics(producers: Arity, ordering: Ordering, bound: Bound) -> Semantics {
+    Semantics {
+        producers,
+        consumers: Arity::One,
+        ordering,
+        bound,
+        wait: WaitStrategy::Async,
+        batch: false,
+        locality: Locality::CrossThread,
+        consumer_style: ConsumerStyle::Pull,
+    }
+}
+
+fn info(name: &str, description: &str, semantics: Semantics) -> TransportInfo {
+    TransportInfo {
+        name: name.into(),
+        description: description.into(),
+        semantics,
+        options: vec![],
+        test_only: false,
+    }
+}
+
+/// A copy of `m` rebuilt from its header, or, if `m` is corrupt, a message whose sequence number
+/// was never sent, so the verifier fails the run instead of seeing an intact copy.
+fn rebuild<M: Message>(m: &M) -> M {
+    match m.check() {
+        Some(_) => M::build(m.producer(), m.seq()),
+        None => M::build(m.producer(), MAX_SEQ),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// mpsc
+
+/// `tokio-mpsc-bounded`: `tokio::sync::mpsc::channel(capacity)`.
+pub struct TokioMpscBounded;
+
+/// `tokio-mpsc-unbounded`: `tokio::sync::mpsc::unbounded_channel()`.
+pub struct TokioMpscUnbounded;
+
+/// Producer handle of `tokio-mpsc-bounded`.
+pub struct TokioMpscTx<M>(mpsc::Sender<M>);
+
+/// Consumer handle of `tokio-mpsc-bounded`.
+pub struct TokioMpscRx<M>(mpsc::Receiver<M>);
+
+/// Producer handle of `tokio-mpsc-unbounded`.
+pub struct TokioUnboundedTx<M>(mpsc::UnboundedSender<M>);
+
+/// Consumer handle of `tokio-mpsc-unbounded`.
+pub struct TokioUnboundedRx<M>(mpsc::UnboundedReceiver<M>);
+
+impl<M: Message> AsyncSender<M> for TokioMpscTx<M> {
+    #[inline]
+    async fn send(&mut self, msg: M) -> Result<(), M> {
+        self.0.send(msg).await.map_err(|e| e.0)
+    }
+}
+
+impl<M: Message> AsyncReceiver<M> for TokioMpscRx<M> {
+    #[inline]
+    fn recv(&mut self) -> impl Future<Output = Option<M>> + Send {
+        self.0.recv()
+    }
+}
+
+impl<M: Message> AsyncSender<M> for TokioUnboundedTx<M> {
+    #[inline]
+    fn send(&mut self, msg: M) -> impl Future<Output = Result<(), M>> + Send {
+        std::future::ready(self.0.send(msg).map_err(|e| e.0))
+    }
+}
+
+impl<M: Message> AsyncReceiver<M> for TokioUnboundedRx<M> {
+    #[inline]
+    fn recv(&mut self) -> impl Future<Output = Option<M>> + Send {
+        self.0.recv()
+    }
+}
+
+impl AsyncTransport for TokioMpscBounded {
+    type Tx<M: Message> = TokioMpscTx<M>;
+    type Rx<M: Message> = TokioMpscRx<M>;
+
+    fn info(&self) -> TransportInfo {
+        info(
+            "tokio-mpsc-bounded",
+            "tokio::sync::mpsc::channel(capacity), async send/recv",
+            semantics(
+                Arity::Many,
+                Ordering::PerProducerFifo,
+                Bound::Bounded {
+                    min_capacity: 1,
+                    power_of_two: false,
+                },
+            ),
+        )
+    }
+
+    fn channel<M: Message>(
+        &self,
+        cfg: &ChannelConfig,
+    ) -> Result<Endpoints<TokioMpscTx<M>, TokioMpscRx<M>>, BuildError> {
+        if cfg.capacity > mpsc::Sender::<M>::max_capacity_limit() {
+            return Err(BuildError::Invalid(format!(
+                "capacity {} is above tokio's limit of {}",
+                cfg.capacity,
+                mpsc::Sender::<M>::max_capacity_limit()
+            )));
+        }
+        let (tx, rx) = mpsc::channel(cfg.capacity);
+        Ok(Endpoints {
+            senders: (0..cfg.producers)
+                .map(|_| TokioMpscTx(tx.clone()))
+                .collect(),
+            receivers: vec![TokioMpscRx(rx)],
+        })
+    }
+}
+
+/// Extension: tokio's documented limit on a bounded mpsc channel's capacity.
+trait MaxCapacity {
+    fn max_capacity_limit() -> usize;
+}
+
+impl<M> MaxCapacity for mpsc::Sender<M> {
+    fn max_capacity_limit() -> usize {
+        // `mpsc::channel` panics above `Semaphore::MAX_PERMITS` (usize::MAX >> 3).
+        usize::MAX >> 3
+    }
+}
+
+impl AsyncTransport for TokioMpscUnbounded {
+    type Tx<M: Message> = TokioUnboundedTx<M>;
+    type Rx<M: Message> = TokioUnboundedRx<M>;
+
+    fn info(&self) -> TransportInfo {
+        info(
+            "tokio-mpsc-unbounded",
+            "tokio::sync::mpsc::unbounded_channel(), send never waits, async recv",
+            semantics(Arity::Many, Ordering::PerProducerFifo, Bound::Unbounded),
+        )
+    }
+
+    fn channel<M: Message>(
+        &self,
+        cfg: &ChannelConfig,
+    ) -> Result<Endpoints<TokioUnboundedTx<M>, TokioUnboundedRx<M>>, BuildError> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        Ok(Endpoints {
+            senders: (0..cfg.producers)
+                .map(|_| TokioUnboundedTx(tx.clone()))
+                .collect(),
+            receivers: vec![TokioUnboundedRx(rx)],
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// broadcast
+
+/// `tokio-broadcast`: `tokio::sync::broadcast::channel(capacity)` of `Arc<M>`.
+pub struct TokioBroadcast;
+
+/// Producer handle of `tokio-broadcast`.
+pub struct BroadcastTx<M>(broadcast::Sender<Arc<Mutex<M>>>);
+
+/// Consumer handle of `tokio-broadcast`.
+pub struct BroadcastRx<M> {
+    rx: Option<broadcast::Receiver<Arc<Mutex<M>>>>,
+    lost: u64,
+}
+
+/// The message out of its `Arc`: the ring dropped its copy when this (only) receiver read the
+/// slot, so the `Arc` is unique and no lock is taken; should it not be, an identical copy is
+/// rebuilt under the lock.
+fn unwrap_arc<M: Message>(a: Arc<Mutex<M>>) -> M {
+    match Arc::try_unwrap(a) {
+        Ok(m) => m.into_inner().unwrap_or_else(|e| e.into_inner()),
+        Err(a) => rebuild(&*a.lock().unwrap_or_else(|e| e.into_inner())),
+    }
+}
+
+impl<M: Message> AsyncSender<M> for BroadcastTx<M> {
+    #[inline]
+    fn send(&mut self, msg: M) -> impl Future<Output = Result<(), M>> + Send {
+        let r = self
+            .0
+            .send(Arc::new(Mutex::new(msg)))
+            .map(|_| ())
+            .map_err(|e| unwrap_arc(e.0));
+        std::future::ready(r)
+    }
+}
+
+impl<M: Message> BroadcastRx<M> {
+    /// The next message's `Arc`; on `Lagged`, records the loss and ends the stream (the receiver
+    /// is dropped, so senders see the consumer gone).
+    async fn next(&mut self) -> Option<Arc<Mutex<M>>> {
+        let rx = self.rx.as_mut()?;
+        match rx.recv().await {
+            Ok(a) => Some(a),
+            Err(broadcast::error::RecvError::Lagged(n)) => {
+                self.lost += n;
+                self.rx = None;
+                None
+            }
+            Err(broadcast::error::RecvError::Closed) => None,
+        }
+    }
+}
+
+impl<M: Message> AsyncReceiver<M> for BroadcastRx<M> {
+    async fn recv(&mut self) -> Option<M> {
+        self.next().await.map(unwrap_arc)
+    }
+
+    async fn recv_with<F: FnOnce(&M) + Send>(&mut self, f: F) -> bool {
+        match self.next().await {
+            Some(a) => {
+                f(&unwrap_arc(a));
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn lost(&self) -> u64 {
+        self.lost
+    }
+}
+
+impl AsyncTransport for TokioBroadcast {
+    type Tx<M: Message> = BroadcastTx<M>;
+    type Rx<M: Message> = BroadcastRx<M>;
+
+    fn info(&self) -> TransportInfo {
+        info(
+            "tokio-broadcast",
+            "tokio::sync::broadcast::channel(capacity) of Arc<M>; no backpressure: a lagging receiver loses messages (reported as a failure)",
+            semantics(
+                Arity::Many,
+                Ordering::PerProducerFifo,
+                Bound::Bounded {
+                    min_capacity: 1,
+                    power_of_two: true,
+                },
+            ),
+        )
+    }
+
+    fn channel<M: Message>(
+        &self,
+        cfg: &ChannelConfig,
+    ) -> Result<Endpoints<BroadcastTx<M>, BroadcastRx<M>>, BuildError> {
+        // tokio panics above this.
+        if cfg.capacity > usize::MAX >> 1 {
+            return Err(BuildError::Invalid(format!(
+                "capacity {} is above tokio's broadcast limit of {}",
+                cfg.capacity,
+                usize::MAX >> 1
+            )));
+        }
+        let (tx, rx) = broadcast::channel(cfg.capacity);
+        Ok(Endpoints {
+            senders: (0..cfg.producers)
+                .map(|_| BroadcastTx(tx.clone()))
+                .collect(),
+            receivers: vec![BroadcastRx {
+                rx: Some(rx),
+                lost: 0,
+            }],
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// watch
+
+/// `tokio-watch`: `tokio::sync::watch::channel`, a latest-value cell.
+pub struct TokioWatch;
+
+/// Producer handle of `tokio-watch`.
+pub struct WatchTx<M>(watch::Sender<Option<Mutex<M>>>);
+
+/// Consumer handle of `tokio-watch`.
+pub struct WatchRx<M>(watch::Receiver<Option<Mutex<M>>>);
+
+impl<M: Message> AsyncSender<M> for WatchTx<M> {
+    #[inline]
+    fn send(&mut self, msg: M) -> impl Future<Output = Result<(), M>> + Send {
+        let r = match self.0.send(Some(Mutex::new(msg))) {
+            Ok(()) => Ok(()),
+            Err(e) => match e.0 {
+                Some(m) => Err(m.into_inner().unwrap_or_else(|e| e.into_inner())),
+                None => unreachable!("the value just sent is `Some`"),
+            },
+        };
+        std::future::ready(r)
+    }
+}
+
+impl<M: Message> WatchRx<M> {
+    /// Waits for a value not seen yet and applies `f` to it in place.
+    async fn next<R>(&mut self, f: impl FnOnce(&M) -> R) -> Option<R> {
+        loop {
+            // A value changed before the sender was dropped is reported before the end.
+            self.0.changed().await.ok()?;
+            let seen = self.0.borrow_and_update();
+            if let Some(m) = seen.as_ref() {
+                return Some(f(&m.lock().unwrap_or_else(|e| e.into_inner())));
+            }
+        }
+    }
+}
+
+impl<M: Message> AsyncReceiver<M> for WatchRx<M> {
+    fn recv(&mut self) -> impl Future<Output = Option<M>> + Send {
+        self.next(rebuild)
+    }
+
+    async fn recv_with<F: FnOnce(&M) + Send>(&mut self, f: F) -> bool {
+        self.next(f).await.is_some()
+    }
+}
+
+impl AsyncTransport for TokioWatch {
+    type Tx<M: Message> = WatchTx<M>;
+    type Rx<M: Message> = WatchRx<M>;
+
+    fn info(&self) -> TransportInfo {
+        info(
+            "tokio-watch",
+            "tokio::sync::watch::channel: one value, a send overwrites it (no backpressure); latest value only, for conflating use",
+            semantics(Arity::Many, Ordering::Latest, Bound::Unbounded),
+        )
+    }
+
+    fn channel<M: Message>(
+        &self,
+        cfg: &ChannelConfig,
+    ) -> Result<Endpoints<WatchTx<M>, WatchRx<M>>, BuildError> {
+        let (tx, rx) = watch::channel(None);
+        Ok(Endpoints {
+            senders: (0..cfg.producers).map(|_| WatchTx(tx.clone())).collect(),
+            receivers: vec![WatchRx(rx)],
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// oneshot
+
+/// `tokio-oneshot`: a stream of messages, each through a oneshot channel of its own.
+pub struct TokioOneshot;
+
+/// One message and the receiver of the oneshot that will carry the next.
+struct Link<M> {
+    msg: M,
+    next: oneshot::Receiver<Link<M>>,
+}
+
+/// Producer handle of `tokio-oneshot`.
+pub struct OneshotTx<M>(Option<oneshot::Sender<Link<M>>>);
+
+/// Consumer handle of `tokio-oneshot`.
+pub struct OneshotRx<M>(Option<oneshot::Receiver<Link<M>>>);
+
+impl<M: Message> AsyncSender<M> for OneshotTx<M> {
+    #[inline]
+    fn send(&mut self, msg: M) -> impl Future<Output = Result<(), M>> + Send {
+        let r = match self.0.take() {
+            None => Err(msg),
+            Some(tx) => {
+                let (next_tx, next) = oneshot::channel();
+                match tx.send(Link { msg, next }) {
+                    Ok(()) => {
+                        self.0 = Some(next_tx);
+                        Ok(())
+                    }
+                    Err(link) => Err(link.msg),
+                }
+            }
+        };
+        std::future::ready(r)
+    }
+}
+
+impl<M: Message> AsyncReceiver<M> for OneshotRx<M> {
+    async fn recv(&mut self) -> Option<M> {
+        let rx = self.0.as_mut()?;
+        match rx.await {
+            Ok(Link { msg, next }) => {
+                self.0 = Some(next);
+                Some(msg)
+            }
+            Err(_) => {
+                self.0 = None;
+                None
+            }
+        }
+    }
+}
+
+impl AsyncTransport for TokioOneshot {
+    type Tx<M: Message> = OneshotTx<M>;
+    type Rx<M: Message> = OneshotRx<M>;
+
+    fn info(&self) -> TransportInfo {
+        info(
+            "tokio-oneshot",
+            "a fresh tokio::sync::oneshot per message (each carries the next one's receiver); in ping-pong every reply comes through a new oneshot",
+            Semantics {
+                producers: Arity::One,
+                ..semantics(Arity::One, Ordering::GlobalFifo, Bound::Unbounded)
+            },
+        )
+    }
+
+    fn channel<M: Message>(
+        &self,
+        cfg: &ChannelConfig,
+    ) -> Result<Endpoints<OneshotTx<M>, OneshotRx<M>>, BuildError> {
+        super::check_spsc(cfg)?;
+        let (tx, rx) = oneshot::channel();
+        Ok(Endpoints {
+            senders: vec![OneshotTx(Some(tx))],
+            receivers: vec![OneshotRx(Some(rx))],
+        })
+    }
+}

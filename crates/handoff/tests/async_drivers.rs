@@ -1,0 +1,412 @@
+//! Async transports under every driver, in process: exact counts, verdicts for faults, refusals
+//! for combinations that cannot be run, and how results are labelled.
+
+use handoff::catalog::{Catalog, Entry};
+use handoff::lints::Lint;
+use handoff::outcome::{SampleOutcome, SampleStatus, ViolationKind};
+use handoff::payload::PayloadKind;
+use handoff::prelude::*;
+use handoff::report::{Params, Verdict};
+use handoff::session::{self, Isolation, SessionOptions};
+use handoff::workload::{Driver, Messages, TrialSpec, WorkloadKind};
+use std::collections::BTreeMap;
+
+/// Messages per sample in the stream runs.
+const N: u64 = 20_000;
+
+const DRIVERS: [Driver; 3] = [
+    Driver::Threads,
+    Driver::TokioCurrent,
+    Driver::TokioMulti { workers: 2 },
+];
+
+/// Every async transport that delivers every message exactly once.
+const EXACT: [&str; 7] = [
+    "tokio-mpsc-bounded",
+    "tokio-mpsc-unbounded",
+    "tokio-broadcast",
+    "tokio-oneshot",
+    "async-channel-bounded",
+    "flume-async",
+    "kanal-async",
+];
+
+fn spec(transport: &str, workload: WorkloadKind, producers: usize, driver: Driver) -> TrialSpec {
+    TrialSpec {
+        transport: transport.into(),
+        workload,
+        driver,
+        payload: PayloadKind::U64,
+        // Broadcast applies no backpressure: its ring holds the whole sample.
+        capacity: if transport == "tokio-broadcast" {
+            1 << 16
+        } else {
+            64
+        },
+        producers,
+        consumers: 1,
+        messages: Messages::Fixed(N),
+        batch: None,
+        options: BTreeMap::new(),
+        samples: 2,
+        warmup: 0,
+        timeout_ms: 20_000,
+        pin: false,
+        pacing: Default::default(),
+        pacer: Default::default(),
+        pipeline: None,
+    }
+}
+
+fn sample(catalog: &Catalog, spec: &TrialSpec, messages: u64) -> SampleOutcome {
+    catalog
+        .lookup(&spec.transport)
+        .unwrap()
+        .runner()
+        .run_sample(spec, messages)
+}
+
+#[test]
+fn registered_async_transports_declare_their_semantics() {
+    let expected = [
+        (
+            "tokio-mpsc-bounded",
+            "MPSC, per-producer FIFO, bounded, async, cross-thread",
+        ),
+        (
+            "tokio-mpsc-unbounded",
+            "MPSC, per-producer FIFO, unbounded, async, cross-thread",
+        ),
+        (
+            "tokio-broadcast",
+            "MPSC, per-producer FIFO, bounded (2^n), async, cross-thread",
+        ),
+        (
+            "tokio-watch",
+            "MPSC, latest value, unbounded, async, cross-thread",
+        ),
+        (
+            "tokio-oneshot",
+            "SPSC, FIFO, unbounded, async, cross-thread",
+        ),
+        (
+            "async-channel-bounded",
+            "MPMC, per-producer FIFO, bounded, async, cross-thread",
+        ),
+        (
+            "flume-async",
+            "MPMC, per-producer FIFO, bounded, async, cross-thread",
+        ),
+        (
+            "kanal-async",
+            "MPMC, per-producer FIFO, bounded, async, cross-thread",
+        ),
+    ];
+    let mut catalog = Catalog::new();
+    handoff::transports::register_all(&mut catalog);
+    let got: Vec<(&str, String)> = catalog
+        .entries()
+        .iter()
+        .filter(|e| e.info().semantics.wait == WaitStrategy::Async)
+        .map(|e| (e.info().name.as_str(), e.info().semantics.summary()))
+        .collect();
+    let expected: Vec<(&str, String)> = expected.iter().map(|(n, s)| (*n, s.to_string())).collect();
+    assert_eq!(got, expected);
+    // Every one but the latest-value cell is exercised below.
+    assert!(expected
+        .iter()
+        .all(|(n, _)| EXACT.contains(n) || *n == "tokio-watch"));
+}
+
+#[test]
+fn async_transports_deliver_exact_streams_under_every_driver() {
+    let c = Catalog::builtin();
+    for name in EXACT {
+        let sem = c.get(name).unwrap().info().semantics;
+        assert_eq!(sem.wait, WaitStrategy::Async, "{name}");
+        for driver in DRIVERS {
+            let mut shapes = vec![(WorkloadKind::Spsc, 1)];
+            if sem.producers == Arity::Many {
+                shapes.push((WorkloadKind::Mpsc, 4));
+            }
+            for (w, p) in shapes {
+                let s = spec(name, w, p, driver);
+                let o = sample(&c, &s, N);
+                assert_eq!(o.status, SampleStatus::Pass, "{}", s.label());
+                assert_eq!(o.messages, N, "{}", s.label());
+                assert!(o.elapsed_ns > 0, "{}", s.label());
+            }
+        }
+    }
+}
+
+#[test]
+fn every_driver_gives_the_same_digest() {
+    let c = Catalog::builtin();
+    let digests: Vec<u64> = DRIVERS
+        .iter()
+        .map(|&d| sample(&c, &spec("kanal-async", WorkloadKind::Mpsc, 3, d), 3 * 1000).digest)
+        .collect();
+    assert!(digests.iter().all(|d| *d == digests[0]), "{digests:?}");
+}
+
+#[test]
+fn multi_consumer_async_channels_split_the_stream_exactly_once() {
+    let c = Catalog::builtin();
+    for name in ["async-channel-bounded", "flume-async", "kanal-async"] {
+        for driver in DRIVERS {
+            let mut s = spec(name, WorkloadKind::Mpmc, 3, driver);
+            s.consumers = 2;
+            let o = sample(&c, &s, 3 * 5000);
+            assert_eq!(o.status, SampleStatus::Pass, "{}", s.label());
+            assert_eq!(o.messages, 3 * 5000, "{}", s.label());
+        }
+    }
+}
+
+#[test]
+fn ping_pong_records_round_trips_under_every_driver() {
+    let c = Catalog::builtin();
+    for name in ["tokio-oneshot", "tokio-mpsc-bounded", "flume-async"] {
+        for driver in DRIVERS {
+            let s = spec(name, WorkloadKind::PingPong, 1, driver);
+            let o = sample(&c, &s, 2000);
+            assert_eq!(o.status, SampleStatus::Pass, "{}", s.label());
+            assert_eq!(o.messages, 2000, "{}", s.label());
+            let hist = handoff::histogram::decode(o.latency.as_deref().unwrap()).unwrap();
+            assert_eq!(hist.len(), 2000, "{}", s.label());
+        }
+    }
+}
+
+#[test]
+fn latest_value_transport_is_refused_where_every_message_counts() {
+    let c = Catalog::builtin();
+    assert_eq!(
+        c.get("tokio-watch").unwrap().info().semantics.ordering,
+        Ordering::Latest
+    );
+    // (mpmc is refused before that: the cell is declared with one consumer.)
+    for w in [
+        WorkloadKind::Spsc,
+        WorkloadKind::Mpsc,
+        WorkloadKind::PingPong,
+    ] {
+        let (p, n) = if w == WorkloadKind::Mpsc {
+            (2, 2)
+        } else {
+            (1, 1)
+        };
+        let s = spec("tokio-watch", w, p, Driver::TokioCurrent);
+        match sample(&c, &s, 100 * n).status {
+            SampleStatus::Unsupported(why) => {
+                assert!(why.contains("latest value"), "{w}: {why}")
+            }
+            other => panic!("{w}: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn blocking_transports_are_refused_by_the_tokio_drivers() {
+    let c = Catalog::builtin();
+    for name in ["crossbeam-bounded", "disruptor"] {
+        let s = spec(
+            name,
+            WorkloadKind::Spsc,
+            1,
+            Driver::TokioMulti { workers: 2 },
+        );
+        match sample(&c, &s, 1000).status {
+            SampleStatus::Unsupported(why) => {
+                assert!(why.contains("runs async transports only"), "{why}")
+            }
+            other => panic!("{name}: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn a_lagging_broadcast_receiver_fails_with_the_loss_counted() {
+    let c = Catalog::builtin();
+    // On one thread the producer never yields (a broadcast send never waits), so a ring of 16
+    // is overwritten long before the consumer runs.
+    let mut s = spec(
+        "tokio-broadcast",
+        WorkloadKind::Spsc,
+        1,
+        Driver::TokioCurrent,
+    );
+    s.capacity = 16;
+    match sample(&c, &s, 1000).status {
+        SampleStatus::Fail(v) => {
+            assert_eq!(v.kind, ViolationKind::Lagged);
+            assert!(v.got > 0);
+            assert!(v.to_string().contains("consumer lagged"), "{v}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// A user-written async transport that misbehaves on request.
+
+/// `tokio::sync::mpsc` whose consumer panics or never ends, as its name says.
+struct Misbehaving(&'static str);
+
+struct Tx<M>(Option<tokio::sync::mpsc::Sender<M>>);
+struct Rx<M> {
+    rx: tokio::sync::mpsc::Receiver<M>,
+    mode: &'static str,
+}
+
+impl<M: Message> AsyncSender<M> for Tx<M> {
+    async fn send(&mut self, msg: M) -> Result<(), M> {
+        match &self.0 {
+            Some(tx) => tx.send(msg).await.map_err(|e| e.0),
+            None => Err(msg),
+        }
+    }
+}
+
+impl<M: Message> AsyncReceiver<M> for Rx<M> {
+    async fn recv(&mut self) -> Option<M> {
+        let m = self.rx.recv().await?;
+        if m.seq() == 10 {
+            match self.mode {
+                "async-panic" => panic!("consumer gave up at seq 10"),
+                // Never wakes again.
+                _ => std::future::pending::<()>().await,
+            }
+        }
+        Some(m)
+    }
+}
+
+impl AsyncTransport for Misbehaving {
+    type Tx<M: Message> = Tx<M>;
+    type Rx<M: Message> = Rx<M>;
+
+    fn info(&self) -> TransportInfo {
+        let mut info = Catalog::builtin()
+            .get("tokio-mpsc-bounded")
+            .unwrap()
+            .info()
+            .clone();
+        info.name = self.0.into();
+        info.test_only = true;
+        info
+    }
+
+    fn channel<M: Message>(
+        &self,
+        cfg: &ChannelConfig,
+    ) -> Result<Endpoints<Tx<M>, Rx<M>>, BuildError> {
+        let (tx, rx) = tokio::sync::mpsc::channel(cfg.capacity);
+        Ok(Endpoints {
+            senders: (0..cfg.producers).map(|_| Tx(Some(tx.clone()))).collect(),
+            receivers: vec![Rx { rx, mode: self.0 }],
+        })
+    }
+}
+
+#[test]
+fn a_panicking_task_crashes_the_sample_and_a_stuck_one_hangs_it() {
+    let mut c = Catalog::builtin();
+    c.register(Entry::asynchronous(Misbehaving("async-panic")));
+    c.register(Entry::asynchronous(Misbehaving("async-hang")));
+    for driver in DRIVERS {
+        let s = spec("async-panic", WorkloadKind::Spsc, 1, driver);
+        match sample(&c, &s, 1000).status {
+            SampleStatus::Crashed(why) => assert!(why.contains("gave up at seq 10"), "{why}"),
+            other => panic!("{driver}: {other:?}"),
+        }
+        let mut s = spec("async-hang", WorkloadKind::Spsc, 1, driver);
+        s.timeout_ms = 300;
+        match sample(&c, &s, 1000).status {
+            SampleStatus::Hung(why) => assert!(why.contains("no end after 300 ms"), "{why}"),
+            other => panic!("{driver}: {other:?}"),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reports.
+
+#[test]
+fn current_thread_results_are_same_thread_cooperative_and_echo_the_driver() {
+    let c = Catalog::builtin();
+    let specs: Vec<TrialSpec> = DRIVERS
+        .iter()
+        .map(|&d| spec("tokio-mpsc-bounded", WorkloadKind::Spsc, 1, d))
+        .collect();
+    let opts = SessionOptions {
+        isolation: Isolation::InProcess,
+        probes: None,
+        suite: "test".into(),
+    };
+    let report = session::run(&c, specs, &opts, &mut |_| {});
+    let [threads, current, multi] = &report.results[..] else {
+        panic!("three results")
+    };
+    for r in &report.results {
+        assert_eq!(r.verdict, Verdict::Pass, "{}", r.params.driver);
+    }
+    assert_eq!(threads.params.driver, Driver::Threads);
+    assert_eq!(current.params.driver, Driver::TokioCurrent);
+    assert_eq!(multi.params.driver, Driver::TokioMulti { workers: 2 });
+
+    assert_eq!(current.semantics.locality, Locality::SameThread);
+    assert!(current.lints.contains(&Lint::SameThreadCooperative));
+    assert!(!current.lints.contains(&Lint::SameThread));
+    assert_eq!(current.placement.threads, 1);
+    for r in [threads, multi] {
+        assert_eq!(r.semantics.locality, Locality::CrossThread);
+        assert!(!r.lints.contains(&Lint::SameThreadCooperative));
+        assert_eq!(r.placement.threads, 2);
+    }
+
+    // A report written before drivers existed still loads, as threads.
+    let mut json = serde_json::to_value(&threads.params).unwrap();
+    json.as_object_mut().unwrap().remove("driver");
+    let old: Params = serde_json::from_value(json).unwrap();
+    assert_eq!(old.driver, Driver::Threads);
+    assert_eq!(
+        serde_json::to_value(&multi.params).unwrap()["driver"],
+        "tokio-multi:2"
+    );
+}
+
+#[test]
+fn driver_names_parse_and_display() {
+    for (text, d) in [
+        ("threads", Driver::Threads),
+        ("tokio-current", Driver::TokioCurrent),
+        ("tokio-multi:3", Driver::TokioMulti { workers: 3 }),
+    ] {
+        assert_eq!(text.parse::<Driver>().unwrap(), d);
+        assert_eq!(d.to_string(), text);
+    }
+    assert!(matches!(
+        "tokio-multi".parse::<Driver>().unwrap(),
+        Driver::TokioMulti { workers } if workers >= 1
+    ));
+    for (bad, needle) in [
+        ("tokio-curent", "did you mean `tokio-current`"),
+        ("tokio-multi:0", "at least 1 worker"),
+        ("tokio-multi:two", "expected a worker count"),
+        ("threads:2", "only `tokio-multi` takes a worker count"),
+    ] {
+        let e = bad.parse::<Driver>().unwrap_err();
+        assert!(e.contains(needle), "{bad}: {e}");
+    }
+    let s = spec("kanal-async", WorkloadKind::Spsc, 1, Driver::TokioCurrent);
+    assert!(
+        s.label().ends_with(" driver=tokio-current"),
+        "{}",
+        s.label()
+    );
+    assert!(!spec("kanal-async", WorkloadKind::Spsc, 1, Driver::Threads)
+        .label()
+        .contains("driver"));
+}
