@@ -490,7 +490,8 @@ fn summarise(
                 threshold: NOISY_SPREAD,
             });
         }
-        if s.n < 3 && verdict == Verdict::Pass {
+        // A ramp keeps the samples of its highest sustained step; its steps are its samples.
+        if s.n < 3 && verdict == Verdict::Pass && t.ramp.is_none() {
             lints.push(Lint::FewSamples { samples: s.n });
         }
     }
