@@ -335,7 +335,7 @@ fn adhoc_suite(catalog: &Catalog, args: &RunArgs) -> Result<Suite, CliError> {
                     "{workload} takes exactly one producer; use --workload mpsc for more"
                 )));
             }
-            WorkloadKind::Spsc | WorkloadKind::PingPong | WorkloadKind::Pipeline => vec![1],
+            WorkloadKind::Spsc | WorkloadKind::PingPong => vec![1],
             _ => producers,
         };
         for t in &transports {

@@ -50,7 +50,7 @@
 //! | `transports`   | benchmark (required)   | transport name or a non-empty list (alias `transport`) | —     |
 //! | `payload`      | defaults, benchmark    | payload name or list (`u64`, `bytes:64`, `event488+tails`, …) | `u64` |
 //! | `capacity`     | defaults, benchmark    | integer ≥ 0 or list                        | 1024               |
-//! | `producers`    | defaults, benchmark    | integer ≥ 1 or list (`mpsc`, `mpmc`)       | 1, 2, 4, 8         |
+//! | `producers`    | defaults, benchmark    | integer ≥ 1 or list (`mpsc`, `mpmc`, `paced`, `ramp`; `pipeline`: injectors fanning in) | 1, 2, 4, 8 (`mpsc`, `mpmc`), else 1 |
 //! | `consumers`    | defaults, benchmark    | integer ≥ 1 or list (`mpmc`)               | 2                  |
 //! | `batch`        | defaults, benchmark    | integer ≥ 1, `"none"`, or a list of them   | `"none"`           |
 //! | `messages`     | defaults, benchmark    | `"auto"`, integer ≥ 1, or a list of them   | `"auto"`           |
@@ -1288,11 +1288,15 @@ impl<'a> Parser<'a> {
             }
         };
         Ok(match workload {
-            WorkloadKind::Spsc | WorkloadKind::PingPong | WorkloadKind::Pipeline => (
+            WorkloadKind::Spsc | WorkloadKind::PingPong => (
                 fixed(&own.producers, "producers", "it always runs 1 producer")?,
                 fixed(&own.consumers, "consumers", "it always runs 1 consumer")?,
             ),
-            WorkloadKind::Mpsc | WorkloadKind::Paced | WorkloadKind::Ramp => (
+            // A pipeline's producers are its injectors: more than one is a fan-in into hop 1.
+            WorkloadKind::Mpsc
+            | WorkloadKind::Paced
+            | WorkloadKind::Ramp
+            | WorkloadKind::Pipeline => (
                 s.producers
                     .as_ref()
                     .map_or_else(|| workload.default_producers(), |x| x.value.clone()),

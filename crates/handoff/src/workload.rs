@@ -65,7 +65,7 @@ impl WorkloadKind {
             WorkloadKind::PingPong => "round trip over two channels of one transport; each reply checked; latency histogram",
             WorkloadKind::Paced => "K producers -> 1 consumer at a requested rate (open loop); one-way latency from the intended send time",
             WorkloadKind::Ramp => "paced, rate stepped up until it is no longer sustained; highest sustained rate and the rate -> latency series",
-            WorkloadKind::Pipeline => "injector -> hop -> stage -> ... -> sink at a requested rate (or ramped); end-to-end latency, depth per hop",
+            WorkloadKind::Pipeline => "injector(s) -> hop -> stage -> ... -> sink at a requested rate (or ramped); end-to-end latency, depth per hop; K injectors fan in",
         }
     }
 
@@ -501,10 +501,9 @@ impl TrialSpec {
             Pacing::Rate(r) => s.push_str(&format!(" rate={r}/s")),
             Pacing::Ramp(_) => s.push_str(" ramp"),
         }
-        if !matches!(
-            self.workload,
-            WorkloadKind::Spsc | WorkloadKind::PingPong | WorkloadKind::Pipeline
-        ) {
+        let single = matches!(self.workload, WorkloadKind::Spsc | WorkloadKind::PingPong)
+            || (self.workload == WorkloadKind::Pipeline && self.producers == 1);
+        if !single {
             s.push_str(&format!(" p={}", self.producers));
         }
         if self.consumers != 1 {

@@ -247,3 +247,28 @@ fn ramp_finds_a_planted_knee_within_one_refinement_step() {
         .any(|s| !s.sustained && s.reason.as_deref().unwrap_or("").contains("refused")));
     assert_eq!(r.paced.as_ref().unwrap().requested_rate, good);
 }
+
+#[test]
+fn several_injectors_fan_in_to_a_pipeline() {
+    let _serial = serial();
+    let c = Catalog::builtin();
+    let mut spec = pipeline(
+        &[
+            "crossbeam-bounded",
+            "crossbeam-bounded",
+            "crossbeam-bounded",
+        ],
+        Delivery::Sequential,
+        30_000,
+    );
+    spec.producers = 3;
+    let o = run_sample(&c, &spec, 3_000, None);
+    assert_eq!(o.status, SampleStatus::Pass, "{o:?}");
+    assert_eq!(o.messages, 3_000);
+    assert_eq!(o.paced.as_deref().unwrap().sent, 3_000);
+    // Latest delivery owes each injector its final value, which another's could replace.
+    spec.pipeline.as_mut().unwrap().hops[1].transport = "latest-cell".into();
+    spec.pipeline.as_mut().unwrap().delivery = Delivery::Latest;
+    let o = run_sample(&c, &spec, 300, None);
+    assert!(matches!(o.status, SampleStatus::Invalid(_)), "{o:?}");
+}

@@ -94,6 +94,11 @@ pub fn check(catalog: &Catalog, spec: &TrialSpec) -> Result<(), Box<SampleOutcom
             spec.workload
         )));
     }
+    if pipe.delivery == Delivery::Latest && spec.producers != 1 {
+        return fail(SampleStatus::Invalid(
+            "latest delivery takes one injector: with several, one injector's final value could be replaced by another's".into(),
+        ));
+    }
     for (i, hop) in pipe.hops.iter().enumerate() {
         let entry = match catalog.lookup(&hop.transport) {
             Ok(e) => e,
