@@ -1689,7 +1689,7 @@ mod tests {
         assert_eq!(p.hops[0].capacity, 64);
         assert_eq!(p.stage_work_ns, 500);
         assert_eq!(
-            s.trials[2].pipeline.as_ref().unwrap().hops[2].transport,
+            s.trials[1].pipeline.as_ref().unwrap().hops[2].transport,
             "rtrb"
         );
 
@@ -1942,12 +1942,12 @@ batch = ["none", 16]
         assert_err(
             "[defaults]\nsamples = 3\ncapacty = 8\n",
             3,
-            "in [defaults]: unknown key `capacty`; did you mean `capacity`?",
+            "in [defaults]: unknown key `capacty`; did you mean `capacity`",
         );
         assert_err(
             "[[benchmark]]\nworkload = \"spsc\"\ntransports = [\"faulty-drop\"]\n\n[[benchmark]]\nworkload = \"spsc\"\nwarmpu = 1\n",
             7,
-            "in [[benchmark]] #2: unknown key `warmpu`; did you mean `warmup`?",
+            "in [[benchmark]] #2: unknown key `warmpu`; did you mean `warmup`",
         );
         assert_err("nmae = \"x\"\n", 1, "did you mean `name`?");
         assert_err(
@@ -2126,7 +2126,7 @@ batch = ["none", 16]
         assert_err(
             "[defaults]\ndrivr = \"threads\"\n",
             2,
-            "did you mean `driver`?",
+            "did you mean `driver`",
         );
     }
 

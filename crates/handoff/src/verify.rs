@@ -512,7 +512,7 @@ mod tests {
 
         let mut v = Verifier::new(1, 10, Ordering::Latest, 1);
         feed(&mut v, &[(0, 4), (0, 2), (0, 9)]);
-        assert_eq!(v.finish().violation.unwrap().kind, ViolationKind::Order);
+        assert_eq!(v.finish().violation.unwrap().kind, ViolationKind::Stale);
 
         let mut v = Verifier::new(1, 10, Ordering::Latest, 1);
         feed(&mut v, &[(0, 4), (0, 4), (0, 9)]);
@@ -522,7 +522,7 @@ mod tests {
         let mut v = Verifier::new(1, 10, Ordering::Latest, 1);
         feed(&mut v, &[(0, 4)]);
         let viol = v.finish().violation.unwrap();
-        assert_eq!((viol.kind, viol.expected), (ViolationKind::Missing, 9));
+        assert_eq!((viol.kind, viol.expected), (ViolationKind::FinalMissing, 9));
     }
 
     #[test]
