@@ -778,11 +778,14 @@ fn registered_names_are_the_public_interface_and_all_tested() {
     };
     let mut catalog = Catalog::new();
     register_all(&mut catalog);
-    // The async transports are exercised, and their names checked, in `async_drivers.rs`.
+    // The async transports are exercised, and their names checked, in `async_drivers.rs`; the
+    // conflating `latest-cell` cannot deliver every message of a stream, and is exercised by
+    // `open_loop.rs` (latest pipelines) and its own unit test.
     let registered: Vec<&str> = catalog
         .entries()
         .iter()
         .filter(|e| e.info().semantics.wait != WaitStrategy::Async)
+        .filter(|e| !e.info().semantics.ordering.is_conflating())
         .map(|e| e.info().name.as_str())
         .collect();
     assert_eq!(registered, NAMES);
