@@ -179,7 +179,7 @@ impl fmt::Display for Ordering {
             Ordering::GlobalFifo => "FIFO",
             Ordering::PerProducerFifo => "per-producer FIFO",
             Ordering::None => "unordered",
-            Ordering::Latest => "latest",
+            Ordering::Latest => "latest value",
         })
     }
 }

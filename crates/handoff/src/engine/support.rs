@@ -57,7 +57,7 @@ pub fn check_support(info: &TransportInfo, spec: &TrialSpec) -> Result<(), Box<S
     }
     if sem.ordering == Ordering::Latest && spec.workload != WorkloadKind::Pipeline {
         return unsupported(format!(
-            "{} needs every message delivered; this transport conflates (keeps only the newest value): use it as a hop of a `latest` pipeline",
+            "{} needs every message delivered; this transport delivers the latest value only (it conflates): use it as a hop of a `latest` pipeline",
             spec.workload
         ));
     }
