@@ -71,8 +71,9 @@ pub struct RunArgs {
     /// Producer counts to sweep (mpsc, mpmc).
     #[arg(long, value_delimiter = ',')]
     pub producers: Vec<usize>,
-    /// Consumers (mpmc).
-    #[arg(long)]
+    /// Consumers (mpmc; in paced, ramp and pipeline, more than 1 is a fan-out from a broadcast
+    /// transport such as bus).
+    #[arg(long, short = 'c')]
     pub consumers: Option<usize>,
     /// Drivers: threads, tokio-current, tokio-multi[:N] (comma separated). Ad hoc: swept; with a
     /// suite file, keeps only these. The tokio drivers run async transports only.

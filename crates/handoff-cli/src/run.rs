@@ -362,6 +362,8 @@ fn adhoc_suite(catalog: &Catalog, args: &RunArgs) -> Result<Suite, CliError> {
                                         WorkloadKind::Mpmc => {
                                             consumers.unwrap_or(workload.default_consumers())
                                         }
+                                        // Several sinks: a fan-out from a broadcast last hop.
+                                        w if w.is_open_loop() => consumers.unwrap_or(1),
                                         _ => 1,
                                     },
                                     messages,

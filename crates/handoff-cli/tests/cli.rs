@@ -34,7 +34,7 @@ fn verdicts(v: &Value) -> Vec<(String, String)> {
         .collect()
 }
 
-const TRANSPORTS: [&str; 15] = [
+const TRANSPORTS: [&str; 17] = [
     "std-mpsc",
     "std-mpsc-poll",
     "std-sync-channel",
@@ -50,6 +50,8 @@ const TRANSPORTS: [&str; 15] = [
     "mutex-deque",
     "disruptor",
     "direct-callback",
+    "bus",
+    "crossbeam-fanout",
 ];
 
 #[test]
@@ -275,6 +277,14 @@ fn bad_input_gets_specific_errors_and_exit_2() {
         "runs async transports only",
     );
     bad_input(&["run", "-t", "tokio-watch"], "latest value");
+    bad_input(
+        &["run", "-t", "crossbeam-bounded", "-w", "paced", "-c", "2"],
+        "fan-out needs a broadcast transport",
+    );
+    bad_input(
+        &["run", "-t", "bus", "-w", "mpmc", "-c", "2"],
+        "run a fan-out instead",
+    );
 }
 
 #[test]

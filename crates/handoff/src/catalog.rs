@@ -71,14 +71,17 @@ impl<T: AsyncTransport> Runner for AsyncRunner<T> {
         crate::engine::run_async(&self.0, spec, messages)
     }
 
+    /// An async channel as a hop: the open-loop engine's threads drive each send and receive
+    /// with one `block_on` (see [`crate::async_blocking`]).
     fn hop(
         &self,
-        _payload: PayloadKind,
-        _cfg: &ChannelConfig,
+        payload: PayloadKind,
+        cfg: &ChannelConfig,
     ) -> Result<Box<dyn Any + Send>, BuildError> {
-        Err(BuildError::Unsupported(
-            "an async transport cannot be driven by the open-loop engine's OS threads yet; use a blocking transport".into(),
-        ))
+        crate::with_payload!(payload, M => {
+            let ends = crate::async_blocking::blocking(self.0.channel::<Stamped<M>>(cfg)?);
+            Ok(Box::new(crate::engine::pipeline::boxed(ends)) as Box<dyn Any + Send>)
+        })
     }
 }
 

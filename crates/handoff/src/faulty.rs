@@ -11,6 +11,7 @@
 //! | `faulty-panic`   | panics inside `recv`                           | crashed          |
 //! | `faulty-abort`   | aborts the whole process                       | crashed (only survivable when trials run in a child process) |
 //! | `faulty-stale`   | declares `latest` delivery, then delivers an older value after a newer one | fail (stale) |
+//! | `faulty-fanout`  | declares broadcast (one std channel per consumer, each sent a copy); the last consumer loses one message | fail (order, naming that consumer in a fan-out) |
 //!
 //! Two more misbehave in time rather than in content, for the open-loop workloads: see
 //! [`crate::faulty_timing`] (`faulty-stall`, `faulty-knee`).
@@ -46,11 +47,14 @@ pub enum Fault {
     /// Declare conflating (`latest`) delivery, then deliver a value older than one already
     /// delivered.
     Stale,
+    /// Declare broadcast delivery, then lose one message on the last consumer's copy of the
+    /// stream only.
+    FanoutDrop,
 }
 
 impl Fault {
     /// Every fault.
-    pub const ALL: [Fault; 7] = [
+    pub const ALL: [Fault; 8] = [
         Fault::Drop,
         Fault::Duplicate,
         Fault::Reorder,
@@ -58,6 +62,7 @@ impl Fault {
         Fault::Panic,
         Fault::Abort,
         Fault::Stale,
+        Fault::FanoutDrop,
     ];
 
     /// The transport name.
@@ -70,6 +75,7 @@ impl Fault {
             Fault::Panic => "faulty-panic",
             Fault::Abort => "faulty-abort",
             Fault::Stale => "faulty-stale",
+            Fault::FanoutDrop => "faulty-fanout",
         }
     }
 }
@@ -77,20 +83,25 @@ impl Fault {
 /// A std channel that misbehaves once (see the module docs).
 pub struct Faulty(pub Fault);
 
-/// Producer side: a plain std sender.
-pub struct FaultyTx<M>(mpsc::Sender<M>);
+/// Producer side: a plain std sender per consumer (one unless broadcasting), each sent a copy.
+pub struct FaultyTx<M>(Vec<mpsc::Sender<M>>);
 
-/// Consumer side: a std receiver that injects the fault.
+/// Consumer side: a std receiver that injects the fault (or, for the consumers of
+/// `faulty-fanout` other than the last, none).
 pub struct FaultyRx<M> {
     rx: mpsc::Receiver<M>,
-    fault: Fault,
+    fault: Option<Fault>,
     received: u64,
     held: Option<M>,
 }
 
 impl<M: Message> Sender<M> for FaultyTx<M> {
     fn send(&mut self, msg: M) -> Result<(), M> {
-        self.0.send(msg).map_err(|e| e.0)
+        let (first, rest) = self.0.split_first().expect("at least one consumer");
+        for lane in rest {
+            lane.send(msg.clone()).map_err(|e| e.0)?;
+        }
+        first.send(msg).map_err(|e| e.0)
     }
 }
 
@@ -101,11 +112,11 @@ impl<M: Message> Receiver<M> for FaultyRx<M> {
         }
         let m = self.rx.recv().ok()?;
         self.received += 1;
-        if self.received != FAULT_AT {
+        let Some(fault) = self.fault.filter(|_| self.received == FAULT_AT) else {
             return Some(m);
-        }
-        match self.fault {
-            Fault::Drop => {
+        };
+        match fault {
+            Fault::Drop | Fault::FanoutDrop => {
                 drop(m);
                 self.rx.recv().ok()
             }
@@ -154,7 +165,11 @@ impl Transport for Faulty {
             ),
             semantics: Semantics {
                 producers: Arity::Many,
-                consumers: Arity::One,
+                consumers: if self.0 == Fault::FanoutDrop {
+                    Arity::Broadcast
+                } else {
+                    Arity::One
+                },
                 ordering: if self.0 == Fault::Stale {
                     Ordering::Latest
                 } else {
@@ -175,15 +190,25 @@ impl Transport for Faulty {
         &self,
         cfg: &ChannelConfig,
     ) -> Result<Endpoints<FaultyTx<M>, FaultyRx<M>>, BuildError> {
-        let (tx, rx) = mpsc::channel();
+        let lanes = if self.0 == Fault::FanoutDrop {
+            cfg.consumers.max(1)
+        } else {
+            1
+        };
+        let (txs, rxs): (Vec<_>, Vec<_>) = (0..lanes).map(|_| mpsc::channel()).unzip();
         Ok(Endpoints {
-            senders: (0..cfg.producers).map(|_| FaultyTx(tx.clone())).collect(),
-            receivers: vec![FaultyRx {
-                rx,
-                fault: self.0,
-                received: 0,
-                held: None,
-            }],
+            senders: (0..cfg.producers).map(|_| FaultyTx(txs.clone())).collect(),
+            receivers: rxs
+                .into_iter()
+                .enumerate()
+                .map(|(i, rx)| FaultyRx {
+                    rx,
+                    // Only the last consumer's copy of the stream is damaged.
+                    fault: (i + 1 == lanes).then_some(self.0),
+                    received: 0,
+                    held: None,
+                })
+                .collect(),
         })
     }
 }

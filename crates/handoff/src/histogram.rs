@@ -19,6 +19,13 @@ pub fn record(h: &mut Histogram<u64>, ns: u64) {
     h.saturating_record(ns.clamp(1, HIGHEST_NS));
 }
 
+/// Adds every value of `from` into `into` (both made by [`new`], so the bounds agree and nothing
+/// can fail).
+pub fn merge(into: &mut Histogram<u64>, from: &Histogram<u64>) {
+    into.add(from)
+        .expect("histograms made by new() share their bounds");
+}
+
 /// Encodes a histogram (V2 + deflate, base64).
 pub fn encode(h: &Histogram<u64>) -> String {
     let mut buf = Vec::new();

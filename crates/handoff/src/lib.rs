@@ -16,6 +16,7 @@
 //! [`catalog::Catalog`] and hand that to `handoff_cli::main_with`.
 #![deny(missing_docs)]
 
+pub mod async_blocking;
 pub mod catalog;
 pub mod engine;
 pub mod environment;

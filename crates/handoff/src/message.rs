@@ -6,7 +6,11 @@
 ///
 /// Implementations are the payload shapes of [`crate::payload`]; a transport adapter never looks
 /// inside a message, it only moves it.
-pub trait Message: Send + 'static {
+///
+/// `Clone + Sync` because a broadcast transport (fan-out) gives every consumer a message of its
+/// own: it copies the one it was sent (a deep copy for payloads with heap parts, as broadcasting
+/// an owned value costs), or lets several readers look at one copy.
+pub trait Message: Clone + Send + Sync + 'static {
     /// Builds message number `seq` of producer `producer`; the body is a pure function of both.
     fn build(producer: u32, seq: u64) -> Self;
     /// The producer id carried in the header.

@@ -15,6 +15,10 @@ pub struct Violation {
     pub expected: u64,
     /// The sequence number (or count) seen.
     pub got: u64,
+    /// In a fan-out, the consumer whose copy of the stream was violated (each consumer of a
+    /// broadcast must see the whole stream).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub consumer: Option<u32>,
 }
 
 /// Kinds of violation.
@@ -49,6 +53,9 @@ pub enum ViolationKind {
 impl fmt::Display for Violation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let p = self.producer;
+        if let Some(c) = self.consumer {
+            write!(f, "fan-out consumer {c}: ")?;
+        }
         match self.kind {
             ViolationKind::Order => write!(
                 f,

@@ -16,6 +16,9 @@ pub enum Arity {
     One,
     /// Any number (the transport's handles can be cloned).
     Many,
+    /// Any number of consumers, and every one of them receives every message (a broadcast, for
+    /// fan-out). Only meaningful for consumers.
+    Broadcast,
 }
 
 impl Arity {
@@ -23,7 +26,7 @@ impl Arity {
     pub fn allows(self, n: usize) -> bool {
         match self {
             Arity::One => n == 1,
-            Arity::Many => n >= 1,
+            Arity::Many | Arity::Broadcast => n >= 1,
         }
     }
 }
@@ -135,14 +138,22 @@ pub struct Semantics {
 }
 
 impl Semantics {
-    /// A short topology label: `SPSC`, `MPSC`, `SPMC` or `MPMC`.
+    /// A short topology label: `SPSC`, `MPSC`, `SPMC`, `MPMC`, or `SPMC broadcast` /
+    /// `MPMC broadcast` when every consumer sees every message.
     pub fn topology_label(&self) -> &'static str {
         match (self.producers, self.consumers) {
             (Arity::One, Arity::One) => "SPSC",
-            (Arity::Many, Arity::One) => "MPSC",
+            (_, Arity::One) => "MPSC",
             (Arity::One, Arity::Many) => "SPMC",
-            (Arity::Many, Arity::Many) => "MPMC",
+            (_, Arity::Many) => "MPMC",
+            (Arity::One, Arity::Broadcast) => "SPMC broadcast",
+            (_, Arity::Broadcast) => "MPMC broadcast",
         }
+    }
+
+    /// Whether every consumer receives every message (a broadcast transport, for fan-out).
+    pub fn is_broadcast(&self) -> bool {
+        self.consumers == Arity::Broadcast
     }
 
     /// A one-line summary used in listings and table footers, e.g.

@@ -51,7 +51,7 @@
 //! | `payload`      | defaults, benchmark    | payload name or list (`u64`, `bytes:64`, `event488+tails`, …) | `u64` |
 //! | `capacity`     | defaults, benchmark    | integer ≥ 0 or list                        | 1024               |
 //! | `producers`    | defaults, benchmark    | integer ≥ 1 or list (`mpsc`, `mpmc`, `paced`, `ramp`; `pipeline`: injectors fanning in) | 1, 2, 4, 8 (`mpsc`, `mpmc`), else 1 |
-//! | `consumers`    | defaults, benchmark    | integer ≥ 1 or list (`mpmc`)               | 2                  |
+//! | `consumers`    | defaults, benchmark    | integer ≥ 1 or list (`mpmc`; fan-out)      | 2 (`mpmc`); open loop: 1, more is a fan-out |
 //! | `batch`        | defaults, benchmark    | integer ≥ 1, `"none"`, or a list of them   | `"none"`           |
 //! | `messages`     | defaults, benchmark    | `"auto"`, integer ≥ 1, or a list of them   | `"auto"`           |
 //! | `target_ms`    | defaults, benchmark    | integer ≥ 1                                | 40                 |
@@ -92,7 +92,10 @@
 //!
 //! ## Topology
 //!
-//! `spsc` and `ping-pong` always run 1 producer and 1 consumer, `mpsc` one consumer. A
+//! `spsc` and `ping-pong` always run 1 producer and 1 consumer, `mpsc` one consumer. In
+//! `paced`, `ramp` and `pipeline`, `producers = K` is a fan-in (K injectors into the first hop)
+//! and `consumers = N`, written in the benchmark itself, a fan-out: the last hop must broadcast
+//! (`bus`, `crossbeam-fanout`) and each of the N sinks is verified to get the whole stream. A
 //! `producers` or `consumers` value inherited from `[defaults]` applies only to the workloads
 //! that have that dimension; the same value written in a `[[benchmark]]` that lists a workload
 //! without it is an error, since it would be silently ignored. When nothing is given, `mpsc` and
@@ -1292,15 +1295,23 @@ impl<'a> Parser<'a> {
                 fixed(&own.producers, "producers", "it always runs 1 producer")?,
                 fixed(&own.consumers, "consumers", "it always runs 1 consumer")?,
             ),
-            // A pipeline's producers are its injectors: more than one is a fan-in into hop 1.
-            WorkloadKind::Mpsc
-            | WorkloadKind::Paced
-            | WorkloadKind::Ramp
-            | WorkloadKind::Pipeline => (
+            WorkloadKind::Mpsc => (
                 s.producers
                     .as_ref()
                     .map_or_else(|| workload.default_producers(), |x| x.value.clone()),
                 fixed(&own.consumers, "consumers", "it always runs 1 consumer")?,
+            ),
+            // An open-loop trial's producers are its injectors: more than one is a fan-in into
+            // hop 1. Its consumers are its sinks: more than one is a fan-out from a broadcast
+            // last hop, so only a benchmark's own `consumers` makes one (never `[defaults]`,
+            // whose consumers are meant for `mpmc`).
+            WorkloadKind::Paced | WorkloadKind::Ramp | WorkloadKind::Pipeline => (
+                s.producers
+                    .as_ref()
+                    .map_or_else(|| workload.default_producers(), |x| x.value.clone()),
+                own.consumers
+                    .as_ref()
+                    .map_or_else(|| vec![1], |x| x.value.clone()),
             ),
             WorkloadKind::Mpmc => (
                 s.producers

@@ -217,6 +217,7 @@ impl Verifier {
                 producer,
                 expected,
                 got,
+                consumer: None,
             });
         }
     }
@@ -347,6 +348,7 @@ pub fn merge(verifiers: Vec<Verifier>) -> Verdict {
                     producer: p,
                     expected: seq,
                     got: seq,
+                    consumer: None,
                 });
             }
             *a |= *b;
@@ -372,6 +374,7 @@ fn first_missing(v: &Verifier) -> Option<Violation> {
                 producer: p,
                 expected: v.per_producer - 1,
                 got: v.next[p as usize],
+                consumer: None,
             });
     }
     for p in 0..v.producers {
@@ -400,6 +403,7 @@ fn first_missing(v: &Verifier) -> Option<Violation> {
                 producer: p,
                 expected: seq,
                 got: missing,
+                consumer: None,
             });
         }
     }

@@ -535,7 +535,11 @@ impl TrialSpec {
     pub fn threads(&self) -> usize {
         let tasks = match (self.workload, &self.pipeline) {
             (WorkloadKind::PingPong, _) => 2,
-            (WorkloadKind::Pipeline, Some(p)) => p.hops.len() + 1,
+            // Injectors, one stage between each pair of hops, and the sinks (several in a
+            // fan-out).
+            (WorkloadKind::Pipeline, Some(p)) => {
+                self.producers + p.hops.len().saturating_sub(1) + self.consumers
+            }
             _ => self.producers + self.consumers,
         };
         self.driver.os_threads(tasks)

@@ -53,6 +53,8 @@ fn each_pull(v: &mut impl PullVisitor) {
     v.visit(&HandoffSpsc);
     v.visit(&HandoffMpsc);
     v.visit(&VyukovMpsc);
+    v.visit(&BusBroadcast);
+    v.visit(&CrossbeamFanout);
 }
 
 fn each_callback(v: &mut impl CallbackVisitor) {
@@ -82,6 +84,13 @@ impl<const ID: usize> Message for Tracked<ID> {
     }
     fn check(&self) -> Option<u64> {
         self.0.check()
+    }
+}
+
+impl<const ID: usize> Clone for Tracked<ID> {
+    fn clone(&self) -> Self {
+        LIVE[ID].fetch_add(1, AtomicOrdering::Relaxed);
+        Tracked(self.0.clone())
     }
 }
 
@@ -294,13 +303,21 @@ fn pull_run<T: Transport, M: Message>(
             .map(|t| t.join().expect("consumer panicked"))
             .collect::<Vec<_>>()
     });
-    check_delivery(
-        &what,
-        &seen,
-        producers,
-        n,
-        info.semantics.ordering.is_fifo(),
-    );
+    let fifo = info.semantics.ordering.is_fifo();
+    if info.semantics.is_broadcast() {
+        // Every consumer of a broadcast sees the whole stream.
+        for (c, s) in seen.iter().enumerate() {
+            check_delivery(
+                &format!("{what}, consumer {c}"),
+                std::slice::from_ref(s),
+                producers,
+                n,
+                fifo,
+            );
+        }
+    } else {
+        check_delivery(&what, &seen, producers, n, fifo);
+    }
 }
 
 struct SingleProducer;
@@ -363,6 +380,30 @@ fn cap_floor(sem: &Semantics) -> usize {
 #[test]
 fn mpmc_transports_deliver_exactly_once_across_consumers() {
     each_pull(&mut ManyConsumers);
+}
+
+/// Runs every broadcast transport with three consumers, counting them.
+struct Broadcasts(usize);
+
+impl PullVisitor for Broadcasts {
+    fn visit<T: Transport>(&mut self, t: &T) {
+        let sem = t.info().semantics;
+        if sem.is_broadcast() {
+            self.0 += 1;
+            let producers = if sem.producers == Arity::Many { 2 } else { 1 };
+            for cap in capacities(&sem, producers) {
+                pull_run::<T, Word>(t, cap, producers, 3, N / 4, false);
+            }
+            pull_run::<T, Word>(t, 64, producers, 3, N / 4, true);
+        }
+    }
+}
+
+#[test]
+fn broadcast_transports_deliver_every_message_to_every_consumer() {
+    let mut broadcasts = Broadcasts(0);
+    each_pull(&mut broadcasts);
+    assert_eq!(broadcasts.0, 2, "bus and crossbeam-fanout");
 }
 
 struct HeapPayloads;
@@ -675,7 +716,7 @@ fn disruptor_rejects_capacities_it_cannot_build() {
 #[test]
 fn registered_names_are_the_public_interface_and_all_tested() {
     /// Name, declared semantics and smallest capacity (`None`: unbounded) of every transport.
-    const EXPECTED: [(&str, &str, Option<usize>); 18] = [
+    const EXPECTED: [(&str, &str, Option<usize>); 20] = [
         (
             "std-mpsc",
             "MPSC, per-producer FIFO, unbounded, spin-then-park, cross-thread",
@@ -766,11 +807,21 @@ fn registered_names_are_the_public_interface_and_all_tested() {
             "MPSC, per-producer FIFO, unbounded, spin-then-park, cross-thread",
             None,
         ),
+        (
+            "bus",
+            "SPMC broadcast, FIFO, bounded, spin-then-park, cross-thread",
+            Some(1),
+        ),
+        (
+            "crossbeam-fanout",
+            "MPMC broadcast, per-producer FIFO, bounded, spin-then-park, cross-thread",
+            Some(1),
+        ),
     ];
-    const NAMES: [&str; 18] = {
-        let mut names = [""; 18];
+    const NAMES: [&str; 20] = {
+        let mut names = [""; 20];
         let mut i = 0;
-        while i < 18 {
+        while i < 20 {
             names[i] = EXPECTED[i].0;
             i += 1;
         }

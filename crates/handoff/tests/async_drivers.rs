@@ -79,7 +79,7 @@ fn registered_async_transports_declare_their_semantics() {
         ),
         (
             "tokio-broadcast",
-            "MPSC, per-producer FIFO, bounded (2^n), async, cross-thread",
+            "MPMC broadcast, per-producer FIFO, bounded (2^n), async, cross-thread",
         ),
         (
             "tokio-watch",

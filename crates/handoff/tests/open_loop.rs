@@ -272,3 +272,135 @@ fn several_injectors_fan_in_to_a_pipeline() {
     let o = run_sample(&c, &spec, 300, None);
     assert!(matches!(o.status, SampleStatus::Invalid(_)), "{o:?}");
 }
+
+#[test]
+fn fan_out_delivers_the_whole_stream_to_every_consumer() {
+    let _serial = serial();
+    let c = Catalog::builtin();
+    for broadcast in ["bus", "crossbeam-fanout"] {
+        // Paced: one hop, three consumers.
+        let mut spec = paced(broadcast, 20_000);
+        spec.consumers = 3;
+        let o = run_sample(&c, &spec, 2_000, None);
+        assert_eq!(o.status, SampleStatus::Pass, "{broadcast}: {o:?}");
+        assert_eq!(
+            o.messages, 2_000,
+            "{broadcast}: every consumer saw every event"
+        );
+        let p = o.paced.as_deref().unwrap();
+        assert_eq!(
+            p.hops[0].received, 2_000,
+            "{broadcast}: the slowest consumer too"
+        );
+        // One latency entry per delivery: three per event.
+        let corrected = histogram::decode(o.latency.as_deref().unwrap()).unwrap();
+        assert_eq!(corrected.len(), 6_000, "{broadcast}");
+
+        // Pipeline: two hops of crossbeam, then the broadcast hop into two sinks.
+        let mut spec = pipeline(
+            &["crossbeam-bounded", "crossbeam-bounded", broadcast],
+            Delivery::Sequential,
+            20_000,
+        );
+        spec.consumers = 2;
+        let o = run_sample(&c, &spec, 2_000, None);
+        assert_eq!(o.status, SampleStatus::Pass, "{broadcast}: {o:?}");
+        assert_eq!(o.messages, 2_000);
+        let corrected = histogram::decode(o.latency.as_deref().unwrap()).unwrap();
+        assert_eq!(corrected.len(), 4_000, "{broadcast}");
+    }
+}
+
+#[test]
+fn fan_out_names_the_consumer_that_lost_a_message() {
+    let _serial = serial();
+    let c = Catalog::builtin();
+    let mut spec = paced("faulty-fanout", 20_000);
+    spec.consumers = 3;
+    let o = run_sample(&c, &spec, 500, None);
+    match o.status {
+        SampleStatus::Fail(v) => {
+            assert_eq!(v.kind, ViolationKind::Order);
+            assert_eq!(v.consumer, Some(2), "the last consumer's copy was damaged");
+            assert!(v.to_string().starts_with("fan-out consumer 2: "), "{v}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn fan_out_needs_a_broadcast_transport_and_broadcasts_need_a_fan_out() {
+    let _serial = serial();
+    let c = Catalog::builtin();
+    // A queue hands each message to one consumer: no fan-out.
+    let mut spec = paced("crossbeam-bounded", 1_000);
+    spec.consumers = 2;
+    let o = run_sample(&c, &spec, 100, None);
+    assert!(
+        matches!(&o.status, SampleStatus::Unsupported(s) if s.contains("fan-out needs a broadcast transport")),
+        "{o:?}"
+    );
+    // In a pipeline, the hop feeding the sinks is named.
+    let mut spec = pipeline(&["bus", "crossbeam-bounded"], Delivery::Sequential, 1_000);
+    spec.consumers = 2;
+    let o = run_sample(&c, &spec, 100, None);
+    assert!(
+        matches!(&o.status, SampleStatus::Unsupported(s) if s.starts_with("hop 2 (crossbeam-bounded)")),
+        "{o:?}"
+    );
+    // A broadcast as a closed-loop stream with several consumers would share nothing.
+    let mut spec = paced("bus", 1_000);
+    spec.workload = WorkloadKind::Mpmc;
+    spec.pacing = Pacing::Closed;
+    spec.consumers = 2;
+    let o = run_sample(&c, &spec, 100, None);
+    assert!(
+        matches!(&o.status, SampleStatus::Unsupported(s) if s.contains("run a fan-out instead")),
+        "{o:?}"
+    );
+    // bus has one producer: no fan-in into it.
+    let mut spec = paced("bus", 1_000);
+    spec.producers = 2;
+    spec.consumers = 2;
+    let o = run_sample(&c, &spec, 100, None);
+    assert!(matches!(&o.status, SampleStatus::Unsupported(_)), "{o:?}");
+}
+
+#[test]
+fn async_transports_are_hops_driven_from_threads() {
+    let _serial = serial();
+    let c = Catalog::builtin();
+    // tokio-watch as the conflating hop of a latest pipeline.
+    let spec = pipeline(
+        &["crossbeam-bounded", "tokio-watch", "crossbeam-bounded"],
+        Delivery::Latest,
+        20_000,
+    );
+    let o = run_sample(&c, &spec, 2_000, None);
+    assert_eq!(o.status, SampleStatus::Pass, "{o:?}");
+    assert_eq!(o.paced.as_deref().unwrap().sent, 2_000);
+    // A sequential chain of tokio-mpsc: async senders cannot refuse, and that is reported.
+    let spec = pipeline(
+        &[
+            "tokio-mpsc-bounded",
+            "tokio-mpsc-bounded",
+            "tokio-mpsc-bounded",
+        ],
+        Delivery::Sequential,
+        20_000,
+    );
+    let o = run_sample(&c, &spec, 2_000, None);
+    assert_eq!(o.status, SampleStatus::Pass, "{o:?}");
+    assert_eq!(o.messages, 2_000);
+    assert!(!o.paced.as_deref().unwrap().refusals_observable);
+    // tokio-broadcast fanning out to two sinks (256 slots: 50 ms of slack at this rate).
+    let mut spec = pipeline(
+        &["crossbeam-bounded", "crossbeam-bounded", "tokio-broadcast"],
+        Delivery::Sequential,
+        5_000,
+    );
+    spec.consumers = 2;
+    let o = run_sample(&c, &spec, 1_000, None);
+    assert_eq!(o.status, SampleStatus::Pass, "{o:?}");
+    assert_eq!(o.messages, 1_000);
+}

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::sync::mpsc;
 
 /// The transport names the shipped suites use.
-const SHIPPED: [&str; 18] = [
+const SHIPPED: [&str; 20] = [
     "std-mpsc",
     "std-mpsc-poll",
     "std-sync-channel",
@@ -30,6 +30,8 @@ const SHIPPED: [&str; 18] = [
     "handoff-spsc",
     "handoff-mpsc",
     "vyukov-mpsc",
+    "bus",
+    "crossbeam-fanout",
 ];
 
 /// The async transport names the shipped suites use.
@@ -129,7 +131,7 @@ fn default_suite_covers_every_shipped_transport_within_budget() {
     assert!(s.probes);
 
     assert_eq!(transports(&s, WorkloadKind::Spsc), SHIPPED);
-    let single_producer = ["rtrb", "ringbuf", "direct-callback", "handoff-spsc"];
+    let single_producer = ["rtrb", "ringbuf", "direct-callback", "handoff-spsc", "bus"];
     let multi: Vec<&str> = SHIPPED
         .into_iter()
         .filter(|n| !single_producer.contains(n))
@@ -216,8 +218,9 @@ fn pipeline_suite_is_the_reference_scenario() {
         .trials
         .iter()
         .all(|t| t.workload == WorkloadKind::Pipeline));
-    // Four transports on every hop plus the latest-value chain, each paced at 1000/s and ramped.
-    assert_eq!(s.trials.len(), 10);
+    // Four transports on every hop, the latest-value chain and two fan-outs, each paced at
+    // 1000/s and ramped; and tokio's watch as the conflating hop, paced.
+    assert_eq!(s.trials.len(), 15);
     for t in &s.trials {
         let p = t.pipeline.as_ref().unwrap();
         let caps: Vec<usize> = p.hops.iter().map(|h| h.capacity).collect();
@@ -242,11 +245,24 @@ fn pipeline_suite_is_the_reference_scenario() {
         .iter()
         .filter(|t| t.pipeline.as_ref().unwrap().delivery == Delivery::Latest)
         .collect();
-    assert_eq!(latest.len(), 2);
+    assert_eq!(latest.len(), 3);
     assert_eq!(
         latest[0].pipeline.as_ref().unwrap().hops[1].transport,
         "latest-cell"
     );
+    assert_eq!(
+        latest[2].pipeline.as_ref().unwrap().hops[1].transport,
+        "tokio-watch"
+    );
+    let fan_out: Vec<_> = s.trials.iter().filter(|t| t.consumers > 1).collect();
+    assert_eq!(fan_out.len(), 4);
+    for t in fan_out {
+        let last = &t.pipeline.as_ref().unwrap().hops[2].transport;
+        assert!(last == "bus" || last == "crossbeam-fanout", "{last}");
+        assert_eq!(t.consumers, 2);
+    }
+    // Other trials keep one sink: `consumers` in [defaults] is for mpmc, never a fan-out.
+    assert_eq!(s.trials.iter().filter(|t| t.consumers == 1).count(), 11);
 }
 
 #[test]

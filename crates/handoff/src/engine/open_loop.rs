@@ -8,7 +8,9 @@
 //!   latency. Injector 0 also samples every hop's depth now and then.
 //! * **stages** receive from one hop, spin for the stage's work, and send into the next.
 //! * the **sink** verifies every event and records, per event, the latency from its intended
-//!   send (corrected for coordinated omission) and from its actual send (uncorrected).
+//!   send (corrected for coordinated omission) and from its actual send (uncorrected). In a
+//!   fan-out the last hop broadcasts to N sinks: each verifies the whole stream on its own, and
+//!   the latency histograms hold one entry per delivery (N per event).
 //!
 //! Depth is counted by the harness, not asked of the transport: each hop's writers publish how
 //! many they sent and its reader how many it received, each on a cache line of its own; depth is
@@ -54,14 +56,37 @@ const OVERHEAD_ITERATIONS: u64 = 20_000;
 struct Gauge {
     /// One per writer (injector or stage).
     sent: Vec<CachePadded<AtomicU64>>,
-    received: CachePadded<AtomicU64>,
+    /// One per reader (stage or sink; several sinks in a fan-out).
+    received: Vec<CachePadded<AtomicU64>>,
 }
 
 impl Gauge {
+    fn new(writers: usize, readers: usize) -> Gauge {
+        let counters = |n| {
+            (0..n)
+                .map(|_| CachePadded::new(AtomicU64::new(0)))
+                .collect()
+        };
+        Gauge {
+            sent: counters(writers),
+            received: counters(readers),
+        }
+    }
+
+    /// Messages every reader has received (a broadcast hop holds a message until its slowest
+    /// reader has taken it).
+    fn received(&self) -> u64 {
+        self.received
+            .iter()
+            .map(|r| r.load(AtomicOrdering::Relaxed))
+            .min()
+            .unwrap_or(0)
+    }
+
     fn depth(&self) -> u64 {
-        // Read the reader first: a writer's count read later can only be larger, so the
+        // Read the readers first: a writer's count read later can only be larger, so the
         // difference never underflows from a race.
-        let received = self.received.load(AtomicOrdering::Relaxed);
+        let received = self.received();
         let sent: u64 = self
             .sent
             .iter()
@@ -89,6 +114,8 @@ enum Member {
 }
 
 struct SinkReport {
+    /// Which sink (0 unless fanning out).
+    index: usize,
     verifier: Verifier,
     corrected: Histogram<u64>,
     uncorrected: Histogram<u64>,
@@ -111,7 +138,8 @@ where
     R: Receiver<Stamped<M>>,
 {
     let injectors = hops.first().map_or(0, |h| h.senders.len());
-    let threads = injectors + hops.len();
+    let sinks = hops.last().map_or(0, |h| h.receivers.len());
+    let threads = injectors + hops.len().saturating_sub(1) + sinks;
     let plan = placement::plan(threads, spec.pin);
     let place = plan.placement.clone();
     let Some(rate) = spec.pacing.rate() else {
@@ -138,12 +166,7 @@ where
     let overhead = measure_overhead(&clock, OVERHEAD_ITERATIONS);
     let gauges: Arc<Vec<Gauge>> = Arc::new(
         hops.iter()
-            .map(|h| Gauge {
-                sent: (0..h.senders.len())
-                    .map(|_| CachePadded::new(AtomicU64::new(0)))
-                    .collect(),
-                received: CachePadded::new(AtomicU64::new(0)),
-            })
+            .map(|h| Gauge::new(h.senders.len(), h.receivers.len()))
             .collect(),
     );
     let depth_caps: Vec<Option<u64>> = meta
@@ -152,24 +175,34 @@ where
         .collect();
 
     // Take the endpoints apart: injectors write hop 0, stage h reads hop h-1 and writes hop h,
-    // the sink reads the last hop.
+    // the sinks read the last hop.
+    let n_hops = hops.len();
     let mut writers: Vec<Vec<S>> = Vec::new();
     let mut readers: Vec<R> = Vec::new();
-    for h in hops {
+    let mut sink_readers: Vec<R> = Vec::new();
+    for (i, h) in hops.into_iter().enumerate() {
         let Endpoints {
             senders,
             mut receivers,
         } = h;
-        if receivers.len() != 1 {
+        let wanted = if i + 1 == n_hops { spec.consumers } else { 1 };
+        if receivers.len() != wanted {
             return SampleOutcome::status_only(
-                SampleStatus::Crashed("adapter returned the wrong number of receivers".into()),
+                SampleStatus::Crashed(format!(
+                    "hop {}: adapter returned {} receivers, {wanted} were asked for",
+                    i + 1,
+                    receivers.len()
+                )),
                 place,
             );
         }
         writers.push(senders);
-        readers.push(receivers.pop().expect("one receiver"));
+        if i + 1 == n_hops {
+            sink_readers = receivers;
+        } else {
+            readers.push(receivers.pop().expect("one receiver"));
+        }
     }
-    let n_hops = readers.len();
 
     let mut crew: Crew<Member> = Crew::new(threads, plan);
     let mut first_writers = writers.remove(0).into_iter();
@@ -261,7 +294,7 @@ where
             let (mut received, mut sent) = (0u64, 0u64);
             while let Some(m) = rx.recv() {
                 received += 1;
-                gauges[h].received.store(received, AtomicOrdering::Relaxed);
+                gauges[h].received[0].store(received, AtomicOrdering::Relaxed);
                 if work > 0 {
                     let until = clock.now_ns() + work;
                     while clock.now_ns() < until {
@@ -280,37 +313,46 @@ where
         });
     }
 
-    let mut rx = readers.next().expect("the last hop's reader");
-    let sink_gauges = gauges.clone();
-    let sink_clock = clock.clone();
-    let progress = crew.progress.clone();
-    crew.spawn("sink", move || {
-        let mut verifier = Verifier::new(injectors, per, ordering, 1);
-        let mut corrected = histogram::new();
-        let mut uncorrected = histogram::new();
-        let received = &sink_gauges[n_hops - 1].received;
-        let mut last_ns = 0;
-        while let Some(m) = rx.recv() {
-            let now = sink_clock.now_ns();
-            verifier.observe(&m);
-            histogram::record(&mut corrected, now.saturating_sub(m.intended_ns));
-            histogram::record(&mut uncorrected, now.saturating_sub(m.sent_ns));
-            drop(m);
-            let count = verifier.count();
-            received.store(count, AtomicOrdering::Relaxed);
-            if count % PROGRESS_EVERY == 0 {
-                progress.delivered.store(count, AtomicOrdering::Relaxed);
+    debug_assert!(readers.next().is_none(), "every stage took its reader");
+    for (index, mut rx) in sink_readers.into_iter().enumerate() {
+        let sink_gauges = gauges.clone();
+        let sink_clock = clock.clone();
+        let progress = crew.progress.clone();
+        let name = if sinks == 1 {
+            "sink".to_string()
+        } else {
+            format!("sink-{index}")
+        };
+        crew.spawn(&name, move || {
+            let mut verifier = Verifier::new(injectors, per, ordering, 1);
+            let mut corrected = histogram::new();
+            let mut uncorrected = histogram::new();
+            let received = &sink_gauges[n_hops - 1].received[index];
+            let mut last_ns = 0;
+            while let Some(m) = rx.recv() {
+                let now = sink_clock.now_ns();
+                verifier.observe(&m);
+                histogram::record(&mut corrected, now.saturating_sub(m.intended_ns));
+                histogram::record(&mut uncorrected, now.saturating_sub(m.sent_ns));
+                drop(m);
+                let count = verifier.count();
+                received.store(count, AtomicOrdering::Relaxed);
+                // The watchdog's progress follows the first sink.
+                if index == 0 && count % PROGRESS_EVERY == 0 {
+                    progress.delivered.store(count, AtomicOrdering::Relaxed);
+                }
+                last_ns = now;
             }
-            last_ns = now;
-        }
-        Member::Sink(Box::new(SinkReport {
-            verifier,
-            corrected,
-            uncorrected,
-            last_ns,
-            failed: rx.failed_attempts(),
-        }))
-    });
+            Member::Sink(Box::new(SinkReport {
+                index,
+                verifier,
+                corrected,
+                uncorrected,
+                last_ns,
+                failed: rx.failed_attempts(),
+            }))
+        });
+    }
 
     let progress = crew.progress.clone();
     let deadline = Instant::now() + Duration::from_millis(spec.watchdog_ms(total, Some(rate)));
@@ -333,7 +375,7 @@ where
     let mut first = u64::MAX;
     let mut disconnect = None;
     let mut depth_hists = Vec::new();
-    let mut sink = None;
+    let mut reports: Vec<SinkReport> = Vec::new();
     for m in members {
         match m {
             Member::Injector {
@@ -362,23 +404,52 @@ where
                 failed_recvs += failed.1;
             }
             Member::Sink(r) => {
-                let SinkReport {
-                    verifier,
-                    corrected,
-                    uncorrected,
-                    last_ns,
-                    failed,
-                } = *r;
-                failed_recvs += failed;
-                sink = Some((verifier, corrected, uncorrected, last_ns));
+                failed_recvs += r.failed;
+                reports.push(*r);
             }
         }
     }
-    let (mut verifier, corrected, uncorrected, last_ns) = sink.expect("the sink reports");
-    if let Some((p, s)) = disconnect {
-        verifier.note_disconnect(p, s);
+    reports.sort_by_key(|r| r.index);
+    let mut corrected = histogram::new();
+    let mut uncorrected = histogram::new();
+    let mut last_ns = 0;
+    // Each sink's stream is verified on its own: in a fan-out every consumer must see it whole.
+    // The sample's count and digest are those of the whole stream as one consumer saw it, so
+    // they agree with a one-consumer run; the first sink with a violation names the verdict.
+    let mut verdict: Option<verify::Verdict> = None;
+    for r in reports {
+        let SinkReport {
+            index,
+            mut verifier,
+            corrected: c,
+            uncorrected: u,
+            last_ns: l,
+            failed: _,
+        } = r;
+        if let Some((p, s)) = disconnect {
+            verifier.note_disconnect(p, s);
+        }
+        let mut v = verify::merge(vec![verifier]);
+        if sinks > 1 {
+            if let Some(violation) = &mut v.violation {
+                violation.consumer = Some(index as u32);
+            }
+        }
+        histogram::merge(&mut corrected, &c);
+        histogram::merge(&mut uncorrected, &u);
+        last_ns = last_ns.max(l);
+        verdict = Some(match verdict {
+            None => v,
+            Some(mut seen) => {
+                seen.count = seen.count.min(v.count);
+                seen.violation = seen.violation.or(v.violation);
+                seen
+            }
+        });
     }
-    let verdict = verify::merge(vec![verifier]);
+    let Some(verdict) = verdict else {
+        return SampleOutcome::status_only(SampleStatus::Crashed("no sink reported".into()), place);
+    };
     let hops = meta
         .iter()
         .zip(gauges.iter())
@@ -390,7 +461,7 @@ where
             mean: h.map_or(0.0, |h| h.mean()),
             p99: h.map_or(0, |h| h.value_at_quantile(0.99)),
             max: h.map_or(0, |h| h.max()),
-            received: g.received.load(AtomicOrdering::Relaxed),
+            received: g.received(),
         })
         .collect();
     SampleOutcome {

@@ -1,6 +1,10 @@
 //! `pipeline`: injector -> hop -> stage -> hop -> … -> sink, each hop a transport of its own;
 //! and `paced`/`ramp`, which are the one-hop case with K injectors.
 //!
+//! Several injectors (`producers = K`) make a **fan-in** into the first hop. Several consumers
+//! (`consumers = N`) make a **fan-out**: the last hop must be a broadcast transport, and each of
+//! the N sinks must receive, and is verified to receive, the whole stream.
+//!
 //! Hops of different transports have different endpoint types, so each hop's endpoints are
 //! boxed (`Box<dyn Sender<_>>`, `Box<dyn Receiver<_>>`): one virtual call per send and receive,
 //! a few nanoseconds against the microseconds a pipeline's events take end to end, and small
@@ -88,9 +92,9 @@ pub fn check(catalog: &Catalog, spec: &TrialSpec) -> Result<(), Box<SampleOutcom
             Placement::default(),
         )));
     }
-    if spec.consumers != 1 || spec.producers == 0 {
+    if spec.consumers == 0 || spec.producers == 0 {
         return fail(SampleStatus::Invalid(format!(
-            "{} takes at least 1 producer and exactly 1 consumer",
+            "{} takes at least 1 producer and 1 consumer",
             spec.workload
         )));
     }
@@ -105,6 +109,11 @@ pub fn check(catalog: &Catalog, spec: &TrialSpec) -> Result<(), Box<SampleOutcom
             Err(e) => return fail(SampleStatus::Invalid(format!("hop {}: {e}", i + 1))),
         };
         let writers = if i == 0 { spec.producers } else { 1 };
+        let readers = if i + 1 == pipe.hops.len() {
+            spec.consumers
+        } else {
+            1
+        };
         let as_stream = TrialSpec {
             transport: hop.transport.clone(),
             workload: if spec.pipeline.is_some() {
@@ -114,7 +123,7 @@ pub fn check(catalog: &Catalog, spec: &TrialSpec) -> Result<(), Box<SampleOutcom
             },
             capacity: hop.capacity,
             producers: writers,
-            consumers: 1,
+            consumers: readers,
             pipeline: None,
             ..spec.clone()
         };
@@ -163,10 +172,16 @@ fn run_typed<M: Message>(catalog: &Catalog, spec: &TrialSpec, messages: u64) -> 
         };
         let info = entry.info();
         let writers = if i == 0 { spec.producers } else { 1 };
+        // The last hop feeds the sinks: several in a fan-out.
+        let readers = if i + 1 == pipe.hops.len() {
+            spec.consumers
+        } else {
+            1
+        };
         let cfg = ChannelConfig {
             capacity: hop.capacity,
             producers: writers,
-            consumers: 1,
+            consumers: readers,
             options: spec.options.clone(),
         };
         let erased = match entry.runner().hop(spec.payload, &cfg) {

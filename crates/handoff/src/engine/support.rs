@@ -39,10 +39,22 @@ pub fn check_support(info: &TransportInfo, spec: &TrialSpec) -> Result<(), Box<S
                 spec.workload
             ));
         }
-        WorkloadKind::Mpsc | WorkloadKind::Paced | WorkloadKind::Ramp if spec.consumers != 1 => {
+        WorkloadKind::Mpsc if spec.consumers != 1 => {
             return invalid(format!("{} takes exactly 1 consumer", spec.workload));
         }
         _ => {}
+    }
+    if spec.consumers > 1 && sem.is_broadcast() && !spec.workload.is_open_loop() {
+        return unsupported(format!(
+            "{} broadcasts (every consumer receives every message) and {} shares one stream among its consumers; run a fan-out instead: a paced or pipeline trial with consumers = {}",
+            info.name, spec.workload, spec.consumers
+        ));
+    }
+    if spec.consumers > 1 && spec.workload.is_open_loop() && !sem.is_broadcast() {
+        return unsupported(format!(
+            "{} consumers make a fan-out, where every consumer receives every message; {} gives each message to one consumer only (fan-out needs a broadcast transport, e.g. bus or crossbeam-fanout)",
+            spec.consumers, info.name
+        ));
     }
     if spec.workload.is_open_loop() && sem.consumer_style == ConsumerStyle::Callback {
         return unsupported(format!(
@@ -75,8 +87,10 @@ pub fn check_support(info: &TransportInfo, spec: &TrialSpec) -> Result<(), Box<S
             sem.topology_label()
         ));
     }
-    if spec.workload == WorkloadKind::Mpmc && sem.consumers == Arity::One {
-        return unsupported("mpmc needs a transport with many consumers".into());
+    if spec.workload == WorkloadKind::Mpmc && sem.consumers != Arity::Many {
+        return unsupported(
+            "mpmc needs a transport whose consumers share one stream (many consumers, not a broadcast)".into(),
+        );
     }
     if spec.workload == WorkloadKind::PingPong && sem.consumer_style == ConsumerStyle::Callback {
         return unsupported(

@@ -344,6 +344,9 @@ fn group(mut rows: Vec<&TrialResult>, every: &[String]) -> Group {
         if let Some(b) = p.batch {
             t.push_str(&format!(" · batch {b}"));
         }
+        if first.workload.is_open_loop() && p.consumers > 1 {
+            t.push_str(" · fan-out (every consumer gets every event)");
+        }
         let pacing = pacing_label(&p.pacing);
         if !pacing.is_empty() {
             t.push_str(&format!(" · {pacing}"));

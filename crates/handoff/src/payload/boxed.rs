@@ -4,7 +4,7 @@
 use crate::message::{body_word, key, Message, BODY_STEP};
 
 /// A header plus a boxed body of `8 * W` bytes.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Boxed<const W: usize> {
     seq: u64,
     producer: u32,

@@ -93,7 +93,7 @@ pub enum TaggedEvent {
 }
 
 /// The whole message: tagged event plus optional heap tails.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 #[repr(C)]
 pub struct Event488<const TAILS: bool> {
     event: TaggedEvent,

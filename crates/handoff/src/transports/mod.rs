@@ -23,9 +23,11 @@
 //! | `handoff-mpsc`          | handoff's sharded MPSC ingress (`wake` option)    | MPSC, per-producer FIFO, bounded 2^n per shard, batch|
 //! | `vyukov-mpsc`           | Vyukov's node-based MPSC queue (`wake` option)    | MPSC, per-producer FIFO, unbounded                   |
 //! | `latest-cell`           | handoff's conflating single slot                  | SPSC, latest value, one slot, block                  |
+//! | `bus`                   | `bus::Bus`, every reader gets every message       | SPMC broadcast, FIFO, bounded ≥ 1, spin-then-park    |
+//! | `crossbeam-fanout`      | one `crossbeam_channel` per consumer, copied into | MPMC broadcast, per-producer FIFO, bounded ≥ 1       |
 //! | `tokio-mpsc-bounded`    | `tokio::sync::mpsc::channel(capacity)`            | MPSC, per-producer FIFO, bounded ≥ 1, async          |
 //! | `tokio-mpsc-unbounded`  | `tokio::sync::mpsc::unbounded_channel()`          | MPSC, per-producer FIFO, unbounded, async            |
-//! | `tokio-broadcast`       | `tokio::sync::broadcast` of `Arc`, lag = failure  | MPSC, per-producer FIFO, bounded 2^n ≥ 1, async      |
+//! | `tokio-broadcast`       | `tokio::sync::broadcast` of `Arc`, lag = failure  | MPMC broadcast, per-producer FIFO, bounded 2^n, async|
 //! | `tokio-watch`           | `tokio::sync::watch`, latest value                | MPSC, latest value (conflating), async               |
 //! | `tokio-oneshot`         | a fresh `tokio::sync::oneshot` per message        | SPSC, FIFO, unbounded, async                         |
 //! | `async-channel-bounded` | `async_channel::bounded(capacity)`                | MPMC, per-producer FIFO, bounded ≥ 1, async          |
@@ -53,7 +55,9 @@ use crate::catalog::{Catalog, Entry};
 use crate::transport::{BuildError, ChannelConfig};
 
 mod async_channels;
+mod bus_broadcast;
 mod crossbeam_channels;
+mod crossbeam_fanout;
 mod crossbeam_queues;
 mod direct_callback;
 mod disruptor_ring;
@@ -73,9 +77,11 @@ pub use self::async_channels::{
     AsyncChannelBounded, AsyncChannelRx, AsyncChannelTx, FlumeAsync, FlumeAsyncRx, FlumeAsyncTx,
     KanalAsync, KanalAsyncRx, KanalAsyncTx,
 };
+pub use self::bus_broadcast::{BusBroadcast, BusRx, BusTx};
 pub use self::crossbeam_channels::{
     CrossbeamBounded, CrossbeamRx, CrossbeamTx, CrossbeamUnbounded,
 };
+pub use self::crossbeam_fanout::{CrossbeamFanout, FanoutRx, FanoutTx};
 pub use self::crossbeam_queues::{
     CrossbeamArrayQueue, CrossbeamSegQueue, QueueRx, QueueTx, SpinQueue,
 };
@@ -123,6 +129,8 @@ pub fn register_all(catalog: &mut Catalog) {
     catalog.register(Entry::pull(HandoffMpsc));
     catalog.register(Entry::pull(VyukovMpsc));
     catalog.register(Entry::pull(LatestCell));
+    catalog.register(Entry::pull(BusBroadcast));
+    catalog.register(Entry::pull(CrossbeamFanout));
     register_async(catalog);
 }
 

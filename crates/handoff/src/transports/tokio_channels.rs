@@ -7,7 +7,8 @@
 //! * `tokio-mpsc-bounded`: `mpsc::channel(capacity)`; a full channel suspends the sender (a
 //!   semaphore of `capacity` permits). Capacity 0 is refused by tokio, so the minimum is 1.
 //! * `tokio-mpsc-unbounded`: `mpsc::unbounded_channel()`; `send` never waits.
-//! * `tokio-broadcast`: `broadcast::channel(capacity)`, where every receiver sees every message.
+//! * `tokio-broadcast`: `broadcast::channel(capacity)`, where every receiver sees every message
+//!   (declared a broadcast: with several consumers it runs as a fan-out).
 //!   tokio's broadcast needs `Clone` values, so each message travels in an `Arc` (one allocation
 //!   per message, part of what is measured) around a `Mutex` (a message type need not be `Sync`;
 //!   the lone receiver takes the message out of its unique `Arc` without locking). The ring never applies backpressure: a sender
@@ -276,15 +277,18 @@ impl AsyncTransport for TokioBroadcast {
     fn info(&self) -> TransportInfo {
         info(
             "tokio-broadcast",
-            "tokio::sync::broadcast::channel(capacity) of Arc<M>; no backpressure: a lagging receiver loses messages (reported as a failure)",
-            semantics(
-                Arity::Many,
-                Ordering::PerProducerFifo,
-                Bound::Bounded {
-                    min_capacity: 1,
-                    power_of_two: true,
-                },
-            ),
+            "tokio::sync::broadcast::channel(capacity) of Arc<M>; every receiver gets every message; no backpressure: a lagging receiver loses messages (reported as a failure)",
+            Semantics {
+                consumers: Arity::Broadcast,
+                ..semantics(
+                    Arity::Many,
+                    Ordering::PerProducerFifo,
+                    Bound::Bounded {
+                        min_capacity: 1,
+                        power_of_two: true,
+                    },
+                )
+            },
         )
     }
 
@@ -301,14 +305,20 @@ impl AsyncTransport for TokioBroadcast {
             )));
         }
         let (tx, rx) = broadcast::channel(cfg.capacity);
+        // Every receiver subscribes before the first send, so each sees the whole stream.
+        let mut receivers = vec![BroadcastRx {
+            rx: Some(rx),
+            lost: 0,
+        }];
+        receivers.extend((1..cfg.consumers).map(|_| BroadcastRx {
+            rx: Some(tx.subscribe()),
+            lost: 0,
+        }));
         Ok(Endpoints {
             senders: (0..cfg.producers)
                 .map(|_| BroadcastTx(tx.clone()))
                 .collect(),
-            receivers: vec![BroadcastRx {
-                rx: Some(rx),
-                lost: 0,
-            }],
+            receivers,
         })
     }
 }

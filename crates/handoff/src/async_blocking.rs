@@ -1,0 +1,77 @@
+//! Blocking endpoints over async ones, so that an async transport can be a hop of an open-loop
+//! pipeline, whose injectors, stages and sinks are OS threads.
+//!
+//! Each `send` and `recv` drives the async operation to completion with one
+//! `futures_lite::future::block_on` on the calling thread: it polls the operation, and while it
+//! is pending parks the thread until the transport's waker unparks it. That is how a thread uses
+//! an async channel from synchronous code (tokio's own `blocking_send` and `blocking_recv` work
+//! the same way), and its cost, a poll and a thread-local waker per message, is part of what the
+//! hop's figures show. Async senders have no non-blocking send, so refusals on such a hop are
+//! unobservable and the `refusals-unobservable` lint says so.
+//!
+//! The closed-loop async engine never does this: there each producer and consumer is one future
+//! driven by one `block_on` (or a runtime) for the whole sample.
+
+use crate::message::Message;
+use crate::transport::{Endpoints, Receiver, Sender};
+use crate::transport_async::{AsyncReceiver, AsyncSender};
+
+/// An async sender used from a thread: one `block_on` per send.
+pub struct BlockingTx<S>(pub S);
+
+/// An async receiver used from a thread: one `block_on` per receive.
+pub struct BlockingRx<R>(pub R);
+
+impl<M: Message, S: AsyncSender<M>> Sender<M> for BlockingTx<S> {
+    fn send(&mut self, msg: M) -> Result<(), M> {
+        futures_lite::future::block_on(self.0.send(msg))
+    }
+}
+
+impl<M: Message, R: AsyncReceiver<M>> Receiver<M> for BlockingRx<R> {
+    fn recv(&mut self) -> Option<M> {
+        futures_lite::future::block_on(self.0.recv())
+    }
+}
+
+/// Wraps every endpoint of an async channel.
+pub fn blocking<S, R>(e: Endpoints<S, R>) -> Endpoints<BlockingTx<S>, BlockingRx<R>> {
+    Endpoints {
+        senders: e.senders.into_iter().map(BlockingTx).collect(),
+        receivers: e.receivers.into_iter().map(BlockingRx).collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::payload::Word;
+    use crate::transport::ChannelConfig;
+    use crate::transport_async::AsyncTransport;
+    use crate::transports::TokioMpscBounded;
+
+    #[test]
+    fn an_async_channel_moves_a_stream_between_threads() {
+        let ends = TokioMpscBounded
+            .channel::<Word>(&ChannelConfig::new(4, 1, 1))
+            .unwrap();
+        let Endpoints {
+            mut senders,
+            mut receivers,
+        } = blocking(ends);
+        let mut tx = senders.pop().unwrap();
+        let mut rx = receivers.pop().unwrap();
+        let producer = std::thread::spawn(move || {
+            for s in 0..1_000 {
+                assert!(tx.send(Word::build(0, s)).is_ok());
+            }
+        });
+        let mut next = 0;
+        while let Some(m) = rx.recv() {
+            assert_eq!(m.seq(), next);
+            next += 1;
+        }
+        producer.join().unwrap();
+        assert_eq!(next, 1_000, "the stream ends once the sender is dropped");
+    }
+}
