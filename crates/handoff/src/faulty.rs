@@ -121,8 +121,7 @@ impl<M: Message> Receiver<M> for FaultyRx<M> {
                 self.rx.recv().ok()
             }
             Fault::Duplicate => {
-                // Bodies derive from headers, so an exact copy can be rebuilt.
-                self.held = Some(M::build(m.producer(), m.seq()));
+                self.held = Some(m.clone());
                 Some(m)
             }
             Fault::Reorder => match self.rx.recv() {

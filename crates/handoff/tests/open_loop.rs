@@ -404,3 +404,69 @@ fn async_transports_are_hops_driven_from_threads() {
     assert_eq!(o.status, SampleStatus::Pass, "{o:?}");
     assert_eq!(o.messages, 1_000);
 }
+
+#[test]
+fn every_hop_carries_the_whole_stamped_message() {
+    // A hop must move the message it was given, send stamps included: a transport that hands
+    // out a copy rebuilt from the header alone would zero the stamps and turn every latency into
+    // the time since the sample began.
+    use handoff::engine::pipeline::BoxedHop;
+    use handoff::message::Message;
+    use handoff::open_loop::Stamped;
+    use handoff::payload::Word;
+    use handoff::semantics::{Bound, ConsumerStyle};
+    use handoff::transport::ChannelConfig;
+    let c = Catalog::builtin();
+    let mut hops = Vec::new();
+    for e in c.entries() {
+        let info = e.info();
+        if info.test_only || info.semantics.consumer_style == ConsumerStyle::Callback {
+            continue;
+        }
+        // Room for every message: a broadcast ring that never waits (tokio's) would otherwise
+        // overwrite what its receiver had not read yet.
+        let capacity = match info.semantics.bound {
+            Bound::Bounded { min_capacity, .. } => min_capacity.max(256),
+            Bound::Unbounded => 0,
+        };
+        let hop = e
+            .runner()
+            .hop(PayloadKind::U64, &ChannelConfig::new(capacity, 1, 1))
+            .unwrap_or_else(|err| panic!("{}: {err}", info.name));
+        let mut ends = *hop
+            .downcast::<BoxedHop<Stamped<Word>>>()
+            .unwrap_or_else(|_| panic!("{}: wrong endpoint type", info.name));
+        let mut tx = ends.senders.pop().unwrap();
+        let mut rx = ends.receivers.pop().unwrap();
+        let producer = std::thread::spawn(move || {
+            for seq in 0..200u64 {
+                let mut m = Stamped::<Word>::build(0, seq);
+                (m.intended_ns, m.sent_ns) = (1_000 + seq * 7, 2_000 + seq * 11);
+                assert!(tx.send(m).is_ok());
+            }
+        });
+        let mut received = 0;
+        while let Some(m) = rx.recv() {
+            let seq = m.seq();
+            assert_eq!(
+                (m.intended_ns, m.sent_ns),
+                (1_000 + seq * 7, 2_000 + seq * 11),
+                "{}: stamps of seq {seq}",
+                info.name
+            );
+            received += 1;
+        }
+        producer.join().unwrap();
+        assert!(received > 0, "{}", info.name);
+        hops.push(info.name.clone());
+    }
+    for name in [
+        "crossbeam-bounded",
+        "bus",
+        "latest-cell",
+        "tokio-watch",
+        "tokio-broadcast",
+    ] {
+        assert!(hops.iter().any(|h| h == name), "{name} not tried");
+    }
+}

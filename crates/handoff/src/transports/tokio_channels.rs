@@ -10,27 +10,26 @@
 //! * `tokio-broadcast`: `broadcast::channel(capacity)`, where every receiver sees every message
 //!   (declared a broadcast: with several consumers it runs as a fan-out).
 //!   tokio's broadcast needs `Clone` values, so each message travels in an `Arc` (one allocation
-//!   per message, part of what is measured) around a `Mutex` (a message type need not be `Sync`;
-//!   the lone receiver takes the message out of its unique `Arc` without locking). The ring never applies backpressure: a sender
-//!   overwrites the oldest slot, and a receiver that fell more than `capacity` behind gets
-//!   `Lagged`. The adapter then ends its stream and reports the lost messages
-//!   ([`AsyncReceiver::lost`]), which the harness turns into a failing verdict. Declared with one
-//!   consumer: with several, each would see every message, which is a fan-out, not the
-//!   exactly-once partition the `mpmc` workload verifies. tokio rounds the capacity up to a power
-//!   of two, so the declared bound asks for one.
+//!   per message, part of what is measured) around a `Mutex`. The last receiver to read a slot
+//!   takes the message out of its then unique `Arc` without locking; the others (in a fan-out)
+//!   copy it. The ring never applies backpressure: a sender overwrites the oldest slot, and a
+//!   receiver that fell more than `capacity` behind gets `Lagged`. The adapter then ends its
+//!   stream and reports the lost messages ([`AsyncReceiver::lost`]), which the harness turns into
+//!   a failing verdict. Declared a broadcast: with several consumers each sees every message, so
+//!   it runs as an open-loop fan-out, never as the exactly-once partition the `mpmc` workload
+//!   verifies. tokio rounds the capacity up to a power of two, so the declared bound asks for one.
 //! * `tokio-watch`: `watch::channel`, a latest-value cell: a send overwrites the value, a receiver
 //!   sees the newest one when it looks. Declared [`Ordering::Latest`] (conflating), so workloads
-//!   that count every message refuse it. The value sits behind a `Mutex` (readers share it and a
-//!   message type need not be `Sync`); the consumer verifies it in place
-//!   ([`AsyncReceiver::recv_with`]), and `recv` hands out a copy rebuilt from the header of an
-//!   intact value (every body is a pure function of its header).
+//!   that count every message refuse it; it runs as the conflating hop of a `latest` pipeline. The
+//!   value sits behind a `Mutex` (readers share it); the consumer verifies it in place
+//!   ([`AsyncReceiver::recv_with`]), and `recv` hands out a copy (every byte, send stamps
+//!   included).
 //! * `tokio-oneshot`: a stream made of one fresh `oneshot` channel per message: each message
 //!   carries the receiver of the next oneshot, so the consumer always awaits the oneshot the
 //!   previous message handed it. Used in ping-pong, every request and every reply crosses through
 //!   a oneshot created for it (inside the timed region: creating the oneshot is part of the
 //!   pattern measured). Single producer, single consumer, FIFO; the sender never waits.
 
-use crate::message::MAX_SEQ;
 use crate::prelude::*;
 use crate::transport_async::{AsyncReceiver, AsyncSender, AsyncTransport};
 use std::future::Future;
@@ -60,13 +59,10 @@ fn info(name: &str, description: &str, semantics: Semantics) -> TransportInfo {
     }
 }
 
-/// A copy of `m` rebuilt from its header, or, if `m` is corrupt, a message whose sequence number
-/// was never sent, so the verifier fails the run instead of seeing an intact copy.
-fn rebuild<M: Message>(m: &M) -> M {
-    match m.check() {
-        Some(_) => M::build(m.producer(), m.seq()),
-        None => M::build(m.producer(), MAX_SEQ),
-    }
+/// A copy of `m`, every byte of it (a corrupt body stays corrupt, and the send stamps of an
+/// open-loop message travel with it).
+fn copy<M: Message>(m: &M) -> M {
+    m.clone()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -211,13 +207,13 @@ pub struct BroadcastRx<M> {
     lost: u64,
 }
 
-/// The message out of its `Arc`: the ring dropped its copy when this (only) receiver read the
-/// slot, so the `Arc` is unique and no lock is taken; should it not be, an identical copy is
-/// rebuilt under the lock.
+/// The message out of its `Arc`: once every receiver has read the slot the ring's copy is gone,
+/// so the last receiver to take it gets it without a copy and no lock is taken; the others (a
+/// fan-out) copy it under the lock.
 fn unwrap_arc<M: Message>(a: Arc<Mutex<M>>) -> M {
     match Arc::try_unwrap(a) {
         Ok(m) => m.into_inner().unwrap_or_else(|e| e.into_inner()),
-        Err(a) => rebuild(&*a.lock().unwrap_or_else(|e| e.into_inner())),
+        Err(a) => copy(&*a.lock().unwrap_or_else(|e| e.into_inner())),
     }
 }
 
@@ -365,7 +361,7 @@ impl<M: Message> WatchRx<M> {
 
 impl<M: Message> AsyncReceiver<M> for WatchRx<M> {
     fn recv(&mut self) -> impl Future<Output = Option<M>> + Send {
-        self.next(rebuild)
+        self.next(copy)
     }
 
     async fn recv_with<F: FnOnce(&M) + Send>(&mut self, f: F) -> bool {
