@@ -6,14 +6,14 @@
 //! is pending parks the thread until the transport's waker unparks it. That is how a thread uses
 //! an async channel from synchronous code (tokio's own `blocking_send` and `blocking_recv` work
 //! the same way), and its cost, a poll and a thread-local waker per message, is part of what the
-//! hop's figures show. Async senders have no non-blocking send, so refusals on such a hop are
-//! unobservable and the `refusals-unobservable` lint says so.
+//! hop's figures show. `try_send` goes straight to the transport's own non-blocking send
+//! ([`AsyncSender::try_send`]), so refusals are counted as on any other hop.
 //!
 //! The closed-loop async engine never does this: there each producer and consumer is one future
 //! driven by one `block_on` (or a runtime) for the whole sample.
 
 use crate::message::Message;
-use crate::transport::{Endpoints, Receiver, Sender};
+use crate::transport::{Endpoints, Receiver, Sender, TrySendError};
 use crate::transport_async::{AsyncReceiver, AsyncSender};
 
 /// An async sender used from a thread: one `block_on` per send.
@@ -25,6 +25,10 @@ pub struct BlockingRx<R>(pub R);
 impl<M: Message, S: AsyncSender<M>> Sender<M> for BlockingTx<S> {
     fn send(&mut self, msg: M) -> Result<(), M> {
         futures_lite::future::block_on(self.0.send(msg))
+    }
+
+    fn try_send(&mut self, msg: M) -> Result<(), TrySendError<M>> {
+        self.0.try_send(msg)
     }
 }
 

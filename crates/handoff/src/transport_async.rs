@@ -83,7 +83,7 @@
 //! ```
 
 use crate::message::Message;
-use crate::transport::{BuildError, ChannelConfig, Endpoints, TransportInfo};
+use crate::transport::{BuildError, ChannelConfig, Endpoints, TransportInfo, TrySendError};
 use std::future::Future;
 
 /// The producer side of an async channel.
@@ -91,6 +91,15 @@ pub trait AsyncSender<M>: Send + 'static {
     /// Hands one message over, suspending the task while the channel is full. Resolves to the
     /// message back if every consumer is gone.
     fn send(&mut self, msg: M) -> impl Future<Output = Result<(), M>> + Send;
+
+    /// Hands one message over only if that can be done without waiting, from any context (no
+    /// runtime needed). Open-loop workloads, which drive async transports from threads, use it
+    /// to count refused sends. The default says the transport cannot tell
+    /// ([`TrySendError::Unsupported`]); a transport whose `send` never waits returns what `send`
+    /// would.
+    fn try_send(&mut self, msg: M) -> Result<(), TrySendError<M>> {
+        Err(TrySendError::Unsupported(msg))
+    }
 }
 
 /// The consumer side of an async channel.

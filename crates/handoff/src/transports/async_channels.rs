@@ -51,6 +51,14 @@ impl<M: Message> AsyncSender<M> for AsyncChannelTx<M> {
     async fn send(&mut self, msg: M) -> Result<(), M> {
         self.0.send(msg).await.map_err(|e| e.0)
     }
+
+    #[inline]
+    fn try_send(&mut self, msg: M) -> Result<(), TrySendError<M>> {
+        self.0.try_send(msg).map_err(|e| match e {
+            async_channel::TrySendError::Full(m) => TrySendError::Full(m),
+            async_channel::TrySendError::Closed(m) => TrySendError::Disconnected(m),
+        })
+    }
 }
 
 impl<M: Message> AsyncReceiver<M> for AsyncChannelRx<M> {
@@ -104,6 +112,14 @@ impl<M: Message> AsyncSender<M> for FlumeAsyncTx<M> {
     #[inline]
     async fn send(&mut self, msg: M) -> Result<(), M> {
         self.0.send_async(msg).await.map_err(|e| e.0)
+    }
+
+    #[inline]
+    fn try_send(&mut self, msg: M) -> Result<(), TrySendError<M>> {
+        self.0.try_send(msg).map_err(|e| match e {
+            flume::TrySendError::Full(m) => TrySendError::Full(m),
+            flume::TrySendError::Disconnected(m) => TrySendError::Disconnected(m),
+        })
     }
 }
 
@@ -159,6 +175,20 @@ impl<M: Message> AsyncSender<M> for KanalAsyncTx<M> {
     async fn send(&mut self, msg: M) -> Result<(), M> {
         let (producer, seq) = (msg.producer(), msg.seq());
         self.0.send(msg).await.map_err(|_| M::build(producer, seq))
+    }
+
+    #[inline]
+    fn try_send(&mut self, msg: M) -> Result<(), TrySendError<M>> {
+        // `try_send_option` leaves the value in place when the channel is full.
+        let mut slot = Some(msg);
+        match self.0.try_send_option(&mut slot) {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(TrySendError::Full(slot.expect("kept when full"))),
+            Err(_) => match slot {
+                Some(m) => Err(TrySendError::Disconnected(m)),
+                None => Ok(()),
+            },
+        }
     }
 }
 

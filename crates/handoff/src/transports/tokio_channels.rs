@@ -91,6 +91,14 @@ impl<M: Message> AsyncSender<M> for TokioMpscTx<M> {
     async fn send(&mut self, msg: M) -> Result<(), M> {
         self.0.send(msg).await.map_err(|e| e.0)
     }
+
+    #[inline]
+    fn try_send(&mut self, msg: M) -> Result<(), TrySendError<M>> {
+        self.0.try_send(msg).map_err(|e| match e {
+            mpsc::error::TrySendError::Full(m) => TrySendError::Full(m),
+            mpsc::error::TrySendError::Closed(m) => TrySendError::Disconnected(m),
+        })
+    }
 }
 
 impl<M: Message> AsyncReceiver<M> for TokioMpscRx<M> {
@@ -104,6 +112,14 @@ impl<M: Message> AsyncSender<M> for TokioUnboundedTx<M> {
     #[inline]
     fn send(&mut self, msg: M) -> impl Future<Output = Result<(), M>> + Send {
         std::future::ready(self.0.send(msg).map_err(|e| e.0))
+    }
+
+    /// Unbounded: a send never waits, so it is never refused.
+    #[inline]
+    fn try_send(&mut self, msg: M) -> Result<(), TrySendError<M>> {
+        self.0
+            .send(msg)
+            .map_err(|e| TrySendError::Disconnected(e.0))
     }
 }
 
@@ -227,6 +243,14 @@ impl<M: Message> AsyncSender<M> for BroadcastTx<M> {
             .map_err(|e| unwrap_arc(e.0));
         std::future::ready(r)
     }
+
+    /// A broadcast send never waits (it overwrites), so it is never refused.
+    fn try_send(&mut self, msg: M) -> Result<(), TrySendError<M>> {
+        self.0
+            .send(Arc::new(Mutex::new(msg)))
+            .map(|_| ())
+            .map_err(|e| TrySendError::Disconnected(unwrap_arc(e.0)))
+    }
 }
 
 impl<M: Message> BroadcastRx<M> {
@@ -343,6 +367,12 @@ impl<M: Message> AsyncSender<M> for WatchTx<M> {
         };
         std::future::ready(r)
     }
+
+    /// The send never waits (its future is ready at once), so it is never refused.
+    fn try_send(&mut self, msg: M) -> Result<(), TrySendError<M>> {
+        futures_lite::future::block_on(AsyncSender::send(self, msg))
+            .map_err(TrySendError::Disconnected)
+    }
 }
 
 impl<M: Message> WatchRx<M> {
@@ -428,6 +458,12 @@ impl<M: Message> AsyncSender<M> for OneshotTx<M> {
             }
         };
         std::future::ready(r)
+    }
+
+    /// The send never waits (its future is ready at once), so it is never refused.
+    fn try_send(&mut self, msg: M) -> Result<(), TrySendError<M>> {
+        futures_lite::future::block_on(AsyncSender::send(self, msg))
+            .map_err(TrySendError::Disconnected)
     }
 }
 
