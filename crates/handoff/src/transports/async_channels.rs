@@ -179,16 +179,9 @@ impl<M: Message> AsyncSender<M> for KanalAsyncTx<M> {
 
     #[inline]
     fn try_send(&mut self, msg: M) -> Result<(), TrySendError<M>> {
-        // `try_send_option` leaves the value in place when the channel is full.
         let mut slot = Some(msg);
-        match self.0.try_send_option(&mut slot) {
-            Ok(true) => Ok(()),
-            Ok(false) => Err(TrySendError::Full(slot.expect("kept when full"))),
-            Err(_) => match slot {
-                Some(m) => Err(TrySendError::Disconnected(m)),
-                None => Ok(()),
-            },
-        }
+        let sent = self.0.try_send_option(&mut slot);
+        super::kanal_channel::try_send_outcome(sent, slot)
     }
 }
 

@@ -28,16 +28,23 @@ impl<M: Message> Sender<M> for KanalTx<M> {
 
     #[inline]
     fn try_send(&mut self, msg: M) -> Result<(), TrySendError<M>> {
-        // `try_send_option` leaves the value in place when the channel is full.
         let mut slot = Some(msg);
-        match self.0.try_send_option(&mut slot) {
-            Ok(true) => Ok(()),
-            Ok(false) => Err(TrySendError::Full(slot.expect("kept when full"))),
-            Err(_) => match slot {
-                Some(m) => Err(TrySendError::Disconnected(m)),
-                None => Ok(()),
-            },
-        }
+        let sent = self.0.try_send_option(&mut slot);
+        try_send_outcome(sent, slot)
+    }
+}
+
+/// The outcome of kanal's `try_send_option` on `slot`, for its sync and async senders alike:
+/// the value is left in place when the channel is full (or closed before taking it).
+pub(super) fn try_send_outcome<M>(
+    sent: Result<bool, kanal::SendError>,
+    slot: Option<M>,
+) -> Result<(), TrySendError<M>> {
+    match (sent, slot) {
+        (Ok(true), _) | (Err(_), None) => Ok(()),
+        (Ok(false), Some(m)) => Err(TrySendError::Full(m)),
+        (Ok(false), None) => unreachable!("kanal keeps the value when the channel is full"),
+        (Err(_), Some(m)) => Err(TrySendError::Disconnected(m)),
     }
 }
 

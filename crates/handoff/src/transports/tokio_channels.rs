@@ -59,12 +59,6 @@ fn info(name: &str, description: &str, semantics: Semantics) -> TransportInfo {
     }
 }
 
-/// A copy of `m`, every byte of it (a corrupt body stays corrupt, and the send stamps of an
-/// open-loop message travel with it).
-fn copy<M: Message>(m: &M) -> M {
-    m.clone()
-}
-
 // ---------------------------------------------------------------------------------------------
 // mpsc
 
@@ -229,7 +223,7 @@ pub struct BroadcastRx<M> {
 fn unwrap_arc<M: Message>(a: Arc<Mutex<M>>) -> M {
     match Arc::try_unwrap(a) {
         Ok(m) => m.into_inner().unwrap_or_else(|e| e.into_inner()),
-        Err(a) => copy(&*a.lock().unwrap_or_else(|e| e.into_inner())),
+        Err(a) => a.lock().unwrap_or_else(|e| e.into_inner()).clone(),
     }
 }
 
@@ -391,7 +385,9 @@ impl<M: Message> WatchRx<M> {
 
 impl<M: Message> AsyncReceiver<M> for WatchRx<M> {
     fn recv(&mut self) -> impl Future<Output = Option<M>> + Send {
-        self.next(copy)
+        // A copy of every byte: a corrupt body stays corrupt, and an open-loop message keeps its
+        // send stamps.
+        self.next(M::clone)
     }
 
     async fn recv_with<F: FnOnce(&M) + Send>(&mut self, f: F) -> bool {
