@@ -8,7 +8,7 @@ use handoff_spsc::{Backoff, Wait, Waiter};
 /// | policy | idle receiver | cost per send | sender on a full ring (sharded) |
 /// |---|---|---|---|
 /// | [`Spin`](Wake::Spin) | polls, yields every 256 polls | nothing | polls, yields every 256 polls |
-/// | [`Edge`](Wake::Edge) | spins briefly, then sleeps | a fence and a load of the receiver's (rarely written) sleep flag; a system call only when the receiver sleeps | spins briefly, then sleeps until the receiver frees a slot |
+/// | [`Edge`](Wake::Edge) | spins briefly, then sleeps | a load of the receiver's (rarely written) sleep flag, behind a fence that is free on Linux (see [`Waiter`](handoff_spsc::Waiter)); a system call only when the receiver sleeps | spins briefly, then sleeps until the receiver frees a slot |
 /// | [`Every`](Wake::Every) | as `Edge` | a fence and a futex wake system call, every time | as `Edge` |
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Wake {

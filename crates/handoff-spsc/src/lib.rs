@@ -10,8 +10,9 @@
 //! * **Lock-free hot path.** A push or pop is a handful of instructions: each side keeps a cached
 //!   copy of the other side's index and reloads the shared one only when the ring looks full
 //!   (producer) or empty (consumer); the indices sit on separate 128-byte cache lines.
-//!   Acquire/release ordering only, except with [`Wait::Block`] (one full fence per operation,
-//!   see below).
+//!   Acquire/release ordering only. With [`Wait::Block`] each operation also loads the other
+//!   side's sleep flag, behind a fence that costs nothing on Linux (the sleeping side pays for
+//!   both with a process-wide `membarrier`) and is a full fence elsewhere.
 //! * **Batches publish once.** [`Producer::push_batch`] writes a run of slots and publishes the
 //!   tail once; [`Consumer::pop_batch`] reads a run and releases the head once.
 //! * **Disconnection is observable.** Dropping one end is seen by the other:
@@ -99,6 +100,7 @@
 #![deny(missing_docs)]
 #![warn(unsafe_op_in_unsafe_fn)]
 
+mod barrier;
 mod loom;
 mod ring;
 pub mod wait;

@@ -264,6 +264,79 @@ fn blocked_producer_sees_end() {
     assert_eq!(producer.join().unwrap(), Err(1));
 }
 
+/// Runs `f` on a thread of its own and fails (instead of hanging the test run) if it has not
+/// finished within a minute: a lost wake-up shows up as a side asleep forever.
+fn within_a_minute<R: Send + 'static>(what: &str, f: impl FnOnce() -> R + Send + 'static) -> R {
+    let (done, finished) = std::sync::mpsc::channel();
+    let worker = thread::spawn(move || {
+        let result = f();
+        let _ = done.send(());
+        result
+    });
+    match finished.recv_timeout(std::time::Duration::from_secs(60)) {
+        Ok(()) => worker.join().unwrap(),
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => worker.join().unwrap(),
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+            panic!("{what}: no progress for 60 s, a wake-up was lost")
+        }
+    }
+}
+
+/// Where the system offers it, `Wait::Block` uses the asymmetric barrier pair (a free one on the
+/// hot path), so that the tests of this file exercise the protocol that ships.
+#[test]
+#[cfg(all(target_os = "linux", not(miri)))]
+fn block_uses_asymmetric_barriers_on_linux() {
+    assert!(handoff_spsc::Waiter::new().is_asymmetric());
+}
+
+/// Bursts separated by pauses long enough for the other side to go to sleep: each burst must
+/// wake it. Run in both directions (the consumer sleeping on an empty ring, the producer on a
+/// full one), with exact counts and order; a lost wake-up fails the test instead of hanging it.
+#[test]
+fn every_sleep_is_woken() {
+    const BURSTS: u64 = if cfg!(miri) { 5 } else { 1_000 };
+    let pause = std::time::Duration::from_micros(if cfg!(miri) { 1 } else { 200 });
+    // The consumer sleeps between the producer's bursts.
+    within_a_minute("consumer asleep on an empty ring", move || {
+        let (mut tx, mut rx) = channel::<u64>(64, Wait::Block).unwrap();
+        let producer = thread::spawn(move || {
+            for burst in 0..BURSTS {
+                for i in 0..burst % 3 + 1 {
+                    tx.push(burst * 4 + i).unwrap();
+                }
+                thread::sleep(pause);
+            }
+        });
+        let mut received = 0;
+        let mut last = None;
+        while let Some(v) = rx.pop() {
+            assert!(last.map_or(true, |l| v > l), "{v} after {last:?}");
+            last = Some(v);
+            received += 1;
+        }
+        producer.join().unwrap();
+        assert_eq!(received, (0..BURSTS).map(|b| b % 3 + 1).sum::<u64>());
+    });
+    // The producer sleeps on a full ring while the consumer pauses.
+    within_a_minute("producer asleep on a full ring", move || {
+        let (mut tx, mut rx) = channel::<u64>(2, Wait::Block).unwrap();
+        let producer = thread::spawn(move || {
+            for i in 0..BURSTS * 2 {
+                tx.push(i).unwrap();
+            }
+        });
+        for expected in 0..BURSTS * 2 {
+            if expected % 2 == 0 {
+                thread::sleep(pause);
+            }
+            assert_eq!(rx.pop(), Some(expected));
+        }
+        producer.join().unwrap();
+        assert_eq!(rx.pop(), None);
+    });
+}
+
 /// A message that counts its drops.
 #[derive(Debug)]
 struct Counted {
