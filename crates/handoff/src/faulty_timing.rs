@@ -94,6 +94,7 @@ impl Transport for Stall {
                 name: "stall_ms".into(),
                 values: vec![],
                 help: "how long the producer stalls (default 50)".into(),
+                waits: vec![],
             }],
             test_only: true,
         }
@@ -186,6 +187,7 @@ impl Transport for Knee {
                 name: "knee".into(),
                 values: vec![],
                 help: "the rate above which sends are refused, per second (default 50000)".into(),
+                waits: vec![],
             }],
             test_only: true,
         }

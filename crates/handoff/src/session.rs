@@ -396,6 +396,15 @@ fn summarise(
     // Tasks on a current-thread runtime take turns on one thread: whatever the transport can do,
     // this result is a same-thread hand-off and is shown (and ranked) as one.
     let cooperative = spec.driver == Driver::TokioCurrent;
+    // An option such as `wait=block` or `wake=spin` changes how this trial's transport waits.
+    if let Some(info) = &info {
+        for (key, value) in &spec.options {
+            let chosen = info.options.iter().find(|o| &o.name == key);
+            if let Some(wait) = chosen.and_then(|o| o.wait_for(value)) {
+                semantics.wait = wait;
+            }
+        }
+    }
     if cooperative {
         semantics.locality = Locality::SameThread;
     }

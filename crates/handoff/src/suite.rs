@@ -1592,11 +1592,13 @@ mod tests {
                     name: "wake".into(),
                     values: vec!["edge".into(), "every".into()],
                     help: "when to wake the consumer".into(),
+                    waits: vec![],
                 },
                 OptionSpec {
                     name: "spin".into(),
                     values: vec![],
                     help: "spins before parking".into(),
+                    waits: vec![],
                 },
             ];
             info

@@ -23,7 +23,7 @@
 //! end of the stream before every message arrived reports exactly which ones are missing.
 
 use crate::message::Message;
-use crate::semantics::Semantics;
+use crate::semantics::{Semantics, WaitStrategy};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -67,6 +67,19 @@ pub struct OptionSpec {
     pub values: Vec<String>,
     /// What the option changes.
     pub help: String,
+    /// The wait strategy each value gives, in the order of `values`, for an option that chooses
+    /// how the transport waits (such as `wait` or `wake`); empty otherwise. Reports show the
+    /// strategy of the value a trial ran with instead of the declared default.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub waits: Vec<WaitStrategy>,
+}
+
+impl OptionSpec {
+    /// The wait strategy that `value` of this option gives, if the option chooses one.
+    pub fn wait_for(&self, value: &str) -> Option<WaitStrategy> {
+        let i = self.values.iter().position(|v| v == value)?;
+        self.waits.get(i).copied()
+    }
 }
 
 /// Static description of a transport: its name, what it is, and its declared semantics.

@@ -113,3 +113,39 @@ fn a_session_keeps_every_other_result() {
         .contains("unknown transport"));
     assert!(report.has_failures());
 }
+
+/// An option that chooses how a transport waits shows in the result's semantics: the same queue
+/// run with `wake=spin` and `wake=edge` reports two different wait strategies.
+#[test]
+fn a_wait_option_sets_the_reported_wait_strategy() {
+    use handoff::semantics::WaitStrategy;
+    let c = Catalog::builtin();
+    let with = |key: &str, value: &str, transport: &str| {
+        let mut s = spec(transport, WorkloadKind::Mpsc, 2);
+        s.options.insert(key.into(), value.into());
+        s
+    };
+    let specs = vec![
+        with("wake", "spin", "handoff-mpsc"),
+        with("wake", "edge", "handoff-mpsc"),
+        with("wake", "every", "vyukov-mpsc"),
+        spec("handoff-mpsc", WorkloadKind::Mpsc, 2),
+    ];
+    let opts = SessionOptions {
+        isolation: Isolation::InProcess,
+        probes: None,
+        suite: "test".into(),
+    };
+    let report = session::run(&c, specs, &opts, &mut |_| {});
+    let waits: Vec<WaitStrategy> = report.results.iter().map(|r| r.semantics.wait).collect();
+    assert_eq!(
+        waits,
+        vec![
+            WaitStrategy::Spin,
+            WaitStrategy::SpinThenPark,
+            WaitStrategy::SpinThenPark,
+            WaitStrategy::SpinThenPark
+        ]
+    );
+    assert!(report.results.iter().all(|r| r.verdict == Verdict::Pass));
+}

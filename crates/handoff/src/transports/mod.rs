@@ -158,10 +158,18 @@ fn wake_spec(default: &str) -> crate::transport::OptionSpec {
             .filter(|v| **v != default)
             .map(|v| v.to_string()),
     );
+    let waits = values
+        .iter()
+        .map(|v| match v.as_str() {
+            "spin" => crate::semantics::WaitStrategy::Spin,
+            _ => crate::semantics::WaitStrategy::SpinThenPark,
+        })
+        .collect();
     crate::transport::OptionSpec {
         name: "wake".into(),
         values,
         help: "consumer wake policy: spin (never sleeps), edge (woken only on empty->non-empty), every (a wake call on every push)".into(),
+        waits,
     }
 }
 

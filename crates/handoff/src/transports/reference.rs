@@ -92,6 +92,7 @@ impl Transport for HandoffSpsc {
                 name: "wait".into(),
                 values: vec!["spin".into(), "spin-yield".into(), "block".into()],
                 help: "spin (busy, yields after a bounded number of polls), spin-yield, block (sleeps; woken only on the empty->non-empty / full->not-full edge)".into(),
+                waits: vec![WaitStrategy::Spin, WaitStrategy::SpinThenPark, WaitStrategy::SpinThenPark],
             }],
             test_only: false,
         }
