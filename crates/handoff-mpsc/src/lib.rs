@@ -28,8 +28,11 @@
 //!   allocates one node per message.
 //! * **Wake-ups as asked.** With [`Wake::Edge`] an idle receiver sleeps and a sender makes a
 //!   wake-up system call only when it finds the receiver asleep, i.e. on the empty→non-empty
-//!   edge, never once per message. [`Wake::Spin`] never sleeps; [`Wake::Every`] wakes on every
-//!   send, deliberately (a baseline for measuring what per-message wake-ups cost).
+//!   edge, never once per message. What the sender does pay for the check is a load of the
+//!   receiver's sleep flag; on Linux the store→load barrier that makes the check safe costs the
+//!   sender nothing, because the receiver pays for both sides with one `membarrier` system call
+//!   before it sleeps (see [`handoff_spsc::Waiter`]). [`Wake::Spin`] never sleeps; [`Wake::Every`]
+//!   wakes on every send, deliberately (a baseline for measuring what per-message wake-ups cost).
 //! * **Progress under oversubscription.** Nothing spins unboundedly: every spin loop yields to
 //!   the scheduler after a bounded number of failed polls, so the channels keep moving with
 //!   more threads than cores.
