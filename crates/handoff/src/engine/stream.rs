@@ -202,28 +202,22 @@ fn consume<M: Message, R: Receiver<M>>(
 ) -> ConsumerReport {
     let start = Instant::now();
     let mut end = None;
-    {
-        // The hot loop: the verifier's state lives in registers (see `Verifier::stream`); the
-        // end-of-stream stamp and the progress store are taken on rare branches.
-        let mut s = v.stream();
-        let mut on_msg = |m: M| {
-            s.observe(&m);
-            drop(m);
-            let n = s.count();
-            if n % PROGRESS_EVERY == 0 {
-                delivered.store(n, AtomicOrdering::Relaxed);
+    // The hot loops: the verifier's state lives in registers (see `Verifier::stream`); the
+    // end-of-stream stamp and the progress store are taken on rare branches. Each loop has a view
+    // of its own: a view whose address escapes anywhere in the function (as it would through the
+    // closure handed to `recv_batch`) lives in memory everywhere, and then every release store of
+    // the transport forces the verifier's counters out to memory on every message.
+    match batch {
+        None => {
+            let mut s = v.stream();
+            while let Some(m) = rx.recv() {
+                deliver(&mut s, m, total, single, delivered, &mut end);
             }
-            if single && n == total {
-                end = Some(Instant::now());
-            }
-        };
-        match batch {
-            None => {
-                while let Some(m) = rx.recv() {
-                    on_msg(m);
-                }
-            }
-            Some(b) => while rx.recv_batch(b, &mut on_msg) > 0 {},
+        }
+        Some(b) => {
+            let mut s = v.stream();
+            let mut on_msg = |m: M| deliver(&mut s, m, total, single, delivered, &mut end);
+            while rx.recv_batch(b, &mut on_msg) > 0 {}
         }
     }
     // Several consumers: each stops its clock when the stream ends for it.
@@ -234,6 +228,28 @@ fn consume<M: Message, R: Receiver<M>>(
         end,
         failed: rx.failed_attempts(),
         verifier: v,
+    }
+}
+
+/// Verifies one delivered message, and takes the rare branches: the progress store and, for a
+/// single consumer, the end-of-stream stamp.
+#[inline(always)]
+fn deliver<M: Message>(
+    s: &mut crate::verify::Stream<'_>,
+    m: M,
+    total: u64,
+    single: bool,
+    delivered: &std::sync::atomic::AtomicU64,
+    end: &mut Option<Instant>,
+) {
+    s.observe(&m);
+    drop(m);
+    let n = s.count();
+    if n % PROGRESS_EVERY == 0 {
+        delivered.store(n, AtomicOrdering::Relaxed);
+    }
+    if single && n == total {
+        *end = Some(Instant::now());
     }
 }
 
