@@ -114,14 +114,19 @@ mod membarrier {
 
     /// A full memory barrier on every CPU running a thread of this process.
     pub(super) fn private_expedited() {
-        // Registered (`available` returned true before any waiter chose this mode), so the only
-        // documented failures are impossible; if the kernel still refuses, the wake protocol
-        // would be unsound, and stopping is the only safe answer.
-        if call(CMD_PRIVATE_EXPEDITED) != 0 {
-            let error = std::io::Error::last_os_error();
-            eprintln!("handoff-spsc: membarrier failed after registration: {error}");
-            std::process::abort();
+        if call(CMD_PRIVATE_EXPEDITED) == 0 {
+            return;
         }
+        // Registration belongs to the address space, and a child forked (without exec) after it
+        // may not inherit it (EPERM). Register this process and try once more.
+        if call(CMD_REGISTER_PRIVATE_EXPEDITED) == 0 && call(CMD_PRIVATE_EXPEDITED) == 0 {
+            return;
+        }
+        // The kernel refuses a barrier it accepted before: the wake protocol would be unsound
+        // without it, so stopping is the only safe answer.
+        let error = std::io::Error::last_os_error();
+        eprintln!("handoff-spsc: membarrier failed after registration: {error}");
+        std::process::abort();
     }
 }
 
