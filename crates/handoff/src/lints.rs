@@ -95,6 +95,37 @@ pub enum Lint {
         /// The highest rate tried.
         max: u64,
     },
+    /// Some samples ran far slower than the median: the transport ran in two regimes in one
+    /// trial (a thread lost its core, or the two sides fell into a slot-by-slot chase at the
+    /// full or empty edge). The median shows the common regime; the spread can look small.
+    Outliers {
+        /// Samples below [`OUTLIER_FRACTION`] of the median.
+        slow: usize,
+        /// Samples in all.
+        samples: usize,
+        /// The slowest sample as a fraction of the median.
+        slowest: f64,
+    },
+}
+
+/// A sample below this fraction of its trial's median is an outlier (see [`Lint::Outliers`]).
+pub const OUTLIER_FRACTION: f64 = 1.0 / 3.0;
+
+/// The [`Lint::Outliers`] of a trial's throughput samples, if any sample is one.
+pub fn outliers(samples: &[f64]) -> Option<Lint> {
+    let s = crate::stats::Summary::of(samples)?;
+    if s.n < 3 || s.median <= 0.0 {
+        return None;
+    }
+    let slow = samples
+        .iter()
+        .filter(|&&x| x < s.median * OUTLIER_FRACTION)
+        .count();
+    (slow > 0).then(|| Lint::Outliers {
+        slow,
+        samples: s.n,
+        slowest: s.min / s.median,
+    })
 }
 
 impl Lint {
@@ -117,6 +148,7 @@ impl Lint {
             Lint::RefusalsUnobservable => "refusals-unobservable",
             Lint::TimingOverhead { .. } => "timing-overhead",
             Lint::RampCeiling { .. } => "ramp-ceiling",
+            Lint::Outliers { .. } => "outliers",
         }
     }
 }
@@ -179,6 +211,41 @@ impl fmt::Display for Lint {
                 f,
                 "the ramp reached its highest rate ({max}/s) without finding a knee; raise `ramp.max`"
             ),
+            Lint::Outliers { slow, samples, slowest } => write!(
+                f,
+                "outliers: {slow} of {samples} samples below a third of the median (slowest {:.0}% of it): two regimes in one trial; the median shows the common one",
+                slowest * 100.0
+            ),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_slow_sample_is_an_outlier() {
+        let lint = outliers(&[560.0, 575.0, 70.0, 580.0, 566.0]).unwrap();
+        assert_eq!(
+            lint,
+            Lint::Outliers {
+                slow: 1,
+                samples: 5,
+                slowest: 70.0 / 566.0
+            }
+        );
+        assert_eq!(
+            lint.to_string(),
+            "outliers: 1 of 5 samples below a third of the median (slowest 12% of it): two regimes in one trial; the median shows the common one"
+        );
+    }
+
+    #[test]
+    fn an_ordinary_spread_is_not() {
+        assert_eq!(outliers(&[400.0, 560.0, 575.0, 590.0, 300.0]), None);
+        // Too few samples to call one an outlier.
+        assert_eq!(outliers(&[560.0, 70.0]), None);
+        assert_eq!(outliers(&[]), None);
     }
 }

@@ -499,6 +499,11 @@ fn summarise(
                 threshold: NOISY_SPREAD,
             });
         }
+        // A ramp's samples are its steps, at rates that differ on purpose.
+        if t.ramp.is_none() && !open_loop {
+            let rates: Vec<f64> = samples.iter().map(|s| s.msgs_per_s).collect();
+            lints.extend(crate::lints::outliers(&rates));
+        }
         // A ramp keeps the samples of its highest sustained step; its steps are its samples.
         if s.n < 3 && verdict == Verdict::Pass && t.ramp.is_none() {
             lints.push(Lint::FewSamples { samples: s.n });
