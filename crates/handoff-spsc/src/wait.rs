@@ -46,8 +46,8 @@ pub enum Wait {
     /// price on the hot path is a load of the other side's sleep flag per push and per pop (per
     /// run with the batch API) behind a store→load fence, which is what makes a lost wake-up
     /// impossible (see [`Waiter`]). On Linux that fence is free for the hot path: the side that
-    /// goes to sleep pays for both with one `membarrier` system call (about 11 µs here) before
-    /// it sleeps. Elsewhere it is a full fence (a locked instruction on x86) per operation.
+    /// goes to sleep pays for both with one `membarrier` system call (microseconds: it
+    /// interrupts every CPU running a thread of the process) before it sleeps. Elsewhere it is a full fence (a locked instruction on x86) per operation.
     Block,
 }
 

@@ -432,7 +432,8 @@ fn summarise(
             }
         })
         .collect();
-    let throughput = Summary::of(&samples.iter().map(|s| s.msgs_per_s).collect::<Vec<_>>());
+    let rates: Vec<f64> = samples.iter().map(|s| s.msgs_per_s).collect();
+    let throughput = Summary::of(&rates);
     let ns_per_msg = Summary::of(&samples.iter().map(|s| s.ns_per_msg).collect::<Vec<_>>());
     let open_loop = spec.workload.is_open_loop();
     let latency = merged_latency(
@@ -501,7 +502,6 @@ fn summarise(
         }
         // A ramp's samples are its steps, at rates that differ on purpose.
         if t.ramp.is_none() && !open_loop {
-            let rates: Vec<f64> = samples.iter().map(|s| s.msgs_per_s).collect();
             lints.extend(crate::lints::outliers(&rates));
         }
         // A ramp keeps the samples of its highest sustained step; its steps are its samples.
