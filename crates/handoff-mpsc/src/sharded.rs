@@ -231,6 +231,7 @@ impl<T> Sender<T> {
     ///
     /// Returns `Err(item)` with the item in hand if the receiver is gone and the ring is full;
     /// the items before it were sent, the rest are still in the iterator.
+    #[inline]
     pub fn send_batch<I>(&mut self, items: &mut I) -> Result<usize, T>
     where
         I: Iterator<Item = T> + ?Sized,
@@ -401,6 +402,7 @@ impl<T> Receiver<T> {
     ///
     /// # Errors
     /// As [`try_recv`](Receiver::try_recv) when no message is available (and `max > 0`).
+    #[inline]
     pub fn try_recv_batch<F>(&mut self, max: usize, mut f: F) -> Result<usize, TryRecvError>
     where
         F: FnMut(T),
@@ -429,6 +431,7 @@ impl<T> Receiver<T> {
     /// policy says until there is at least one. Takes turns over the rings as
     /// [`try_recv_batch`](Receiver::try_recv_batch). Returns how many were received: 0 only when
     /// `max` is 0, or once every sender is gone and everything was received.
+    #[inline]
     pub fn recv_batch<F>(&mut self, max: usize, mut f: F) -> usize
     where
         F: FnMut(T),

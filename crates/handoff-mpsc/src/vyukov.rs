@@ -292,6 +292,7 @@ impl<T> Receiver<T> {
     ///
     /// # Errors
     /// As [`try_recv`](Receiver::try_recv) when no message is ready (and `max > 0`).
+    #[inline]
     pub fn try_recv_batch<F>(&mut self, max: usize, mut f: F) -> Result<usize, TryRecvError>
     where
         F: FnMut(T),
@@ -306,6 +307,7 @@ impl<T> Receiver<T> {
     /// Receives up to `max` messages, calling `f` on each, waiting as the channel's [`Wake`]
     /// policy says until there is at least one. Returns how many were received: 0 only when
     /// `max` is 0, or once every sender is gone and everything was received.
+    #[inline]
     pub fn recv_batch<F>(&mut self, max: usize, mut f: F) -> usize
     where
         F: FnMut(T),

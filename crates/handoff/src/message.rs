@@ -20,12 +20,36 @@ pub trait Message: Clone + Send + Sync + 'static {
     /// Checks the body against the header. Returns the message's key (see [`key`]) if the body is
     /// intact, `None` if any byte differs from what [`Message::build`] wrote.
     fn check(&self) -> Option<u64>;
+    /// The header packed into one word (see [`header`]): the verifier's common case compares
+    /// it with the one header it expects next, in a single comparison. A payload that stores
+    /// its header packed returns it as is.
+    #[inline(always)]
+    fn header(&self) -> u64 {
+        header(self.producer(), self.seq())
+    }
 }
 
 /// The largest producer id a message can carry (the `u64` payload packs it into 16 bits).
 pub const MAX_PRODUCERS: usize = 1 << 16;
 /// The largest sequence number a message can carry (the `u64` payload packs it into 48 bits).
 pub const MAX_SEQ: u64 = (1 << 48) - 1;
+
+/// A header no message of a valid stream carries: it would be sequence number [`MAX_SEQ`], and
+/// a stream has at most [`MAX_SEQ`] messages per producer (numbered from 0). [`header`] returns
+/// it for every (producer, seq) that does not fit the packing.
+pub const NO_HEADER: u64 = u64::MAX;
+
+/// `producer << 48 | seq`, the packed header of message `seq` of `producer`, or [`NO_HEADER`] if
+/// either is out of range. Packed headers of one producer's consecutive messages are consecutive
+/// integers.
+#[inline(always)]
+pub fn header(producer: u32, seq: u64) -> u64 {
+    if (producer as usize) < MAX_PRODUCERS && seq <= MAX_SEQ {
+        ((producer as u64) << 48) | seq
+    } else {
+        NO_HEADER
+    }
+}
 
 /// The key of a message: a well-mixed 64-bit function of (producer, seq) from which every body
 /// byte is derived. Two transports that deliver the same multiset of intact messages produce the

@@ -27,7 +27,7 @@
 //! The digest is the wrapping sum of every delivered message's key: independent of interleaving,
 //! so two transports that delivered the same messages intact show the same digest.
 
-use crate::message::Message;
+use crate::message::{self, Message, MAX_SEQ, NO_HEADER};
 use crate::outcome::{Violation, ViolationKind};
 use crate::semantics::Ordering;
 
@@ -52,15 +52,19 @@ pub struct Verifier {
     count: u64,
     digest: u64,
     violation: Option<Violation>,
-    /// Contiguous mode keeps the stream of the producer seen last in registers: `next[cur_p]`
-    /// lives in `cur_next` until another producer's message arrives (see [`Verifier::observe`]).
-    cur_p: u32,
-    cur_next: u64,
+    /// The packed header ([`message::header`]) the next message must carry to take the common
+    /// path, which checks it with one comparison.
+    ///
+    /// Contiguous mode: the producer seen last and its next sequence number; that producer's
+    /// entry of `next` is stale until [`Verifier::sync`] writes it back. It starts at producer 0,
+    /// whose first expected message is seq 0. The common path does not compare against
+    /// `per_producer`: a run past the end of a stream is caught by `sync`, which every producer
+    /// switch and the end of the stream call.
+    ///
+    /// Other modes: [`NO_HEADER`], which only an out-of-range message carries; if one takes the
+    /// common path anyway, `expect` moves off `NO_HEADER` and `sync` reports it.
+    expect: u64,
 }
-
-/// `cur_p` when no producer is cached (`cur_next` is then `u64::MAX`, which no valid sequence
-/// number equals).
-const NO_PRODUCER: u32 = u32::MAX;
 
 /// What a verifier concluded.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -88,6 +92,7 @@ impl Verifier {
             (true, _) => Mode::Increasing,
             (false, _) => Mode::Set,
         };
+        debug_assert!(per_producer <= MAX_SEQ, "sequence numbers are 48 bits");
         let bits = if matches!(mode, Mode::Contiguous | Mode::Latest) {
             0
         } else {
@@ -102,8 +107,11 @@ impl Verifier {
             count: 0,
             digest: 0,
             violation: None,
-            cur_p: NO_PRODUCER,
-            cur_next: u64::MAX,
+            expect: if mode == Mode::Contiguous {
+                message::header(0, 0)
+            } else {
+                NO_HEADER
+            },
         }
     }
 
@@ -117,30 +125,42 @@ impl Verifier {
     }
 
     /// A view for a consumer loop that keeps the verifier's hot state in locals (registers):
-    /// count, digest and, in contiguous mode, the position of the producer seen last. The
-    /// common case (the next message of that producer) then costs a few register operations and
-    /// no memory dependency from one message to the next. Dropping the view writes back.
+    /// count, digest and the header expected next. The common case (in contiguous mode, the next
+    /// message of the producer seen last) then costs one comparison and a few register
+    /// operations, with no memory dependency from one message to the next. Dropping the view
+    /// writes back.
     #[inline]
     pub fn stream(&mut self) -> Stream<'_> {
-        let contiguous = self.mode == Mode::Contiguous;
         Stream {
             count: self.count,
             digest: self.digest,
-            cur_p: if contiguous { self.cur_p } else { NO_PRODUCER },
-            // u64::MAX never passes `seq < limit`, so no message matches an empty cache.
-            cur_next: if contiguous { self.cur_next } else { u64::MAX },
-            limit: self.per_producer,
+            expect: self.expect,
             v: self,
         }
     }
 
-    /// Writes the cached producer's position back to the table.
+    /// Brings the table up to date with `expect` (which stays as it is), and reports what the
+    /// common path accepted without checking: a stream run past its last sequence number
+    /// (contiguous mode), or an out-of-range message (other modes).
     #[inline]
-    fn flush(&mut self) {
-        if self.cur_p != NO_PRODUCER {
-            self.next[self.cur_p as usize] = self.cur_next;
-            self.cur_p = NO_PRODUCER;
-            self.cur_next = u64::MAX;
+    fn sync(&mut self) {
+        if self.mode == Mode::Contiguous {
+            let p = (self.expect >> 48) as u32;
+            let next = self.expect & MAX_SEQ;
+            self.next[p as usize] = next;
+            if next > self.per_producer {
+                // Messages per_producer..next were delivered in order: the first is unknown.
+                let first = self.per_producer;
+                self.violate(ViolationKind::Unknown, p, first, first);
+            }
+        } else if self.expect != NO_HEADER {
+            self.expect = NO_HEADER;
+            self.violate(
+                ViolationKind::Unknown,
+                u16::MAX as u32,
+                self.per_producer,
+                MAX_SEQ,
+            );
         }
     }
 
@@ -152,7 +172,7 @@ impl Verifier {
 
     #[inline(never)]
     fn observe_slow(&mut self, p: u32, seq: u64) {
-        self.flush();
+        self.sync();
         if p >= self.producers || seq >= self.per_producer {
             return self.violate(ViolationKind::Unknown, p, self.per_producer, seq);
         }
@@ -171,8 +191,7 @@ impl Verifier {
                     };
                     self.violate(kind, p, expected, seq);
                 }
-                self.cur_p = p;
-                self.cur_next = self.next[p as usize];
+                self.expect = message::header(p, self.next[p as usize]);
             }
             Mode::Increasing => {
                 if seq < expected {
@@ -243,7 +262,7 @@ impl Verifier {
     /// violation names the first producer whose stream is incomplete and the sequence number
     /// this consumer was waiting for.
     pub fn note_lagged(&mut self, lost: u64) {
-        self.flush();
+        self.sync();
         let p = (0..self.producers)
             .find(|&p| self.next[p as usize] < self.per_producer)
             .unwrap_or(0);
@@ -261,9 +280,7 @@ impl Verifier {
 pub struct Stream<'a> {
     count: u64,
     digest: u64,
-    cur_p: u32,
-    cur_next: u64,
-    limit: u64,
+    expect: u64,
     v: &'a mut Verifier,
 }
 
@@ -271,19 +288,18 @@ impl Stream<'_> {
     /// Checks one delivered message.
     #[inline(always)]
     pub fn observe<M: Message>(&mut self, msg: &M) {
-        let p = msg.producer();
-        let seq = msg.seq();
         self.count += 1;
         match msg.check() {
             Some(k) => self.digest = self.digest.wrapping_add(k),
-            None => return self.v.corrupt(p, seq),
+            None => return self.v.corrupt(msg.producer(), msg.seq()),
         }
-        if p == self.cur_p && seq == self.cur_next && seq < self.limit {
-            self.cur_next = seq + 1;
+        let h = msg.header();
+        if h == self.expect {
+            self.expect = h.wrapping_add(1);
         } else {
             // Values in and out, never `&mut self`: a pointer to this view must not escape, or
             // its fields could not stay in registers.
-            (self.cur_p, self.cur_next) = slow(self.v, self.cur_p, self.cur_next, p, seq);
+            self.expect = slow(self.v, self.expect, msg.producer(), msg.seq());
         }
     }
 
@@ -295,11 +311,10 @@ impl Stream<'_> {
 }
 
 #[inline(never)]
-fn slow(v: &mut Verifier, cur_p: u32, cur_next: u64, p: u32, seq: u64) -> (u32, u64) {
-    v.cur_p = cur_p;
-    v.cur_next = cur_next;
+fn slow(v: &mut Verifier, expect: u64, p: u32, seq: u64) -> u64 {
+    v.expect = expect;
     v.observe_slow(p, seq);
-    (v.cur_p, v.cur_next)
+    v.expect
 }
 
 impl Drop for Stream<'_> {
@@ -307,10 +322,7 @@ impl Drop for Stream<'_> {
     fn drop(&mut self) {
         self.v.count = self.count;
         self.v.digest = self.digest;
-        if self.v.mode == Mode::Contiguous {
-            self.v.cur_p = self.cur_p;
-            self.v.cur_next = self.cur_next;
-        }
+        self.v.expect = self.expect;
     }
 }
 
@@ -321,7 +333,7 @@ pub fn merge(verifiers: Vec<Verifier>) -> Verdict {
     let mut digest = 0u64;
     let mut violation: Option<Violation> = None;
     let mut iter = verifiers.into_iter().map(|mut v| {
-        v.flush();
+        v.sync();
         v
     });
     let Some(mut first) = iter.next() else {
@@ -527,6 +539,51 @@ mod tests {
         feed(&mut v, &[(0, 4)]);
         let viol = v.finish().violation.unwrap();
         assert_eq!((viol.kind, viol.expected), (ViolationKind::FinalMissing, 9));
+    }
+
+    #[test]
+    fn a_stream_run_past_its_end_is_unknown() {
+        // The common path does not compare with the stream's length; the end of the stream does.
+        let mut v = Verifier::new(2, 3, Ordering::PerProducerFifo, 1);
+        {
+            let mut s = v.stream();
+            for seq in 0..5 {
+                s.observe(&Word::build(1, seq));
+            }
+        }
+        let viol = v.finish().violation.unwrap();
+        assert_eq!(
+            (viol.kind, viol.producer, viol.got),
+            (ViolationKind::Unknown, 1, 3)
+        );
+
+        // Also when another producer's message comes first.
+        let mut v = Verifier::new(2, 3, Ordering::PerProducerFifo, 1);
+        feed(&mut v, &[(0, 0), (0, 1), (0, 2), (0, 3), (1, 0)]);
+        let viol = v.finish().violation.unwrap();
+        assert_eq!((viol.kind, viol.producer), (ViolationKind::Unknown, 0));
+    }
+
+    #[test]
+    fn an_unpackable_header_is_unknown_in_every_mode() {
+        for (ordering, consumers) in [
+            (Ordering::PerProducerFifo, 1),
+            (Ordering::PerProducerFifo, 2),
+            (Ordering::None, 1),
+            (Ordering::Latest, 1),
+        ] {
+            let mut v = Verifier::new(1, 4, ordering, consumers);
+            v.observe(&Word::build(0, 0));
+            // Producer 65535, seq MAX_SEQ: the one header the common path could mistake for
+            // `NO_HEADER`.
+            v.observe(&Word(u64::MAX));
+            let viol = v.finish().violation.unwrap();
+            assert_eq!(
+                viol.kind,
+                ViolationKind::Unknown,
+                "{ordering:?}/{consumers}"
+            );
+        }
     }
 
     #[test]

@@ -210,13 +210,15 @@ fn consume<M: Message, R: Receiver<M>>(
     match batch {
         None => {
             let mut s = v.stream();
+            let mut stop = Stops::new(total, single);
             while let Some(m) = rx.recv() {
-                deliver(&mut s, m, total, single, delivered, &mut end);
+                deliver(&mut s, m, &mut stop, delivered, &mut end);
             }
         }
         Some(b) => {
             let mut s = v.stream();
-            let mut on_msg = |m: M| deliver(&mut s, m, total, single, delivered, &mut end);
+            let mut stop = Stops::new(total, single);
+            let mut on_msg = |m: M| deliver(&mut s, m, &mut stop, delivered, &mut end);
             while rx.recv_batch(b, &mut on_msg) > 0 {}
         }
     }
@@ -231,26 +233,73 @@ fn consume<M: Message, R: Receiver<M>>(
     }
 }
 
-/// Verifies one delivered message, and takes the rare branches: the progress store and, for a
-/// single consumer, the end-of-stream stamp.
+/// The delivered counts at which a consumer loop leaves its common path: every
+/// [`PROGRESS_EVERY`] messages to publish progress, and, for a single consumer, at the last
+/// message to stamp the end. One comparison per message finds both.
+#[derive(Clone, Copy)]
+struct Stops {
+    next: u64,
+    total: u64,
+    single: bool,
+}
+
+impl Stops {
+    fn new(total: u64, single: bool) -> Stops {
+        let mut s = Stops {
+            next: 0,
+            total,
+            single,
+        };
+        s.next = s.after(0);
+        s
+    }
+
+    /// The first stop after `n` delivered messages.
+    #[inline]
+    fn after(&self, n: u64) -> u64 {
+        let progress = (n / PROGRESS_EVERY + 1) * PROGRESS_EVERY;
+        if self.single && n < self.total {
+            progress.min(self.total)
+        } else {
+            progress
+        }
+    }
+}
+
+/// Verifies one delivered message; at a stop, publishes progress and, for a single consumer's
+/// last message, stamps the end.
 #[inline(always)]
 fn deliver<M: Message>(
     s: &mut crate::verify::Stream<'_>,
     m: M,
-    total: u64,
-    single: bool,
+    stop: &mut Stops,
     delivered: &std::sync::atomic::AtomicU64,
     end: &mut Option<Instant>,
 ) {
     s.observe(&m);
     drop(m);
     let n = s.count();
+    if n == stop.next {
+        // By value, so that no pointer to the loop's state escapes the loop.
+        stop.next = at_stop(n, *stop, delivered, end);
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn at_stop(
+    n: u64,
+    stop: Stops,
+    delivered: &std::sync::atomic::AtomicU64,
+    end: &mut Option<Instant>,
+) -> u64 {
+    if stop.single && n == stop.total {
+        *end = Some(Instant::now());
+    }
     if n % PROGRESS_EVERY == 0 {
         delivered.store(n, AtomicOrdering::Relaxed);
     }
-    if single && n == total {
-        *end = Some(Instant::now());
-    }
+    stop.after(n)
 }
 
 /// The outcome when the transport refused to build the channel.
@@ -278,4 +327,26 @@ pub(super) fn crew_failed(
         CrewError::Panicked(msg) => SampleStatus::Crashed(msg),
     };
     SampleOutcome::status_only(status, place)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stops_fall_on_progress_points_and_the_last_message() {
+        let s = Stops::new(10_000, true);
+        assert_eq!(s.next, PROGRESS_EVERY);
+        assert_eq!(s.after(PROGRESS_EVERY), 2 * PROGRESS_EVERY);
+        assert_eq!(s.after(2 * PROGRESS_EVERY), 10_000);
+        assert_eq!(s.after(10_000), 3 * PROGRESS_EVERY);
+
+        // Several consumers: no end stamp, only progress.
+        let s = Stops::new(10, false);
+        assert_eq!(s.next, PROGRESS_EVERY);
+
+        // A stream shorter than one progress interval stops at its end.
+        let s = Stops::new(10, true);
+        assert_eq!(s.next, 10);
+    }
 }

@@ -85,7 +85,11 @@ mod tests {
 
     #[test]
     fn overhead_is_measured() {
+        // Both loops read the clock at least once per iteration, so neither can take zero time;
+        // how they compare is a timing question, left to benchmarks (a preempted loop can take
+        // any time at all).
         let o = measure_overhead(&Clock::start(), 1000);
-        assert!(o.clock_read_ns > 0.0 && o.stamp_and_record_ns >= o.clock_read_ns * 0.5);
+        assert!(o.clock_read_ns > 0.0, "{o:?}");
+        assert!(o.stamp_and_record_ns > 0.0, "{o:?}");
     }
 }

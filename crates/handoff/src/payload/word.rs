@@ -25,6 +25,11 @@ impl Message for Word {
         // The word is all header: there is no body that could be corrupted independently.
         Some(self.0)
     }
+    #[inline(always)]
+    fn header(&self) -> u64 {
+        // Already packed as `crate::message::header` packs it.
+        self.0
+    }
 }
 
 #[cfg(test)]

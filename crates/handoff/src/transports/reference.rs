@@ -47,6 +47,7 @@ impl<M: Message> Sender<M> for SpscTx<M> {
         self.0.push(msg)
     }
 
+    #[inline]
     fn send_batch<I: Iterator<Item = M>>(&mut self, msgs: &mut I) -> Result<(), M> {
         self.0.push_batch(msgs).map(|_| ())
     }
@@ -65,6 +66,7 @@ impl<M: Message> Receiver<M> for SpscRx<M> {
         self.0.pop()
     }
 
+    #[inline]
     fn recv_batch<F: FnMut(M)>(&mut self, max: usize, f: F) -> usize {
         self.0.pop_batch(max, f)
     }
@@ -126,6 +128,7 @@ impl<M: Message> Sender<M> for MpscTx<M> {
         self.0.send(msg)
     }
 
+    #[inline]
     fn send_batch<I: Iterator<Item = M>>(&mut self, msgs: &mut I) -> Result<(), M> {
         self.0.send_batch(msgs).map(|_| ())
     }
@@ -144,6 +147,7 @@ impl<M: Message> Receiver<M> for MpscRx<M> {
         self.0.recv()
     }
 
+    #[inline]
     fn recv_batch<F: FnMut(M)>(&mut self, max: usize, f: F) -> usize {
         self.0.recv_batch(max, f)
     }
@@ -216,6 +220,7 @@ impl<M: Message> Receiver<M> for VyukovRx<M> {
         self.0.recv()
     }
 
+    #[inline]
     fn recv_batch<F: FnMut(M)>(&mut self, max: usize, f: F) -> usize {
         self.0.recv_batch(max, f)
     }

@@ -55,6 +55,7 @@ impl<M: Message> Sender<M> for RtrbTx<M> {
         }
     }
 
+    #[inline]
     fn send_batch<I: Iterator<Item = M>>(&mut self, msgs: &mut I) -> Result<(), M> {
         while let Some(first) = msgs.next() {
             let mut backoff = Backoff::new();
@@ -104,6 +105,7 @@ impl<M: Message> Receiver<M> for RtrbRx<M> {
         }
     }
 
+    #[inline]
     fn recv_batch<F: FnMut(M)>(&mut self, max: usize, mut f: F) -> usize {
         let max = max.max(1);
         let mut backoff = Backoff::new();
