@@ -267,6 +267,7 @@ impl<T> Producer<T> {
     ///
     /// Returns `Err(item)` with the item in hand if the consumer is dropped while the ring is
     /// full; the items before it were pushed, the rest are still in the iterator.
+    #[inline]
     pub fn push_batch<I>(&mut self, items: &mut I) -> Result<usize, T>
     where
         I: Iterator<Item = T> + ?Sized,
@@ -286,6 +287,7 @@ impl<T> Producer<T> {
     /// Pushes items of `items` while there are free slots, without waiting, publishing them
     /// once. Returns how many were pushed. No item is taken from the iterator unless there is a
     /// slot for it.
+    #[inline]
     pub fn try_push_batch<I>(&mut self, items: &mut I) -> usize
     where
         I: Iterator<Item = T> + ?Sized,
@@ -299,6 +301,7 @@ impl<T> Producer<T> {
     /// Writes `first` (the caller has made sure a slot is free for it) and then items into the
     /// free slots (by the cached head, refreshed once if that shows fewer than the iterator
     /// promises), and publishes them all at once.
+    #[inline]
     fn fill<I>(&mut self, first: Option<T>, items: &mut I) -> usize
     where
         I: Iterator<Item = T> + ?Sized,
@@ -309,21 +312,33 @@ impl<T> Producer<T> {
             free = self.capacity() - self.tail.wrapping_sub(self.head_cache);
         }
         debug_assert!(first.is_none() || free > 0, "no slot for the first item");
+        // The free slots are at most two stretches of the buffer: from the tail's slot up to the
+        // end, then from the start. Walking them by slot number saves wrapping every index.
+        let start = self.tail & self.mask;
+        let to_end = free.min(self.capacity() - start);
         // Publishes what was written even if the iterator panics, so nothing leaks.
         let mut run = PushRun {
             producer: self,
             written: 0,
         };
-        let mut next = first;
-        while run.written < free {
-            let Some(item) = next.take().or_else(|| items.next()) else {
-                break;
-            };
-            let index = run.producer.tail.wrapping_add(run.written);
-            // SAFETY: `index - head_cache < capacity`, so the slot is free (see `try_push`), and
-            // it is published only by `PushRun::drop`.
-            unsafe { run.producer.write(index, item) };
-            run.written += 1;
+        let mut skip = 0;
+        if let Some(item) = first {
+            // SAFETY: as below; the caller made sure there is a free slot (`to_end >= 1`).
+            unsafe { run.producer.write_slot(start, item) };
+            run.written = 1;
+            skip = 1;
+        }
+        for (from, len) in [(start + skip, to_end - skip), (0, free - to_end)] {
+            for slot in from..from + len {
+                let Some(item) = items.next() else {
+                    return run.written;
+                };
+                // SAFETY: `slot` is one of the `free` slots after the tail (`free` was counted
+                // against `head_cache`, loaded with Acquire), so the consumer is done with it;
+                // it is published only by `PushRun::drop`.
+                unsafe { run.producer.write_slot(slot, item) };
+                run.written += 1;
+            }
         }
         run.written
     }
@@ -401,9 +416,20 @@ impl<T> Producer<T> {
     /// The slot must be free (consumed, or never written) and unpublished.
     #[inline(always)]
     unsafe fn write(&self, index: usize, value: T) {
-        // SAFETY: `index & mask` is in bounds of the buffer, which the `Arc` keeps alive; the
-        // caller guarantees that nobody else accesses the slot.
-        let slot = unsafe { &*self.buffer.add(index & self.mask) };
+        // SAFETY: `index & mask` is a slot number; the caller's guarantee carries over.
+        unsafe { self.write_slot(index & self.mask, value) }
+    }
+
+    /// Writes `value` into slot number `slot` (an index already wrapped to the buffer).
+    ///
+    /// # Safety
+    /// `slot < capacity`, and the slot must be free (consumed, or never written) and unpublished.
+    #[inline(always)]
+    unsafe fn write_slot(&self, slot: usize, value: T) {
+        debug_assert!(slot <= self.mask);
+        // SAFETY: `slot` is in bounds of the buffer, which the `Arc` keeps alive; the caller
+        // guarantees that nobody else accesses the slot.
+        let slot = unsafe { &*self.buffer.add(slot) };
         slot.with_mut(|p| unsafe { (*p).write(value) });
     }
 
@@ -489,6 +515,7 @@ impl<T> Consumer<T> {
     ///
     /// # Errors
     /// As [`try_pop`](Consumer::try_pop) when no message is available (and `max > 0`).
+    #[inline]
     pub fn try_pop_batch<F>(&mut self, max: usize, f: F) -> Result<usize, TryPopError>
     where
         F: FnMut(T),
@@ -506,6 +533,7 @@ impl<T> Consumer<T> {
     /// [`Wait`] strategy until at least one is available. Releases the slots at once, as
     /// [`try_pop_batch`](Consumer::try_pop_batch). Returns how many were popped: 0 only when
     /// `max` is 0, or when the producer has been dropped and the ring is empty.
+    #[inline]
     pub fn pop_batch<F>(&mut self, max: usize, f: F) -> usize
     where
         F: FnMut(T),
@@ -608,19 +636,25 @@ impl<T> Consumer<T> {
         F: FnMut(T),
     {
         let n = self.tail_cache.wrapping_sub(self.head).min(max);
+        // The run is at most two stretches of the buffer: from the head's slot up to the end,
+        // then from the start. Walking them by slot number saves wrapping every index.
+        let start = self.head & self.mask;
+        let to_end = n.min(self.capacity() - start);
         // Releases the slots read so far even if `f` panics, so that no message is dropped
         // twice (once by the unwinding `f`, once more by the ring).
         let mut run = PopRun {
             consumer: self,
             read: 0,
         };
-        while run.read < n {
-            let index = run.consumer.head.wrapping_add(run.read);
-            // SAFETY: `index < tail_cache`, a published slot; it is released only by
-            // `PopRun::drop`, after this read, and counted as read before `f` can unwind.
-            let value = unsafe { run.consumer.read(index) };
-            run.read += 1;
-            f(value);
+        for (from, len) in [(start, to_end), (0, n - to_end)] {
+            for slot in from..from + len {
+                // SAFETY: `slot` is one of the `n` slots after the head, below `tail_cache`:
+                // published; it is released only by `PopRun::drop`, after this read, and
+                // counted as read before `f` can unwind.
+                let value = unsafe { run.consumer.read_slot(slot) };
+                run.read += 1;
+                f(value);
+            }
         }
         n
     }
@@ -631,9 +665,21 @@ impl<T> Consumer<T> {
     /// The slot must hold a published message not read yet, and be released right after.
     #[inline(always)]
     unsafe fn read(&self, index: usize) -> T {
-        // SAFETY: `index & mask` is in bounds of the buffer, which the `Arc` keeps alive; the
-        // caller guarantees that the slot is initialized and that nobody else accesses it.
-        let slot = unsafe { &*self.buffer.add(index & self.mask) };
+        // SAFETY: `index & mask` is a slot number; the caller's guarantee carries over.
+        unsafe { self.read_slot(index & self.mask) }
+    }
+
+    /// Moves the message out of slot number `slot` (an index already wrapped to the buffer).
+    ///
+    /// # Safety
+    /// `slot < capacity`; the slot must hold a published message not read yet, and be released
+    /// right after.
+    #[inline(always)]
+    unsafe fn read_slot(&self, slot: usize) -> T {
+        debug_assert!(slot <= self.mask);
+        // SAFETY: `slot` is in bounds of the buffer, which the `Arc` keeps alive; the caller
+        // guarantees that the slot is initialized and that nobody else accesses it.
+        let slot = unsafe { &*self.buffer.add(slot) };
         slot.with_mut(|p| unsafe { (*p).assume_init_read() })
     }
 
