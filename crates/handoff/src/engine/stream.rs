@@ -216,10 +216,16 @@ fn consume<M: Message, R: Receiver<M>>(
             }
         }
         Some(b) => {
+            // Stops are checked once per batch: the last message of the stream is always the
+            // last of its batch, so the end is stamped as the call that delivered it returns.
             let mut s = v.stream();
             let mut stop = Stops::new(total, single);
-            let mut on_msg = |m: M| deliver(&mut s, m, &mut stop, delivered, &mut end);
-            while rx.recv_batch(b, &mut on_msg) > 0 {}
+            while rx.recv_batch(b, |m: M| s.observe(&m)) > 0 {
+                let n = s.count();
+                if n >= stop.next {
+                    stop.next = at_stop(n, stop, delivered, &mut end);
+                }
+            }
         }
     }
     // Several consumers: each stops its clock when the stream ends for it.
@@ -235,7 +241,7 @@ fn consume<M: Message, R: Receiver<M>>(
 
 /// The delivered counts at which a consumer loop leaves its common path: every
 /// [`PROGRESS_EVERY`] messages to publish progress, and, for a single consumer, at the last
-/// message to stamp the end. One comparison per message finds both.
+/// message to stamp the end. One comparison per message (or per batch) finds both.
 #[derive(Clone, Copy)]
 struct Stops {
     next: u64,
@@ -279,12 +285,14 @@ fn deliver<M: Message>(
     s.observe(&m);
     drop(m);
     let n = s.count();
-    if n == stop.next {
+    if n >= stop.next {
         // By value, so that no pointer to the loop's state escapes the loop.
         stop.next = at_stop(n, *stop, delivered, end);
     }
 }
 
+/// At or past a stop (`n` delivered): stamps the end once the whole stream is in, publishes
+/// progress, and returns the next stop.
 #[cold]
 #[inline(never)]
 fn at_stop(
@@ -293,12 +301,10 @@ fn at_stop(
     delivered: &std::sync::atomic::AtomicU64,
     end: &mut Option<Instant>,
 ) -> u64 {
-    if stop.single && n == stop.total {
+    if stop.single && n >= stop.total && end.is_none() {
         *end = Some(Instant::now());
     }
-    if n % PROGRESS_EVERY == 0 {
-        delivered.store(n, AtomicOrdering::Relaxed);
-    }
+    delivered.store(n, AtomicOrdering::Relaxed);
     stop.after(n)
 }
 
