@@ -47,7 +47,8 @@ pub enum Wait {
     /// run with the batch API) behind a store→load fence, which is what makes a lost wake-up
     /// impossible (see [`Waiter`]). On Linux that fence is free for the hot path: the side that
     /// goes to sleep pays for both with one `membarrier` system call (microseconds: it
-    /// interrupts every CPU running a thread of the process) before it sleeps. Elsewhere it is a full fence (a locked instruction on x86) per operation.
+    /// interrupts every CPU running a thread of the process) before it sleeps. Elsewhere it is a
+    /// full fence (a locked instruction on x86) per operation.
     Block,
 }
 

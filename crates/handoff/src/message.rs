@@ -81,6 +81,21 @@ mod tests {
     use super::*;
 
     #[test]
+    fn headers_pack_or_say_they_cannot() {
+        assert_eq!(header(3, 5), (3 << 48) | 5);
+        assert_eq!(header(0, MAX_SEQ), MAX_SEQ);
+        assert_eq!(header(MAX_PRODUCERS as u32, 0), NO_HEADER);
+        assert_eq!(header(0, MAX_SEQ + 1), NO_HEADER);
+        // Consecutive messages of one producer have consecutive headers.
+        assert_eq!(header(7, 41) + 1, header(7, 42));
+        // The u64 payload's own word is its packed header, as the default would compute it.
+        let w = crate::payload::Word::build(9, 1234);
+        assert_eq!(w.header(), header(w.producer(), w.seq()));
+        let r = crate::payload::Report64::build(9, 1234);
+        assert_eq!(r.header(), header(9, 1234));
+    }
+
+    #[test]
     fn keys_differ_between_producers_and_sequences() {
         let mut seen = std::collections::HashSet::new();
         for p in 0..8 {
