@@ -46,8 +46,15 @@ impl Progress {
                 self.say("measuring limits (cache-line round trip, streaming bandwidth)")
             }
             Event::ProbesDone(l) => self.say(&format!(
-                "limits: cache-line round trip {:.0} ns, streaming {:.1} GB/s",
+                "limits: cache-line round trip {:.0} ns ({}), streaming {:.1} GB/s",
                 l.rtt_ns(),
+                match (l.rtt_stamped_ns(), l.clock_step_ns) {
+                    (Some(p50), Some(step)) => {
+                        format!("stamped per trip {p50:.0} ns, timer step {step:.1} ns")
+                    }
+                    (Some(p50), None) => format!("stamped per trip {p50:.0} ns"),
+                    _ => "bulk-timed".to_string(),
+                },
                 l.stream_bytes() / 1e9
             )),
             Event::Planned { .. } => {}

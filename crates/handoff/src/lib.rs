@@ -33,6 +33,7 @@ pub mod payload;
 pub mod placement;
 pub mod probes;
 pub mod report;
+pub mod round_trip_timer;
 pub mod semantics;
 pub mod session;
 pub mod stats;

@@ -90,6 +90,15 @@ pub enum Lint {
         /// Median latency, ns.
         p50_ns: u64,
     },
+    /// The timer that stamps latencies advances in steps that are not small against the p50
+    /// (see `round_trip_timer`): percentiles are quantised to that step, and differences
+    /// smaller than one step are not resolved.
+    ClockStep {
+        /// The timer's step, ns.
+        step_ns: f64,
+        /// Median latency, ns.
+        p50_ns: u64,
+    },
     /// A ramp reached its highest rate without finding one it could not sustain.
     RampCeiling {
         /// The highest rate tried.
@@ -147,6 +156,7 @@ impl Lint {
             Lint::RateMissed { .. } => "rate-missed",
             Lint::RefusalsUnobservable => "refusals-unobservable",
             Lint::TimingOverhead { .. } => "timing-overhead",
+            Lint::ClockStep { .. } => "clock-step",
             Lint::RampCeiling { .. } => "ramp-ceiling",
             Lint::Outliers { .. } => "outliers",
         }
@@ -206,6 +216,11 @@ impl fmt::Display for Lint {
             Lint::TimingOverhead { overhead_ns, p50_ns } => write!(
                 f,
                 "the harness's stamping and recording cost {overhead_ns:.0} ns per message, over 10% of the p50 of {p50_ns} ns"
+            ),
+            Lint::ClockStep { step_ns, p50_ns } => write!(
+                f,
+                "the timer advances in steps of {step_ns:.1} ns, {:.0}% of the p50 of {p50_ns} ns: percentiles are quantised to that step",
+                100.0 * step_ns / (*p50_ns).max(1) as f64
             ),
             Lint::RampCeiling { max } => write!(
                 f,

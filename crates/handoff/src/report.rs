@@ -143,7 +143,9 @@ pub struct Latency {
 /// A result's distance to the machine's limit.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LimitDistance {
-    /// Which probe (`stream-bandwidth` or `cacheline-rtt`).
+    /// Which probe: `stream-bandwidth`, `cacheline-rtt-stamped` (the round trip stamped per trip
+    /// by the timer the ping-pong workload uses) or, in older reports, `cacheline-rtt` (the
+    /// bulk-timed round trip).
     pub probe: String,
     /// The limit in the result's own unit (messages/s for streams, ns for round trips).
     pub limit: f64,

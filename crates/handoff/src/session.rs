@@ -94,6 +94,9 @@ struct Trial {
     ramp: Option<RampOutcome>,
 }
 
+/// A latency is flagged ([`Lint::ClockStep`]) when the timer's step is over this share of its p50.
+const CLOCK_STEP_SHARE: f64 = 0.1;
+
 /// Fewest messages in one step of a ramp.
 const MIN_STEP_MESSAGES: u64 = 200;
 
@@ -509,6 +512,7 @@ fn summarise(
             lints.push(Lint::FewSamples { samples: s.n });
         }
     }
+    lints.extend(clock_step_lint(limits, latency.as_ref()));
     if let Some(l) = &latency {
         for q in [0.99, 0.999] {
             let needed = (MIN_TAIL_OBSERVATIONS / (1.0 - q)).round() as u64;
@@ -560,11 +564,7 @@ fn summarise(
         _ if open_loop => None,
         // The limits are cross-core ones: they say nothing of a same-thread hand-off.
         _ if cooperative => None,
-        (WorkloadKind::PingPong, Some(l), _) => Some(LimitDistance {
-            probe: "cacheline-rtt".into(),
-            limit: lim.rtt_ns(),
-            ratio: l.p50 as f64 / lim.rtt_ns().max(1e-9),
-        }),
+        (WorkloadKind::PingPong, Some(l), _) => Some(round_trip_distance(lim, l.p50)),
         (WorkloadKind::PingPong, None, _) => None,
         _ if semantics.locality == Locality::SameThread => None,
         (_, _, Some(tp)) => {
@@ -625,6 +625,32 @@ fn summarise(
         paced,
         ramp,
     }
+}
+
+/// How far a ping-pong p50 is from the machine's round trip. Like with like: against the probe
+/// stamped by the same timer as the workload (both carry the timer's cost and step), or, in
+/// reports from before that probe existed, against the bulk-timed one.
+fn round_trip_distance(lim: &Limits, p50: u64) -> LimitDistance {
+    let (probe, limit) = match lim.rtt_stamped_ns() {
+        Some(stamped) => ("cacheline-rtt-stamped", stamped),
+        None => ("cacheline-rtt", lim.rtt_ns()),
+    };
+    LimitDistance {
+        probe: probe.into(),
+        limit,
+        ratio: p50 as f64 / limit.max(1e-9),
+    }
+}
+
+/// [`Lint::ClockStep`] when the timer's step (measured with the limits) is not small against the
+/// p50 of a latency.
+fn clock_step_lint(limits: Option<&Limits>, latency: Option<&Latency>) -> Option<Lint> {
+    let step = limits?.clock_step_ns?;
+    let p50 = latency?.p50;
+    (step > CLOCK_STEP_SHARE * p50 as f64).then_some(Lint::ClockStep {
+        step_ns: step,
+        p50_ns: p50,
+    })
 }
 
 /// Open-loop figures merged over the timed samples.
@@ -790,5 +816,71 @@ mod tests {
         assert_eq!(super::civil_from_days(20_413), (2025, 11, 21));
         assert_eq!(super::round_count(123_456), 120_000);
         assert_eq!(super::round_count(57), 57);
+    }
+
+    fn limits(stamped: Option<f64>, step: Option<f64>) -> super::Limits {
+        let summary = |v: f64| super::Summary::of(&[v, v + 5.0]).unwrap();
+        super::Limits {
+            cacheline_rtt_ns: summary(50.0),
+            cacheline_rtt_stamped_ns: stamped.map(summary),
+            clock_step_ns: step,
+            stream_bytes_per_s: summary(20e9),
+            cores: vec![0, 1],
+            pinned: true,
+            note: None,
+        }
+    }
+
+    fn latency(p50: u64) -> super::Latency {
+        super::Latency {
+            kind: "round-trip".into(),
+            count: 1000,
+            min: p50 / 2,
+            p50,
+            p90: p50,
+            p99: p50,
+            p999: p50,
+            p9999: p50,
+            max: p50,
+            mean: p50 as f64,
+            histogram: String::new(),
+        }
+    }
+
+    #[test]
+    fn a_round_trip_is_compared_with_the_probe_timed_the_same_way() {
+        let d = super::round_trip_distance(&limits(Some(70.0), Some(10.0)), 90);
+        assert_eq!(d.probe, "cacheline-rtt-stamped");
+        assert_eq!(d.limit, 70.0);
+        assert!((d.ratio - 90.0 / 70.0).abs() < 1e-12, "{d:?}");
+        // A report from before the stamped probe existed: the bulk-timed one, as then.
+        let old = super::round_trip_distance(&limits(None, None), 90);
+        assert_eq!(old.probe, "cacheline-rtt");
+        assert_eq!(old.limit, 50.0);
+    }
+
+    #[test]
+    fn a_coarse_timer_is_flagged_against_a_short_p50_only() {
+        let lim = limits(Some(70.0), Some(10.0));
+        assert_eq!(
+            super::clock_step_lint(Some(&lim), Some(&latency(90))),
+            Some(super::Lint::ClockStep {
+                step_ns: 10.0,
+                p50_ns: 90
+            })
+        );
+        // 10 ns is 1% of a microsecond: not flagged.
+        assert_eq!(
+            super::clock_step_lint(Some(&lim), Some(&latency(1000))),
+            None
+        );
+        // No step measured, no limits, or no latency: nothing to say.
+        let unmeasured = limits(Some(70.0), None);
+        assert_eq!(
+            super::clock_step_lint(Some(&unmeasured), Some(&latency(90))),
+            None
+        );
+        assert_eq!(super::clock_step_lint(None, Some(&latency(90))), None);
+        assert_eq!(super::clock_step_lint(Some(&lim), None), None);
     }
 }

@@ -11,6 +11,7 @@ use crate::histogram;
 use crate::message::Message;
 use crate::outcome::{SampleOutcome, SampleStatus};
 use crate::placement;
+use crate::round_trip_timer::RoundTripTimer;
 use crate::semantics::Ordering;
 use crate::transport::{ChannelConfig, Endpoints, Receiver, Sender, Transport};
 use crate::verify::{self, Verifier};
@@ -71,19 +72,20 @@ pub(super) fn run<T: Transport, M: Message>(
         let mut rx = rep_rx;
         let mut hist = hist;
         let mut verifier = Verifier::new(1, round_trips, Ordering::PerProducerFifo, 1);
-        let clock = quanta::Clock::new();
+        // The same timer, used the same way, as the stamped cache-line probe (`probes`).
+        let timer = RoundTripTimer::new();
         let start = Instant::now();
         for i in 0..round_trips {
-            let t0 = clock.raw();
+            let t0 = timer.stamp();
             if tx.send(M::build(0, i)).is_err() {
                 verifier.note_disconnect(0, i);
                 break;
             }
             let Some(reply) = rx.recv() else { break };
-            let t1 = clock.raw();
+            let rtt = timer.elapsed_ns(t0);
             verifier.observe(&reply);
             drop(reply);
-            histogram::record(&mut hist, clock.delta_as_nanos(t0, t1));
+            histogram::record(&mut hist, rtt);
             if verifier.count() % PROGRESS_EVERY == 0 {
                 progress
                     .delivered

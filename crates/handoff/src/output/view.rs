@@ -208,6 +208,16 @@ pub(crate) fn build(report: &RunReport) -> View {
                     join(l.cores.iter(), ","),
                     if l.pinned { ", pinned" } else { ", not pinned" },
                 );
+                if let Some(stamped) = &l.cacheline_rtt_stamped_ns {
+                    s.push_str(&format!(
+                        "; round trip stamped per trip as ping-pong is {} (best median of {})",
+                        fmt::duration(stamped.min),
+                        stamped.n
+                    ));
+                }
+                if let Some(step) = l.clock_step_ns {
+                    s.push_str(&format!("; timer step {}", fmt::duration(step)));
+                }
                 if let Some(note) = &l.note {
                     s.push_str(&format!(" ({note})"));
                 }
@@ -515,7 +525,7 @@ fn group(mut rows: Vec<&TrialResult>, every: &[String]) -> Group {
             cells.push(
                 r.limit
                     .as_ref()
-                    .filter(|l| l.probe == "cacheline-rtt")
+                    .filter(|l| l.probe.starts_with("cacheline-rtt"))
                     .map_or_else(dash, |l| fmt::times(l.ratio)),
             );
         } else {
