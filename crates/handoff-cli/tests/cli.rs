@@ -126,6 +126,11 @@ fn quick_default_suite_covers_the_catalog_and_passes() {
         .unwrap();
     assert!(pp["latency"]["p99"].as_u64().unwrap() >= pp["latency"]["p50"].as_u64().unwrap());
     assert!(pp["latency"]["histogram"].as_str().unwrap().len() > 10);
+    // A ping-pong p50 is set against the round trip stamped by the same timer, which the
+    // limits carry with the timer's step.
+    assert_eq!(pp["limit"]["probe"], "cacheline-rtt-stamped");
+    assert!(v["limits"]["cacheline_rtt_stamped_ns"]["min"].as_f64().unwrap() > 0.0);
+    assert!(v["limits"]["clock_step_ns"].as_f64().unwrap() > 0.0);
 }
 
 #[test]
