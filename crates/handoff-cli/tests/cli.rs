@@ -129,7 +129,12 @@ fn quick_default_suite_covers_the_catalog_and_passes() {
     // A ping-pong p50 is set against the round trip stamped by the same timer, which the
     // limits carry with the timer's step.
     assert_eq!(pp["limit"]["probe"], "cacheline-rtt-stamped");
-    assert!(v["limits"]["cacheline_rtt_stamped_ns"]["min"].as_f64().unwrap() > 0.0);
+    assert!(
+        v["limits"]["cacheline_rtt_stamped_ns"]["min"]
+            .as_f64()
+            .unwrap()
+            > 0.0
+    );
     assert!(v["limits"]["clock_step_ns"].as_f64().unwrap() > 0.0);
 }
 

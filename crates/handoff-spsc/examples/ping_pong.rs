@@ -1,0 +1,169 @@
+//! How close a ping-pong over two rings comes to what the hardware allows, timed in bulk (no
+//! clock inside the loop: N round trips, one elapsed time).
+//!
+//! ```text
+//! cargo run -p handoff-spsc --release --example ping_pong [repetitions]
+//! ```
+//!
+//! Three ping-pongs between two pinned threads, interleaved repetition by repetition so that
+//! drift on a shared machine hits all three:
+//!
+//! * **one line** — a single cache line that both threads write in turn (the `handoff`
+//!   harness's cache-line round-trip probe): the least a round trip can cost;
+//! * **two lines** — one line per direction, each written by one thread only: the least any
+//!   pair of one-way channels can cost, since a request and its reply then live in two lines;
+//! * **handoff-spsc** — a request ring and a reply ring, [`Wait::Spin`].
+//!
+//! Each is reported as a multiple of *one line* (median and quartiles over the repetitions).
+
+use core_affinity::CoreId;
+use crossbeam_utils::CachePadded;
+use handoff_spsc::{channel, Wait};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Barrier};
+use std::thread;
+use std::time::Instant;
+
+const ROUND_TRIPS: u64 = 200_000;
+
+/// Runs `ping` on this thread and `pong` on another, each pinned to a core of its own (where
+/// there are two), and returns `ping`'s nanoseconds per round trip.
+fn pair(
+    cores: &[CoreId],
+    ping: impl FnOnce() + Send + 'static,
+    pong: impl FnOnce() + Send + 'static,
+) -> f64 {
+    let start_line = Arc::new(Barrier::new(2));
+    let (a, b) = (cores.first().copied(), cores.get(1).copied());
+    let other = start_line.clone();
+    let ponger = thread::spawn(move || {
+        if let Some(core) = b {
+            core_affinity::set_for_current(core);
+        }
+        other.wait();
+        pong();
+    });
+    let pinger = thread::spawn(move || {
+        if let Some(core) = a {
+            core_affinity::set_for_current(core);
+        }
+        start_line.wait();
+        let start = Instant::now();
+        ping();
+        start.elapsed().as_nanos() as f64 / ROUND_TRIPS as f64
+    });
+    let ns = pinger.join().expect("pinger");
+    ponger.join().expect("ponger");
+    ns
+}
+
+fn spin_until(a: &AtomicU64, value: u64) {
+    while a.load(Ordering::Acquire) != value {
+        std::hint::spin_loop();
+    }
+}
+
+fn one_line(cores: &[CoreId]) -> f64 {
+    let line = Arc::new(CachePadded::new(AtomicU64::new(0)));
+    let other = line.clone();
+    pair(
+        cores,
+        move || {
+            for i in 0..ROUND_TRIPS {
+                line.store(2 * i + 1, Ordering::Release);
+                spin_until(&line, 2 * i + 2);
+            }
+        },
+        move || {
+            for i in 0..ROUND_TRIPS {
+                spin_until(&other, 2 * i + 1);
+                other.store(2 * i + 2, Ordering::Release);
+            }
+        },
+    )
+}
+
+fn two_lines(cores: &[CoreId]) -> f64 {
+    let lines = Arc::new([
+        CachePadded::new(AtomicU64::new(0)),
+        CachePadded::new(AtomicU64::new(0)),
+    ]);
+    let other = lines.clone();
+    pair(
+        cores,
+        move || {
+            for i in 1..=ROUND_TRIPS {
+                lines[0].store(i, Ordering::Release);
+                spin_until(&lines[1], i);
+            }
+        },
+        move || {
+            for i in 1..=ROUND_TRIPS {
+                spin_until(&other[0], i);
+                other[1].store(i, Ordering::Release);
+            }
+        },
+    )
+}
+
+fn rings(cores: &[CoreId]) -> f64 {
+    let (mut request, mut requests) = channel::<u64>(1024, Wait::Spin).expect("capacity");
+    let (mut reply, mut replies) = channel::<u64>(1024, Wait::Spin).expect("capacity");
+    pair(
+        cores,
+        move || {
+            for i in 0..ROUND_TRIPS {
+                request.push(i).expect("ponger alive");
+                assert_eq!(replies.pop(), Some(i));
+            }
+        },
+        move || {
+            while let Some(i) = requests.pop() {
+                if reply.push(i).is_err() {
+                    break;
+                }
+            }
+        },
+    )
+}
+
+/// First quartile, median and third quartile.
+fn quartiles(mut v: Vec<f64>) -> [f64; 3] {
+    v.sort_by(f64::total_cmp);
+    [v[v.len() / 4], v[v.len() / 2], v[3 * v.len() / 4]]
+}
+
+fn main() {
+    let repetitions: usize = std::env::args()
+        .nth(1)
+        .map(|s| s.parse().expect("repetitions: a positive number"))
+        .unwrap_or(25)
+        .max(1);
+    let cores = core_affinity::get_core_ids().unwrap_or_default();
+    if cores.len() < 2 {
+        println!("(fewer than two cores to pin to: the figures below are not cross-core)");
+    }
+    let mut line_ns = Vec::new();
+    let mut two = Vec::new();
+    let mut ring = Vec::new();
+    for _ in 0..repetitions {
+        // One line before and after the others, so that its figure brackets theirs in time.
+        let before = one_line(&cores);
+        two.push(two_lines(&cores));
+        ring.push(rings(&cores));
+        let line = (before + one_line(&cores)) / 2.0;
+        line_ns.push(line);
+        *two.last_mut().unwrap() /= line;
+        *ring.last_mut().unwrap() /= line;
+    }
+    let [q1, m, q3] = quartiles(line_ns);
+    println!("{repetitions} repetitions of {ROUND_TRIPS} round trips, timed in bulk");
+    println!(
+        "{:<14} {m:>6.1} ns per round trip (quartiles {q1:.1}–{q3:.1})",
+        "one line"
+    );
+    for (name, ratios) in [("two lines", two), ("handoff-spsc", ring)] {
+        let [q1, m, q3] = quartiles(ratios);
+        println!("{name:<14} {m:>6.2}× one line (quartiles {q1:.2}–{q3:.2})");
+    }
+}
