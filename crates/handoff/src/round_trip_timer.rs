@@ -44,33 +44,50 @@ impl RoundTripTimer {
         self.clock.delta_as_nanos(start, self.clock.raw())
     }
 
-    /// The counter's step in nanoseconds: the largest amount that divides every difference
-    /// between two readings (taken `pairs` times, with varying short delays between the two
-    /// readings of a pair). No interval is resolved more finely than this. A counter that ticks
-    /// in single cycles gives a fraction of a nanosecond; one that advances in coarse increments
-    /// gives the increment. `None` if the readings never moved.
+    /// The counter's step in nanoseconds: no interval is resolved more finely than this.
+    ///
+    /// Takes `pairs` pairs of readings, with varying short delays between the two readings of a
+    /// pair. The candidate step is the smallest nonzero difference seen. A counter that advances
+    /// in coarse increments makes (nearly) every difference a multiple of it, and then it is
+    /// the step; a counter that ticks in single cycles makes the differences vary freely (the
+    /// smallest is only the cost of a reading), and then the step is one raw unit, a fraction of
+    /// a nanosecond. `None` if the readings never moved.
     pub fn step_ns(&self, pairs: u32) -> Option<f64> {
-        let mut step = 0u64;
-        for i in 0..pairs.max(1) {
-            let a = self.clock.raw();
-            for _ in 0..i % 64 {
-                std::hint::spin_loop();
-            }
-            let b = self.clock.raw();
-            step = gcd(step, b.wrapping_sub(a));
-        }
+        let deltas: Vec<u64> = (0..pairs.max(1))
+            .map(|i| {
+                let a = self.clock.raw();
+                for _ in 0..i % 64 {
+                    std::hint::spin_loop();
+                }
+                self.clock.raw().wrapping_sub(a)
+            })
+            .collect();
+        let units = coarse_step(&deltas)?;
         // Nanoseconds per raw unit, from a span long enough for the conversion to be exact.
         const SPAN: u64 = 1 << 30;
         let ns_per_unit = self.clock.delta_as_nanos(0, SPAN) as f64 / SPAN as f64;
-        (step > 0).then_some(step as f64 * ns_per_unit)
+        Some(units as f64 * ns_per_unit)
     }
 }
 
-fn gcd(mut a: u64, mut b: u64) -> u64 {
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    a
+/// Share of the differences that must be multiples of the smallest one for it to be the step
+/// (a hypervisor adjusting the counter now and then may break the pattern once or twice).
+const STEP_AGREEMENT: f64 = 0.99;
+
+/// The step of a counter, in raw units, from differences between pairs of readings: the
+/// smallest nonzero difference if nearly all of them are multiples of it, else 1. `None` if no
+/// difference is nonzero.
+fn coarse_step(deltas: &[u64]) -> Option<u64> {
+    let nonzero: Vec<u64> = deltas.iter().copied().filter(|&d| d > 0).collect();
+    let smallest = *nonzero.iter().min()?;
+    let multiples = nonzero.iter().filter(|&&d| d % smallest == 0).count();
+    Some(
+        if multiples as f64 >= STEP_AGREEMENT * nonzero.len() as f64 {
+            smallest
+        } else {
+            1
+        },
+    )
 }
 
 #[cfg(test)]
@@ -87,11 +104,25 @@ mod tests {
     }
 
     #[test]
-    fn gcd_finds_the_common_step() {
-        assert_eq!(gcd(0, 52), 52);
-        assert_eq!(gcd(52, 26), 26);
-        assert_eq!(gcd(26, 78), 26);
-        assert_eq!(gcd(26, 27), 1);
+    fn a_coarse_counter_steps_by_its_increment() {
+        // Every difference a multiple of 26 units: the step is 26.
+        let mut d: Vec<u64> = (0..1000).map(|i| 26 * (1 + i % 5)).collect();
+        assert_eq!(coarse_step(&d), Some(26));
+        // One odd difference in a thousand (the counter adjusted once) does not change that.
+        d[500] = 27;
+        assert_eq!(coarse_step(&d), Some(26));
+        // Zero differences (two readings within one step) are ignored.
+        d.extend([0, 0, 0]);
+        assert_eq!(coarse_step(&d), Some(26));
+    }
+
+    #[test]
+    fn a_fine_counter_steps_by_one_unit() {
+        // Differences that vary freely: the smallest is the cost of a reading, not a step.
+        let d: Vec<u64> = (0..1000).map(|i| 18 + (i * 7) % 23).collect();
+        assert_eq!(coarse_step(&d), Some(1));
+        assert_eq!(coarse_step(&[0, 0]), None);
+        assert_eq!(coarse_step(&[]), None);
     }
 
     #[test]
