@@ -71,6 +71,9 @@ pub enum Lint {
     BeyondLimit {
         /// The result as a multiple of the limit.
         ratio: f64,
+        /// Whether the limit is a round trip (a time: lower is better) rather than a rate.
+        #[serde(default)]
+        round_trip: bool,
     },
     /// An open-loop run achieved less than 99% of the rate it asked for: the producers could not
     /// keep the schedule (the transport blocked them, or the machine is too busy).
@@ -199,7 +202,17 @@ impl fmt::Display for Lint {
                 write!(f, "batch requested but the transport has no native batch operations; sent one by one")
             }
             Lint::DebugBuild => write!(f, "debug build: figures are not representative; build with --release"),
-            Lint::BeyondLimit { ratio } => write!(
+            Lint::BeyondLimit {
+                ratio,
+                round_trip: true,
+            } => write!(
+                f,
+                "{ratio:.2}× the measured round trip, faster than the machine allows: the limit probe was disturbed (a busy machine?); distances to the limit in this run are suspect"
+            ),
+            Lint::BeyondLimit {
+                ratio,
+                round_trip: false,
+            } => write!(
                 f,
                 "{:.0}% of the measured limit: the limit probe was disturbed (a busy machine?); distances to the limit in this run are suspect",
                 ratio * 100.0
@@ -254,6 +267,29 @@ mod tests {
             lint.to_string(),
             "outliers: 1 of 5 samples below a third of the median (slowest 12% of it): two regimes in one trial; the median shows the common one"
         );
+    }
+
+    #[test]
+    fn a_round_trip_beyond_its_limit_is_said_as_a_multiple() {
+        let rtt = Lint::BeyondLimit {
+            ratio: 0.8,
+            round_trip: true,
+        };
+        assert!(
+            rtt.to_string().starts_with("0.80× the measured round trip"),
+            "{rtt}"
+        );
+        let rate = Lint::BeyondLimit {
+            ratio: 1.2,
+            round_trip: false,
+        };
+        assert!(
+            rate.to_string().starts_with("120% of the measured limit"),
+            "{rate}"
+        );
+        // Reports written before the field existed read as rates, as they were shown then.
+        let old: Lint = serde_json::from_str(r#"{"code":"beyond-limit","ratio":1.2}"#).unwrap();
+        assert_eq!(old, rate);
     }
 
     #[test]

@@ -579,13 +579,18 @@ fn summarise(
     });
 
     if let Some(l) = &limit {
-        let beyond = match l.probe.as_str() {
-            "stream-bandwidth" => l.ratio > 1.0,
+        let round_trip = l.probe != "stream-bandwidth";
+        let beyond = if round_trip {
             // Timer resolution blurs a round trip by a few ns: allow 5%.
-            _ => l.ratio < 0.95,
+            l.ratio < 0.95
+        } else {
+            l.ratio > 1.0
         };
         if beyond {
-            lints.push(Lint::BeyondLimit { ratio: l.ratio });
+            lints.push(Lint::BeyondLimit {
+                ratio: l.ratio,
+                round_trip,
+            });
         }
     }
 
