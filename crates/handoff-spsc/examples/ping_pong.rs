@@ -5,14 +5,16 @@
 //! cargo run -p handoff-spsc --release --example ping_pong [repetitions]
 //! ```
 //!
-//! Three ping-pongs between two pinned threads, interleaved repetition by repetition so that
-//! drift on a shared machine hits all three:
+//! Four ping-pongs between two pinned threads, interleaved repetition by repetition so that
+//! drift on a shared machine hits all four:
 //!
 //! * **one line** — a single cache line that both threads write in turn (the `handoff`
 //!   harness's cache-line round-trip probe): the least a round trip can cost;
 //! * **two lines** — one line per direction, each written by one thread only: the least any
 //!   pair of one-way channels can cost, since a request and its reply then live in two lines;
-//! * **handoff-spsc** — a request ring and a reply ring, [`Wait::Spin`].
+//! * **handoff-spsc** — a request ring and a reply ring, [`Wait::Spin`];
+//! * **rtrb** — the same with two `rtrb` rings (a cached-index ring of the same design),
+//!   polled in a spin loop.
 //!
 //! Each is reported as a multiple of *one line* (median and quartiles over the repetitions).
 
@@ -127,6 +129,41 @@ fn rings(cores: &[CoreId]) -> f64 {
     )
 }
 
+fn rtrb_rings(cores: &[CoreId]) -> f64 {
+    let (mut request, mut requests) = rtrb::RingBuffer::<u64>::new(1024);
+    let (mut reply, mut replies) = rtrb::RingBuffer::<u64>::new(1024);
+    pair(
+        cores,
+        move || {
+            for i in 0..ROUND_TRIPS {
+                while request.push(i).is_err() {
+                    std::hint::spin_loop();
+                }
+                let got = loop {
+                    match replies.pop() {
+                        Ok(v) => break v,
+                        Err(_) => std::hint::spin_loop(),
+                    }
+                };
+                assert_eq!(got, i);
+            }
+        },
+        move || {
+            for _ in 0..ROUND_TRIPS {
+                let got = loop {
+                    match requests.pop() {
+                        Ok(v) => break v,
+                        Err(_) => std::hint::spin_loop(),
+                    }
+                };
+                while reply.push(got).is_err() {
+                    std::hint::spin_loop();
+                }
+            }
+        },
+    )
+}
+
 /// First quartile, median and third quartile.
 fn quartiles(mut v: Vec<f64>) -> [f64; 3] {
     v.sort_by(f64::total_cmp);
@@ -146,15 +183,18 @@ fn main() {
     let mut line_ns = Vec::new();
     let mut two = Vec::new();
     let mut ring = Vec::new();
+    let mut peer = Vec::new();
     for _ in 0..repetitions {
         // One line before and after the others, so that its figure brackets theirs in time.
         let before = one_line(&cores);
         two.push(two_lines(&cores));
         ring.push(rings(&cores));
+        peer.push(rtrb_rings(&cores));
         let line = (before + one_line(&cores)) / 2.0;
         line_ns.push(line);
-        *two.last_mut().unwrap() /= line;
-        *ring.last_mut().unwrap() /= line;
+        for v in [&mut two, &mut ring, &mut peer] {
+            *v.last_mut().unwrap() /= line;
+        }
     }
     let [q1, m, q3] = quartiles(line_ns);
     println!("{repetitions} repetitions of {ROUND_TRIPS} round trips, timed in bulk");
@@ -162,7 +202,7 @@ fn main() {
         "{:<14} {m:>6.1} ns per round trip (quartiles {q1:.1}–{q3:.1})",
         "one line"
     );
-    for (name, ratios) in [("two lines", two), ("handoff-spsc", ring)] {
+    for (name, ratios) in [("two lines", two), ("handoff-spsc", ring), ("rtrb", peer)] {
         let [q1, m, q3] = quartiles(ratios);
         println!("{name:<14} {m:>6.2}× one line (quartiles {q1:.2}–{q3:.2})");
     }
