@@ -151,6 +151,26 @@ where
     )
 }
 
+/// The pinger's half of round trip `i` on the bounced line: write the request (odd), wait for
+/// the reply (even).
+#[inline(always)]
+fn ping(line: &AtomicU64, i: u64) {
+    line.store(2 * i + 1, Ordering::Release);
+    while line.load(Ordering::Acquire) != 2 * i + 2 {
+        std::hint::spin_loop();
+    }
+}
+
+/// The ponger's side of `n` round trips on the bounced line: wait for each request, reply.
+fn pong(line: &AtomicU64, n: u64) {
+    for i in 0..n {
+        while line.load(Ordering::Acquire) != 2 * i + 1 {
+            std::hint::spin_loop();
+        }
+        line.store(2 * i + 2, Ordering::Release);
+    }
+}
+
 /// One repetition of the cache-line round trip; returns ns per round trip.
 fn round_trip(plan: &placement::Plan, n: u64) -> f64 {
     let line = Arc::new(CachePadded::new(AtomicU64::new(0)));
@@ -160,20 +180,12 @@ fn round_trip(plan: &placement::Plan, n: u64) -> f64 {
         move || {
             let start = Instant::now();
             for i in 0..n {
-                line.store(2 * i + 1, Ordering::Release);
-                while line.load(Ordering::Acquire) != 2 * i + 2 {
-                    std::hint::spin_loop();
-                }
+                ping(&line, i);
             }
             start.elapsed().as_nanos() as f64 / n as f64
         },
         move || {
-            for i in 0..n {
-                while l2.load(Ordering::Acquire) != 2 * i + 1 {
-                    std::hint::spin_loop();
-                }
-                l2.store(2 * i + 2, Ordering::Release);
-            }
+            pong(&l2, n);
             0.0
         },
     );
@@ -196,21 +208,13 @@ fn stamped_round_trip(plan: &placement::Plan, n: u64) -> f64 {
             let timer = RoundTripTimer::new();
             for i in 0..n {
                 let t0 = timer.stamp();
-                line.store(2 * i + 1, Ordering::Release);
-                while line.load(Ordering::Acquire) != 2 * i + 2 {
-                    std::hint::spin_loop();
-                }
+                ping(&line, i);
                 histogram::record(&mut hist, timer.elapsed_ns(t0));
             }
             hist.value_at_quantile(0.5) as f64
         },
         move || {
-            for i in 0..n {
-                while l2.load(Ordering::Acquire) != 2 * i + 1 {
-                    std::hint::spin_loop();
-                }
-                l2.store(2 * i + 2, Ordering::Release);
-            }
+            pong(&l2, n);
             0.0
         },
     );
