@@ -18,45 +18,24 @@
 //!
 //! Each is reported as a multiple of *one line* (median and quartiles over the repetitions).
 
+mod support;
+
 use core_affinity::CoreId;
 use crossbeam_utils::CachePadded;
 use handoff_spsc::{channel, Wait};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Barrier};
-use std::thread;
-use std::time::Instant;
+use std::sync::Arc;
+use support::quartiles;
 
 const ROUND_TRIPS: u64 = 200_000;
 
-/// Runs `ping` on this thread and `pong` on another, each pinned to a core of its own (where
-/// there are two), and returns `ping`'s nanoseconds per round trip.
+/// Runs `ping` and `pong` on two pinned threads; `ping`'s nanoseconds per round trip.
 fn pair(
     cores: &[CoreId],
     ping: impl FnOnce() + Send + 'static,
     pong: impl FnOnce() + Send + 'static,
 ) -> f64 {
-    let start_line = Arc::new(Barrier::new(2));
-    let (a, b) = (cores.first().copied(), cores.get(1).copied());
-    let other = start_line.clone();
-    let ponger = thread::spawn(move || {
-        if let Some(core) = b {
-            core_affinity::set_for_current(core);
-        }
-        other.wait();
-        pong();
-    });
-    let pinger = thread::spawn(move || {
-        if let Some(core) = a {
-            core_affinity::set_for_current(core);
-        }
-        start_line.wait();
-        let start = Instant::now();
-        ping();
-        start.elapsed().as_nanos() as f64 / ROUND_TRIPS as f64
-    });
-    let ns = pinger.join().expect("pinger");
-    ponger.join().expect("ponger");
-    ns
+    support::pair(cores, ping, pong).as_nanos() as f64 / ROUND_TRIPS as f64
 }
 
 fn spin_until(a: &AtomicU64, value: u64) {
@@ -164,22 +143,13 @@ fn rtrb_rings(cores: &[CoreId]) -> f64 {
     )
 }
 
-/// First quartile, median and third quartile.
-fn quartiles(mut v: Vec<f64>) -> [f64; 3] {
-    v.sort_by(f64::total_cmp);
-    [v[v.len() / 4], v[v.len() / 2], v[3 * v.len() / 4]]
-}
-
 fn main() {
     let repetitions: usize = std::env::args()
         .nth(1)
         .map(|s| s.parse().expect("repetitions: a positive number"))
         .unwrap_or(25)
         .max(1);
-    let cores = core_affinity::get_core_ids().unwrap_or_default();
-    if cores.len() < 2 {
-        println!("(fewer than two cores to pin to: the figures below are not cross-core)");
-    }
+    let cores = support::cores();
     let mut line_ns = Vec::new();
     let mut two = Vec::new();
     let mut ring = Vec::new();

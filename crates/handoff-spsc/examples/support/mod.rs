@@ -1,0 +1,54 @@
+//! What the measuring examples share: two threads pinned to cores of their own and started
+//! together, and the quartiles of their repetitions.
+
+use core_affinity::CoreId;
+use std::sync::{Arc, Barrier};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// The cores to pin to, with a word on stdout when there are not two of them (the figures are
+/// then not cross-core).
+pub fn cores() -> Vec<CoreId> {
+    let cores = core_affinity::get_core_ids().unwrap_or_default();
+    if cores.len() < 2 {
+        println!("(fewer than two cores to pin to: the figures below are not cross-core)");
+    }
+    cores
+}
+
+/// Runs `timed` on one thread and `other` on another, each pinned to a core of its own (where
+/// there are two), releases both at once, and returns how long `timed` took.
+pub fn pair(
+    cores: &[CoreId],
+    timed: impl FnOnce() + Send + 'static,
+    other: impl FnOnce() + Send + 'static,
+) -> Duration {
+    let start_line = Arc::new(Barrier::new(2));
+    let (a, b) = (cores.first().copied(), cores.get(1).copied());
+    let release = start_line.clone();
+    let untimed = thread::spawn(move || {
+        if let Some(core) = b {
+            core_affinity::set_for_current(core);
+        }
+        release.wait();
+        other();
+    });
+    let timed = thread::spawn(move || {
+        if let Some(core) = a {
+            core_affinity::set_for_current(core);
+        }
+        start_line.wait();
+        let start = Instant::now();
+        timed();
+        start.elapsed()
+    });
+    let elapsed = timed.join().expect("timed thread");
+    untimed.join().expect("untimed thread");
+    elapsed
+}
+
+/// First quartile, median and third quartile.
+pub fn quartiles(mut v: Vec<f64>) -> [f64; 3] {
+    v.sort_by(f64::total_cmp);
+    [v[v.len() / 4], v[v.len() / 2], v[3 * v.len() / 4]]
+}
