@@ -95,6 +95,12 @@
 //! # Ok::<(), handoff_spsc::CapacityError>(())
 //! ```
 //!
+//! The crate's `examples/` directory has programs to run (`cargo run -p handoff-spsc --release
+//! --example NAME`): `pipeline` (two rings in a row, a stage between them), `spsc_throughput` (a
+//! quick look at each wait strategy, one at a time and in batches), `ping_pong` (a round trip
+//! over two rings against one and two bare cache lines, timed in bulk) and `edge_policies` (one
+//! message at a time against a consumer that slips, a producer that gathers room, and rtrb).
+//!
 //! [loom]: https://docs.rs/loom
 
 #![deny(missing_docs)]
