@@ -70,25 +70,37 @@ impl RoundTripTimer {
     }
 }
 
-/// Share of the judged differences that must be multiples of the smallest one for it to be the step
-/// (a hypervisor adjusting the counter now and then may break the pattern once or twice).
+/// Share of the judged differences that must be multiples of the candidate step for it to be
+/// the step (a hypervisor adjusting the counter now and then may break the pattern once or twice).
 const STEP_AGREEMENT: f64 = 0.99;
 
+/// Share of the differences a value must account for to be the candidate step: a counter that
+/// moves in steps reads exactly one step between back-to-back readings in a good share of the
+/// pairs, while a difference seen once (the counter adjusted, or the thread moved to a core whose
+/// counter steps at another phase, between the two readings) can be any size, even 1.
+const STEP_SHARE: f64 = 0.005;
+
 /// The step of a counter, in raw units, from differences between pairs of readings: the
-/// smallest nonzero difference if nearly all of the shorter ones are multiples of it, else 1. `None` if no
-/// difference is nonzero.
+/// smallest difference that recurs (at least [`STEP_SHARE`] of the nonzero ones) if nearly all of
+/// the shorter differences are multiples of it, else 1. `None` if no difference is nonzero.
 fn coarse_step(deltas: &[u64]) -> Option<u64> {
     let mut nonzero: Vec<u64> = deltas.iter().copied().filter(|&d| d > 0).collect();
     nonzero.sort_unstable();
-    let smallest = *nonzero.first()?;
+    let recurring = ((STEP_SHARE * nonzero.len() as f64).ceil() as usize).max(1);
+    // The sorted differences come in runs of equal values; the first run long enough is the
+    // candidate, and with too few pairs for any run to be, the smallest difference.
+    let candidate = nonzero
+        .chunk_by(|a, b| a == b)
+        .find(|run| run.len() >= recurring)
+        .or_else(|| nonzero.first().map(std::slice::from_ref))?[0];
     // A pair that an interrupt or a preemption fell into differs by an arbitrary amount, and a
     // busy host interrupts more than one pair in a hundred; such pairs are the longest, so only
     // the shortest nine tenths are judged.
     let judged = &nonzero[..nonzero.len() - nonzero.len() / 10];
-    let multiples = judged.iter().filter(|&&d| d % smallest == 0).count();
+    let multiples = judged.iter().filter(|&&d| d % candidate == 0).count();
     Some(
         if multiples as f64 >= STEP_AGREEMENT * judged.len() as f64 {
-            smallest
+            candidate
         } else {
             1
         },
@@ -123,6 +135,10 @@ mod tests {
         for (k, i) in (0..1000).step_by(20).enumerate() {
             d[i] = 1561 + 97 * k as u64;
         }
+        assert_eq!(coarse_step(&d), Some(26));
+        // Nor does a lone pair that the counter's adjustment shrank to a tick or a few.
+        d[7] = 1;
+        d[8] = 5;
         assert_eq!(coarse_step(&d), Some(26));
     }
 
