@@ -137,11 +137,7 @@ fn rtrb_pop_all(mut rx: rtrb::Consumer<u64>) {
 }
 
 fn main() {
-    let repetitions: usize = std::env::args()
-        .nth(1)
-        .map(|s| s.parse().expect("repetitions: a positive number"))
-        .unwrap_or(15)
-        .max(1);
+    let repetitions = support::repetitions(15);
     let cores = support::cores();
     let names = ["plain", "consumer slips", "producer gathers room", "rtrb"];
     let mut rates: [Vec<f64>; 4] = Default::default();

@@ -144,11 +144,7 @@ fn rtrb_rings(cores: &[CoreId]) -> f64 {
 }
 
 fn main() {
-    let repetitions: usize = std::env::args()
-        .nth(1)
-        .map(|s| s.parse().expect("repetitions: a positive number"))
-        .unwrap_or(25)
-        .max(1);
+    let repetitions = support::repetitions(25);
     let cores = support::cores();
     let mut line_ns = Vec::new();
     let mut two = Vec::new();

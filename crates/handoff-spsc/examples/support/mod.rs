@@ -6,6 +6,21 @@ use std::sync::{Arc, Barrier};
 use std::thread;
 use std::time::{Duration, Instant};
 
+/// The number of repetitions given as the first argument, or `default` without one. A malformed
+/// argument ends the program with a message and exit status 2.
+pub fn repetitions(default: usize) -> usize {
+    match std::env::args().nth(1) {
+        None => default,
+        Some(arg) => match arg.parse::<usize>() {
+            Ok(n) if n > 0 => n,
+            _ => {
+                eprintln!("repetitions: expected a positive whole number, got {arg:?}");
+                std::process::exit(2);
+            }
+        },
+    }
+}
+
 /// The cores to pin to, with a word on stdout when there are not two of them (the figures are
 /// then not cross-core).
 pub fn cores() -> Vec<CoreId> {
