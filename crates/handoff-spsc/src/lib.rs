@@ -14,7 +14,9 @@
 //!   side's sleep flag, behind a fence that costs nothing on Linux (the sleeping side pays for
 //!   both with a process-wide `membarrier`) and is a full fence elsewhere.
 //! * **Batches publish once.** [`Producer::push_batch`] writes a run of slots and publishes the
-//!   tail once; [`Consumer::pop_batch`] reads a run and releases the head once.
+//!   tail once; [`Consumer::pop_batch`] reads a run and releases the head once, and
+//!   [`Consumer::pop_slices`] does the same without moving the messages: it lends the run where
+//!   it lies, as one slice or two, then drops it.
 //! * **Disconnection is observable.** Dropping one end is seen by the other:
 //!   [`Consumer::pop`] returns `None` once the producer is gone and the ring is drained,
 //!   [`Producer::push`] returns the message back instead of waiting forever for a dead consumer,

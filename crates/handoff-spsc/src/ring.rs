@@ -550,6 +550,70 @@ impl<T> Consumer<T> {
         self.drain(max, f)
     }
 
+    /// Pops up to `max` messages without waiting, lending them to `f` where they lie, as one
+    /// slice, or two when the run wraps around the end of the buffer (oldest first); then
+    /// drops them and releases their slots at once, as [`try_pop_batch`]. Returns how many
+    /// were popped (at least one).
+    ///
+    /// # Errors
+    /// As [`try_pop`](Consumer::try_pop) when no message is available (and `max > 0`).
+    ///
+    /// [`try_pop_batch`]: Consumer::try_pop_batch
+    #[inline]
+    pub fn try_pop_slices<F>(&mut self, max: usize, f: F) -> Result<usize, TryPopError>
+    where
+        F: FnMut(&[T]),
+    {
+        if max == 0 {
+            return Ok(0);
+        }
+        if self.tail_cache.wrapping_sub(self.head) < max && !self.refresh_has_items() {
+            return Err(self.empty_error());
+        }
+        Ok(self.lend(max, f))
+    }
+
+    /// Pops up to `max` messages, waiting according to the ring's [`Wait`] strategy until at
+    /// least one is available, and lends them to `f` where they lie, as one or two slices in
+    /// order (two when the run wraps around the end of the buffer). Once `f` returns (or
+    /// unwinds) the messages are dropped and their slots released at once.
+    ///
+    /// Nothing is moved: a consumer that only reads its messages (sums, checks, copies them
+    /// elsewhere) sees each run as the array it is, which the compiler can process several
+    /// messages per instruction, where [`pop_batch`](Consumer::pop_batch) hands over one
+    /// message per call. Returns how many were popped: 0 only when `max` is 0, or when the
+    /// producer has been dropped and the ring is empty.
+    ///
+    /// ```
+    /// use handoff_spsc::{channel, Wait};
+    ///
+    /// let (mut tx, mut rx) = channel::<u64>(8, Wait::Spin)?;
+    /// // Six messages, then two more: the second run wraps around the end of the buffer.
+    /// tx.push_batch(&mut (0..6)).unwrap();
+    /// assert_eq!(rx.pop_slices(6, |_| {}), 6);
+    /// tx.push_batch(&mut (6..10)).unwrap();
+    /// let mut runs = Vec::new();
+    /// assert_eq!(rx.pop_slices(8, |run| runs.push(run.to_vec())), 4);
+    /// assert_eq!(runs, [vec![6, 7], vec![8, 9]]);
+    /// # Ok::<(), handoff_spsc::CapacityError>(())
+    /// ```
+    #[inline]
+    pub fn pop_slices<F>(&mut self, max: usize, f: F) -> usize
+    where
+        F: FnMut(&[T]),
+    {
+        if max == 0 {
+            return 0;
+        }
+        if self.tail_cache.wrapping_sub(self.head) < max
+            && !self.refresh_has_items()
+            && !self.wait_for_items()
+        {
+            return 0;
+        }
+        self.lend(max, f)
+    }
+
     /// Number of messages ready to pop right now (reloads the producer's index).
     pub fn slots(&self) -> usize {
         self.shared
@@ -659,6 +723,66 @@ impl<T> Consumer<T> {
         n
     }
 
+    /// Lends up to `max` of the messages known to be ready (`tail_cache`) to `f`, as one or
+    /// two slices, then drops them and releases their slots.
+    #[inline]
+    fn lend<F>(&mut self, max: usize, mut f: F) -> usize
+    where
+        F: FnMut(&[T]),
+    {
+        let n = self.tail_cache.wrapping_sub(self.head).min(max);
+        let start = self.head & self.mask;
+        let to_end = n.min(self.capacity() - start);
+        // Drops the lent messages and releases their slots when `f` is done with them, also if
+        // it unwinds: they count as popped either way.
+        let run = LentRun {
+            consumer: self,
+            start,
+            n,
+        };
+        // SAFETY: both stretches are slots among the `n` after the head, below `tail_cache`
+        // (loaded with Acquire): published, not read yet, and released only by `run`'s drop,
+        // after `f` has returned.
+        unsafe {
+            run.consumer.lend_stretch(start, to_end, &mut f);
+            run.consumer.lend_stretch(0, n - to_end, &mut f);
+        }
+        n
+    }
+
+    /// Calls `f` on the `len` published messages from slot number `from` on, as one slice
+    /// (under loom, whose cells cannot be viewed as an array, one slice per slot). Calls
+    /// nothing if `len` is 0.
+    ///
+    /// # Safety
+    /// `from + len <= capacity`; the slots must hold published messages not read yet, which
+    /// nobody moves or drops until `f` returns.
+    #[inline(always)]
+    unsafe fn lend_stretch<F>(&self, from: usize, len: usize, f: &mut F)
+    where
+        F: FnMut(&[T]),
+    {
+        if len == 0 {
+            return;
+        }
+        debug_assert!(from + len <= self.capacity());
+        #[cfg(not(loom))]
+        {
+            // SAFETY: a slot is a `MaybeUninit<T>` in `UnsafeCell`s, both `repr(transparent)`,
+            // so `len` consecutive slots are laid out as `[T; len]`; they are in bounds and
+            // initialized (the caller's guarantee), and only read while the slice lives.
+            let run = unsafe { std::slice::from_raw_parts(self.buffer.add(from).cast::<T>(), len) };
+            f(run);
+        }
+        #[cfg(loom)]
+        for slot in from..from + len {
+            // SAFETY: in bounds and initialized, per the caller's guarantee; the `Arc` keeps the
+            // buffer alive.
+            let cell = unsafe { &*self.buffer.add(slot) };
+            cell.with_mut(|p| f(std::slice::from_ref(unsafe { (*p).assume_init_ref() })));
+        }
+    }
+
     /// Moves the message out of the slot of `index`.
     ///
     /// # Safety
@@ -707,6 +831,37 @@ impl<T> Drop for PopRun<'_, T> {
             let head = self.consumer.head.wrapping_add(self.read);
             self.consumer.release(head);
         }
+    }
+}
+
+/// Drops the messages of a run lent by `pop_slices` and releases their slots, also on
+/// unwinding.
+struct LentRun<'a, T> {
+    consumer: &'a mut Consumer<T>,
+    /// Slot number of the run's first message.
+    start: usize,
+    /// Messages in the run.
+    n: usize,
+}
+
+impl<T> Drop for LentRun<'_, T> {
+    #[inline]
+    fn drop(&mut self) {
+        if self.n == 0 {
+            return;
+        }
+        if std::mem::needs_drop::<T>() {
+            for i in 0..self.n {
+                // SAFETY: the run's slots hold published messages that were only lent, never
+                // moved out; each is read out (and dropped) once, before the release below.
+                drop(unsafe {
+                    self.consumer
+                        .read_slot((self.start + i) & self.consumer.mask)
+                });
+            }
+        }
+        let head = self.consumer.head.wrapping_add(self.n);
+        self.consumer.release(head);
     }
 }
 

@@ -112,6 +112,37 @@ fn batch(wait: Wait) {
     });
 }
 
+/// Runs lent in place: a run of three pushed into a ring of two, each lent run read and
+/// released while the producer may be writing the slots just released.
+fn slices(wait: Wait) {
+    model(move || {
+        let (mut tx, mut rx) = channel::<usize>(2, wait).unwrap();
+        let producer = thread::spawn(move || {
+            assert_eq!(tx.push_batch(&mut (0..3)), Ok(3));
+        });
+        let mut next = 0;
+        while rx.pop_slices(2, |run| {
+            for &v in run {
+                assert_eq!(v, next);
+                next += 1;
+            }
+        }) > 0
+        {}
+        assert_eq!(next, 3);
+        producer.join().unwrap();
+    });
+}
+
+#[test]
+fn slices_spin() {
+    slices(Wait::Spin);
+}
+
+#[test]
+fn slices_block() {
+    slices(Wait::Block);
+}
+
 #[test]
 fn batch_spin() {
     batch(Wait::Spin);

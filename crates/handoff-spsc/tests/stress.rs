@@ -108,6 +108,99 @@ fn batch_every_wait() {
     }
 }
 
+/// Batch pushes against runs lent in place (`pop_slices`) of varying sizes: every value once,
+/// in order, in at most two slices per call that together hold what the call reports.
+#[test]
+fn slices_every_wait() {
+    for wait in WAITS {
+        for capacity in CAPACITIES {
+            let (mut tx, mut rx) = channel::<u64>(capacity, wait).unwrap();
+            let producer = thread::spawn(move || {
+                let mut next = 0;
+                let mut size = 1;
+                while next < N {
+                    let end = (next + size).min(N);
+                    assert_eq!(tx.push_batch(&mut (next..end)), Ok((end - next) as usize));
+                    next = end;
+                    size = size % 300 + 7;
+                }
+            });
+            let mut expected = 0;
+            let mut max = 1;
+            loop {
+                let (mut lent, mut calls) = (0, 0);
+                let n = rx.pop_slices(max, |run| {
+                    assert!(!run.is_empty(), "an empty run was lent");
+                    for &v in run {
+                        assert_eq!(v, expected, "{wait:?}, capacity {capacity}");
+                        expected += 1;
+                    }
+                    lent += run.len();
+                    calls += 1;
+                });
+                if n == 0 {
+                    break;
+                }
+                assert!(
+                    n <= max && lent == n && calls <= 2,
+                    "{n} of {max} in {calls} runs"
+                );
+                max = max % 257 + 3;
+            }
+            assert_eq!(expected, N, "{wait:?}, capacity {capacity}");
+            producer.join().unwrap();
+        }
+    }
+}
+
+/// A run that wraps around the end of the buffer is lent as two slices, oldest first, and a
+/// run that does not as one.
+#[test]
+fn slices_split_at_the_wrap() {
+    let (mut tx, mut rx) = channel::<u32>(8, Wait::Spin).unwrap();
+    for start in 0..16u32 {
+        assert_eq!(tx.push_batch(&mut (start..start + 5)), Ok(5));
+        let mut runs = Vec::new();
+        assert_eq!(rx.pop_slices(8, |run| runs.push(run.to_vec())), 5);
+        let first_slot = (start as usize * 5) % 8;
+        let expected: Vec<Vec<u32>> = if first_slot + 5 <= 8 {
+            vec![(start..start + 5).collect()]
+        } else {
+            let split = start + (8 - first_slot) as u32;
+            vec![(start..split).collect(), (split..start + 5).collect()]
+        };
+        assert_eq!(runs, expected, "run starting at slot {first_slot}");
+    }
+}
+
+/// `try_pop_slices` never waits: empty, then a run, then disconnected once drained.
+#[test]
+fn try_slices() {
+    let (mut tx, mut rx) = channel::<u64>(16, Wait::Spin).unwrap();
+    assert_eq!(
+        rx.try_pop_slices(4, |_| panic!("lent from an empty ring")),
+        Err(TryPopError::Empty)
+    );
+    assert_eq!(rx.try_pop_slices(0, |_| panic!("lent with max 0")), Ok(0));
+    tx.push_batch(&mut (0..6)).unwrap();
+    let mut seen = Vec::new();
+    assert_eq!(
+        rx.try_pop_slices(4, |run| seen.extend_from_slice(run)),
+        Ok(4)
+    );
+    drop(tx);
+    assert_eq!(
+        rx.try_pop_slices(4, |run| seen.extend_from_slice(run)),
+        Ok(2)
+    );
+    assert_eq!(seen, [0, 1, 2, 3, 4, 5]);
+    assert_eq!(
+        rx.try_pop_slices(4, |_| panic!("lent after the end")),
+        Err(TryPopError::Disconnected)
+    );
+    assert_eq!(rx.pop_slices(4, |_| panic!("lent after the end")), 0);
+}
+
 /// Batch on one side, single messages on the other, both ways round.
 #[test]
 fn batch_against_single() {
@@ -436,6 +529,59 @@ fn panic_in_pop_batch() {
     // 0..=3 were handed to the callback (and dropped by it); 4..8 are still in the ring.
     assert_eq!(drops.load(Ordering::Relaxed), 4);
     assert_eq!(rx.pop().unwrap().id, 4);
+    drop(tx);
+    drop(rx);
+    assert_eq!(drops.load(Ordering::Relaxed), 8);
+}
+
+/// Lent messages are dropped exactly once, after the callback, including in runs that wrap.
+#[test]
+fn slices_drop_lent_messages_once() {
+    let drops = Arc::new(AtomicUsize::new(0));
+    let (mut tx, mut rx) = channel::<Counted>(8, Wait::Spin).unwrap();
+    let mut next = 0u64;
+    for round in 1..=5 {
+        for _ in 0..5 {
+            tx.push(counted(next, &drops)).unwrap();
+            next += 1;
+        }
+        let before = drops.load(Ordering::Relaxed);
+        let mut ids = Vec::new();
+        assert_eq!(
+            rx.pop_slices(8, |run| {
+                // Nothing lent is dropped while it is lent.
+                assert_eq!(drops.load(Ordering::Relaxed), before);
+                ids.extend(run.iter().map(|m| m.id));
+            }),
+            5
+        );
+        assert_eq!(ids, ((round - 1) * 5..round * 5).collect::<Vec<u64>>());
+        assert_eq!(drops.load(Ordering::Relaxed), before + 5);
+    }
+    drop((tx, rx));
+    assert_eq!(drops.load(Ordering::Relaxed), 25);
+}
+
+/// A panic in the callback of `pop_slices` pops (and drops) the whole lent run once, and leaves
+/// the rest in the ring.
+#[test]
+fn panic_in_pop_slices() {
+    let drops = Arc::new(AtomicUsize::new(0));
+    let (mut tx, mut rx) = channel::<Counted>(8, Wait::Spin).unwrap();
+    for i in 0..8 {
+        tx.push(counted(i, &drops)).unwrap();
+    }
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        rx.pop_slices(5, |run| {
+            if run.iter().any(|m| m.id == 3) {
+                panic!("boom");
+            }
+        })
+    }));
+    assert!(result.is_err());
+    // 0..5 were lent: they count as popped and were dropped once; 5..8 are still in the ring.
+    assert_eq!(drops.load(Ordering::Relaxed), 5);
+    assert_eq!(rx.pop().unwrap().id, 5);
     drop(tx);
     drop(rx);
     assert_eq!(drops.load(Ordering::Relaxed), 8);
