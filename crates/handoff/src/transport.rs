@@ -198,6 +198,18 @@ pub trait Receiver<M>: Send + 'static {
         }
     }
 
+    /// Receives up to `max` messages and lends them to `f` in runs, oldest first, then drops
+    /// them; returns how many were received, 0 meaning the stream has ended. Transports that can
+    /// show a run of their slots in place (rings) override this to lend one or two slices per
+    /// call, which the verifier checks without a branch per message; the default lends each
+    /// message of a [`recv_batch`](Receiver::recv_batch) as a run of one.
+    fn recv_runs<F: FnMut(&[M])>(&mut self, max: usize, mut f: F) -> usize
+    where
+        Self: Sized,
+    {
+        self.recv_batch(max, |m| f(std::slice::from_ref(&m)))
+    }
+
     /// Failed non-blocking attempts (queue empty) made while receiving, since creation.
     fn failed_attempts(&self) -> u64 {
         0

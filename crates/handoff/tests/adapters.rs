@@ -191,6 +191,17 @@ fn within_timeout<R: Send + 'static>(what: &str, f: impl FnOnce() -> R + Send + 
     }
 }
 
+/// How the consumers of a test read and the producers write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Reads {
+    /// `send` and `recv`, one message at a time.
+    One,
+    /// `send_batch` in runs of 32, `recv_batch` of up to 64, one message per call of `f`.
+    Batches,
+    /// `send_batch` in runs of 32, `recv_runs` of up to 64, lent as slices.
+    Runs,
+}
+
 /// Sends `0..n` as producer `p`, one message at a time or in runs of 32.
 fn produce<M: Message>(tx: &mut impl Sender<M>, p: usize, n: u64, batch: bool) {
     if batch {
@@ -251,8 +262,9 @@ fn pull_run<T: Transport, M: Message>(
     producers: usize,
     consumers: usize,
     n: u64,
-    batch: bool,
+    reads: Reads,
 ) {
+    let batch = reads != Reads::One;
     let info = t.info();
     let what = format!(
         "{} ({} cap {cap}, {producers}p/{consumers}c{})",
@@ -261,7 +273,11 @@ fn pull_run<T: Transport, M: Message>(
             .rsplit("::")
             .next()
             .unwrap_or("?"),
-        if batch { ", batched" } else { "" }
+        match reads {
+            Reads::One => "",
+            Reads::Batches => ", batched",
+            Reads::Runs => ", in runs",
+        }
     );
     let cfg = ChannelConfig::new(cap, producers, consumers);
     let ep = t
@@ -282,11 +298,21 @@ fn pull_run<T: Transport, M: Message>(
             .map(|mut rx| {
                 thread::spawn(move || {
                     let mut seen = Seen::new(producers);
-                    if batch {
-                        while rx.recv_batch(64, &mut |m: M| seen.record(&m)) > 0 {}
-                    } else {
-                        while let Some(m) = rx.recv() {
-                            seen.record(&m);
+                    match reads {
+                        Reads::One => {
+                            while let Some(m) = rx.recv() {
+                                seen.record(&m);
+                            }
+                        }
+                        Reads::Batches => {
+                            while rx.recv_batch(64, &mut |m: M| seen.record(&m)) > 0 {}
+                        }
+                        Reads::Runs => {
+                            while rx.recv_runs(64, |run: &[M]| {
+                                assert!(!run.is_empty(), "an empty run was lent");
+                                run.iter().for_each(|m| seen.record(m));
+                            }) > 0
+                            {}
                         }
                     }
                     // The stream has ended: it stays ended.
@@ -325,8 +351,8 @@ struct SingleProducer;
 impl PullVisitor for SingleProducer {
     fn visit<T: Transport>(&mut self, t: &T) {
         for cap in capacities(&t.info().semantics, 1) {
-            for batch in [false, true] {
-                pull_run::<T, Word>(t, cap, 1, 1, N, batch);
+            for reads in [Reads::One, Reads::Batches, Reads::Runs] {
+                pull_run::<T, Word>(t, cap, 1, 1, N, reads);
             }
         }
     }
@@ -344,8 +370,9 @@ impl PullVisitor for ManyProducers {
         let sem = t.info().semantics;
         if sem.producers == Arity::Many {
             let cap = *capacities(&sem, 4).last().unwrap();
-            pull_run::<T, Word>(t, cap, 4, 1, N / 2, false);
-            pull_run::<T, Word>(t, cap, 4, 1, N / 4, true);
+            pull_run::<T, Word>(t, cap, 4, 1, N / 2, Reads::One);
+            pull_run::<T, Word>(t, cap, 4, 1, N / 4, Reads::Batches);
+            pull_run::<T, Word>(t, cap, 4, 1, N / 4, Reads::Runs);
         }
     }
 }
@@ -363,9 +390,16 @@ impl PullVisitor for ManyConsumers {
         if sem.consumers == Arity::Many {
             let producers = if sem.producers == Arity::Many { 4 } else { 1 };
             for cap in capacities(&sem, producers) {
-                pull_run::<T, Word>(t, cap, producers, 2, N / 4, false);
+                pull_run::<T, Word>(t, cap, producers, 2, N / 4, Reads::One);
             }
-            pull_run::<T, Word>(t, 64.max(cap_floor(&sem)), producers, 2, N / 4, true);
+            pull_run::<T, Word>(
+                t,
+                64.max(cap_floor(&sem)),
+                producers,
+                2,
+                N / 4,
+                Reads::Batches,
+            );
         }
     }
 }
@@ -392,9 +426,9 @@ impl PullVisitor for Broadcasts {
             self.0 += 1;
             let producers = if sem.producers == Arity::Many { 2 } else { 1 };
             for cap in capacities(&sem, producers) {
-                pull_run::<T, Word>(t, cap, producers, 3, N / 4, false);
+                pull_run::<T, Word>(t, cap, producers, 3, N / 4, Reads::One);
             }
-            pull_run::<T, Word>(t, 64, producers, 3, N / 4, true);
+            pull_run::<T, Word>(t, 64, producers, 3, N / 4, Reads::Batches);
         }
     }
 }
@@ -413,21 +447,23 @@ impl PullVisitor for HeapPayloads {
         let sem = t.info().semantics;
         let producers = if sem.producers == Arity::Many { 2 } else { 1 };
         let cap = capacities(&sem, producers)[0];
-        pull_run::<T, Tracked<0>>(t, cap, producers, 1, N_HEAP, false);
+        pull_run::<T, Tracked<0>>(t, cap, producers, 1, N_HEAP, Reads::One);
         assert_eq!(
             live(0),
             0,
             "{}: messages leaked or dropped twice",
             t.info().name
         );
-        pull_run::<T, Tracked<0>>(t, cap.max(8), producers, 1, N_HEAP, true);
-        assert_eq!(
-            live(0),
-            0,
-            "{}: messages leaked or dropped twice (batched)",
-            t.info().name
-        );
-        pull_run::<T, Boxed<8>>(t, cap, producers, 1, N_HEAP, false);
+        for reads in [Reads::Batches, Reads::Runs] {
+            pull_run::<T, Tracked<0>>(t, cap.max(8), producers, 1, N_HEAP, reads);
+            assert_eq!(
+                live(0),
+                0,
+                "{}: messages leaked or dropped twice ({reads:?})",
+                t.info().name
+            );
+        }
+        pull_run::<T, Boxed<8>>(t, cap, producers, 1, N_HEAP, Reads::One);
     }
 }
 
@@ -480,6 +516,11 @@ impl DrainAfterDisconnect {
         assert!(rx.recv().is_none(), "{name}: stream did not end");
         assert_eq!(
             rx.recv_batch(8, &mut |_| panic!("{name}: message after the end")),
+            0,
+            "{name}"
+        );
+        assert_eq!(
+            rx.recv_runs(8, |_: &[Tracked<1>]| panic!("{name}: run after the end")),
             0,
             "{name}"
         );

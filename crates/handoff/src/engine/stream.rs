@@ -205,7 +205,7 @@ fn consume<M: Message, R: Receiver<M>>(
     // The hot loops: the verifier's state lives in registers (see `Verifier::stream`); the
     // end-of-stream stamp and the progress store are taken on rare branches. Each loop has a view
     // of its own: a view whose address escapes anywhere in the function (as it would through the
-    // closure handed to `recv_batch`) lives in memory everywhere, and then every release store of
+    // closure handed to `recv_runs`) lives in memory everywhere, and then every release store of
     // the transport forces the verifier's counters out to memory on every message.
     match batch {
         None => {
@@ -220,7 +220,7 @@ fn consume<M: Message, R: Receiver<M>>(
             // last of its batch, so the end is stamped as the call that delivered it returns.
             let mut s = v.stream();
             let mut stop = Stops::new(total, single);
-            while rx.recv_batch(b, |m: M| s.observe(&m)) > 0 {
+            while rx.recv_runs(b, |run: &[M]| s.observe_run(run)) > 0 {
                 let n = s.count();
                 if n >= stop.next {
                     stop.next = at_stop(n, stop, delivered, &mut end);

@@ -70,6 +70,11 @@ impl<M: Message> Receiver<M> for SpscRx<M> {
     fn recv_batch<F: FnMut(M)>(&mut self, max: usize, f: F) -> usize {
         self.0.pop_batch(max, f)
     }
+
+    #[inline]
+    fn recv_runs<F: FnMut(&[M])>(&mut self, max: usize, f: F) -> usize {
+        self.0.pop_slices(max, f)
+    }
 }
 
 impl Transport for HandoffSpsc {

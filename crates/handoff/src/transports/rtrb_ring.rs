@@ -3,10 +3,12 @@
 //! Single messages go through `push` / `pop`. Runs go through rtrb's chunk API: `send_batch`
 //! fills every free slot it can get from the iterator with one `write_chunk_uninit` and publishes
 //! the write index once; `recv_batch` moves up to `max` messages out of one `read_chunk` and
-//! releases their slots at once. Disconnection is rtrb's own: `is_abandoned()` once the other end
-//! is dropped. A receiver that sees the producer gone reads the ring once more before ending the
-//! stream; a sender only notices a dropped consumer when the ring is full (rtrb accepts pushes
-//! into an abandoned ring while there is room).
+//! releases their slots at once, and `recv_runs` lends that chunk's slices in place. Either side
+//! reloads the other's index when its cached count would cut a run short. Disconnection is
+//! rtrb's own: `is_abandoned()` once the other end is dropped. A receiver that sees the producer
+//! gone reads the ring once more before ending the stream; a sender only notices a dropped
+//! consumer when the ring is full (rtrb accepts pushes into an abandoned ring while there is
+//! room).
 
 use super::spin::Backoff;
 use crate::prelude::*;
@@ -59,10 +61,14 @@ impl<M: Message> Sender<M> for RtrbTx<M> {
     fn send_batch<I: Iterator<Item = M>>(&mut self, msgs: &mut I) -> Result<(), M> {
         while let Some(first) = msgs.next() {
             let mut backoff = Backoff::new();
+            // As handoff-spsc does: the cached count of free slots is trusted only if it holds
+            // the whole run the iterator promises, else the consumer's index is reloaded, so a
+            // nearly exhausted cache does not cut the run into small chunks.
+            let want = msgs.size_hint().0.saturating_add(1);
             let free = loop {
                 let free = match self.producer.cached_slots() {
-                    0 => self.producer.slots(),
-                    n => n,
+                    n if n >= want => n,
+                    _ => self.producer.slots(),
                 };
                 if free > 0 {
                     break free;
@@ -74,11 +80,29 @@ impl<M: Message> Sender<M> for RtrbTx<M> {
                 backoff.snooze();
             };
             // Only this producer writes, so the `free` slots it has seen stay free.
-            let chunk = self
+            let mut chunk = self
                 .producer
                 .write_chunk_uninit(free)
                 .expect("free slots are writable");
-            chunk.fill_from_iter(std::iter::once(first).chain(&mut *msgs));
+            // Written slot by slot rather than with `fill_from_iter`, which the compiler keeps
+            // out of line here and which would have to be handed `first` through a chained
+            // iterator: a loop over the chunk's own slices is what a user of rtrb would write.
+            let (head, tail) = chunk.as_mut_slices();
+            head[0].write(first);
+            let mut written = 1;
+            'fill: for stretch in [&mut head[1..], tail] {
+                for slot in stretch {
+                    let Some(m) = msgs.next() else {
+                        break 'fill;
+                    };
+                    slot.write(m);
+                    written += 1;
+                }
+            }
+            // SAFETY: the first `written` slots of the chunk (the first slice, then the second)
+            // were initialized just above. Should the iterator panic, the chunk is dropped
+            // uncommitted and the messages written so far leak, which is safe.
+            unsafe { chunk.commit(written) };
         }
         Ok(())
     }
@@ -107,22 +131,63 @@ impl<M: Message> Receiver<M> for RtrbRx<M> {
 
     #[inline]
     fn recv_batch<F: FnMut(M)>(&mut self, max: usize, mut f: F) -> usize {
-        let max = max.max(1);
-        let mut backoff = Backoff::new();
-        loop {
-            let ready = match self.consumer.cached_slots() {
-                0 => self.consumer.slots(),
-                n => n,
-            };
-            if ready > 0 {
-                let n = ready.min(max);
-                // Only this consumer reads, so the `ready` slots it has seen stay readable.
+        match self.ready(max) {
+            0 => 0,
+            n => {
+                // Only this consumer reads, so the `n` slots it has seen stay readable.
                 let chunk = self
                     .consumer
                     .read_chunk(n)
                     .expect("ready slots are readable");
                 chunk.into_iter().for_each(&mut f);
-                return n;
+                n
+            }
+        }
+    }
+
+    #[inline]
+    fn recv_runs<F: FnMut(&[M])>(&mut self, max: usize, mut f: F) -> usize {
+        match self.ready(max) {
+            0 => 0,
+            n => {
+                // Only this consumer reads, so the `n` slots it has seen stay readable.
+                let chunk = self
+                    .consumer
+                    .read_chunk(n)
+                    .expect("ready slots are readable");
+                let (first, second) = chunk.as_slices();
+                f(first);
+                if !second.is_empty() {
+                    f(second);
+                }
+                // Drops the messages and hands the slots back with one index store.
+                chunk.commit_all();
+                n
+            }
+        }
+    }
+
+    fn failed_attempts(&self) -> u64 {
+        self.failed
+    }
+}
+
+impl<M: Message> RtrbRx<M> {
+    /// Waits until a message is ready and returns how many are, at most `max` (at least one);
+    /// 0 once the producer is gone and the ring is empty.
+    #[inline]
+    fn ready(&mut self, max: usize) -> usize {
+        let max = max.max(1);
+        let mut backoff = Backoff::new();
+        loop {
+            // The cached count is trusted only if it fills the whole run, else the producer's
+            // index is reloaded (as handoff-spsc does), so runs are not cut short.
+            let ready = match self.consumer.cached_slots() {
+                n if n >= max => n,
+                _ => self.consumer.slots(),
+            };
+            if ready > 0 {
+                return ready.min(max);
             }
             if self.consumer.is_abandoned() && self.consumer.slots() == 0 {
                 return 0;
@@ -130,10 +195,6 @@ impl<M: Message> Receiver<M> for RtrbRx<M> {
             self.failed += 1;
             backoff.snooze();
         }
-    }
-
-    fn failed_attempts(&self) -> u64 {
-        self.failed
     }
 }
 
