@@ -1,6 +1,7 @@
 //! The verifier's own cost per message, single-threaded, for each payload shape: build a stream
-//! of messages once, then time `Verifier::observe` over it (and, for reference, a loop that only
-//! sums the messages' sequence numbers).
+//! of messages once, then time `Verifier::observe` over it one message at a time, and
+//! `Stream::observe_run` over it in runs of [`RUN`] (as a batch consumer that reads runs in place
+//! checks them), and, for reference, a loop that only sums the messages' sequence numbers.
 //!
 //! Run: `cargo bench -p handoff --bench verifier`.
 
@@ -10,10 +11,14 @@ use handoff::semantics::Ordering;
 use handoff::verify::Verifier;
 use std::time::Instant;
 
+/// Messages per run in the run-wise column (the batch size of the benchmarks in BENCHMARKS.md).
+const RUN: usize = 256;
+
 fn measure<M: Message>(kind: PayloadKind, n: u64) {
     let msgs: Vec<M> = (0..n).map(|s| M::build(0, s)).collect();
     let mut best_verify = f64::MAX;
     let mut best_touch = f64::MAX;
+    let mut best_runs = f64::MAX;
     for _ in 0..7 {
         // The slice is hidden from the optimiser once, not each message: a barrier per message
         // would cost more than the check it surrounds and leave nothing in registers.
@@ -36,20 +41,34 @@ fn measure<M: Message>(kind: PayloadKind, n: u64) {
         let verdict = v.finish();
         best_verify = best_verify.min(start.elapsed().as_nanos() as f64 / n as f64);
         assert!(verdict.violation.is_none());
+        assert_eq!(verdict.count, n);
+
+        let mut v = Verifier::new(1, n, Ordering::PerProducerFifo, 1);
+        let start = Instant::now();
+        {
+            let mut s = v.stream();
+            for run in std::hint::black_box(&msgs[..]).chunks(RUN) {
+                s.observe_run(run);
+            }
+        }
+        let runs = v.finish();
+        best_runs = best_runs.min(start.elapsed().as_nanos() as f64 / n as f64);
+        assert_eq!(runs, verdict, "runs and single messages disagree");
     }
     println!(
-        "{:<16} {:>10.2} {:>12.2} {:>10.2}",
+        "{:<16} {:>10.2} {:>12.2} {:>10.2} {:>14.2}",
         kind.to_string(),
         best_touch,
         best_verify,
-        best_verify - best_touch
+        best_verify - best_touch,
+        best_runs
     );
 }
 
 fn main() {
     println!(
-        "{:<16} {:>10} {:>12} {:>10}   (ns per message, best of 7)",
-        "payload", "read seq", "verify", "extra"
+        "{:<16} {:>10} {:>12} {:>10} {:>14}   (ns per message, best of 7)",
+        "payload", "read seq", "verify", "extra", "verify in runs"
     );
     let mut kinds = PayloadKind::all();
     kinds.push(PayloadKind::U64);
