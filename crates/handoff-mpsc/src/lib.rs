@@ -88,6 +88,7 @@
 //! let mut sum = 0u64;
 //! // Waits for at least one message; 0 means every sender is gone and all was received.
 //! while rx.recv_batch(256, |v| sum += u64::from(v)) > 0 {}
+//! // (`recv_slices` does the same, lending each ring's run in place as a slice.)
 //! assert_eq!(sum, (0..10_000u64).sum());
 //! producer.join().unwrap();
 //! # Ok::<(), handoff_mpsc::CapacityError>(())

@@ -454,6 +454,67 @@ impl<T> Receiver<T> {
         }
     }
 
+    /// Receives up to `max` messages without waiting, lending each ring's run to `f` where it
+    /// lies (one or two slices per turn, see [`Consumer::pop_slices`]), then dropping it; takes
+    /// turns over the rings as [`try_recv_batch`](Receiver::try_recv_batch). Returns how many
+    /// were received (at least one).
+    ///
+    /// # Errors
+    /// As [`try_recv`](Receiver::try_recv) when no message is available (and `max > 0`).
+    ///
+    /// [`Consumer::pop_slices`]: handoff_spsc::Consumer::pop_slices
+    #[inline]
+    pub fn try_recv_slices<F>(&mut self, max: usize, mut f: F) -> Result<usize, TryRecvError>
+    where
+        F: FnMut(&[T]),
+    {
+        if max == 0 {
+            return Ok(0);
+        }
+        let n = self.lend(max, &mut f);
+        if n > 0 {
+            return Ok(n);
+        }
+        if self.shared.senders.load(Ordering::Acquire) == 0 {
+            // See `try_recv_slow`.
+            let n = self.lend(max, &mut f);
+            if n > 0 {
+                return Ok(n);
+            }
+            if self.shards.is_empty() {
+                return Err(TryRecvError::Disconnected);
+            }
+        }
+        Err(TryRecvError::Empty)
+    }
+
+    /// Receives up to `max` messages, lending them to `f` in place as
+    /// [`try_recv_slices`](Receiver::try_recv_slices) does, waiting as the channel's [`Wake`]
+    /// policy says until there is at least one. Returns how many were received: 0 only when
+    /// `max` is 0, or once every sender is gone and everything was received.
+    #[inline]
+    pub fn recv_slices<F>(&mut self, max: usize, mut f: F) -> usize
+    where
+        F: FnMut(&[T]),
+    {
+        match self.try_recv_slices(max, &mut f) {
+            Ok(n) => return n,
+            Err(TryRecvError::Disconnected) => return 0,
+            Err(TryRecvError::Empty) => {}
+        }
+        let mut backoff = self.wake.backoff();
+        loop {
+            if backoff.snooze() {
+                self.sleep();
+            }
+            match self.try_recv_slices(max, &mut f) {
+                Ok(n) => return n,
+                Err(TryRecvError::Disconnected) => return 0,
+                Err(TryRecvError::Empty) => {}
+            }
+        }
+    }
+
     /// The number of senders' rings the receiver currently drains (rings of dropped senders
     /// count until they are drained; clones count once the receiver has noticed them).
     pub fn shards(&self) -> usize {
@@ -494,6 +555,24 @@ impl<T> Receiver<T> {
     /// Takes turns over the shards, at most a turn's worth from each, until `max` messages or
     /// a full round in which no shard gave anything.
     fn drain(&mut self, max: usize, f: &mut impl FnMut(T)) -> usize {
+        self.drain_with(max, |ring, want| ring.try_pop_batch(want, &mut *f))
+    }
+
+    /// As [`drain`](Receiver::drain), lending each ring's run to `f` in place.
+    #[inline]
+    fn lend(&mut self, max: usize, f: &mut impl FnMut(&[T])) -> usize {
+        self.drain_with(max, |ring, want| ring.try_pop_slices(want, &mut *f))
+    }
+
+    /// Takes turns over the rings, taking up to `max` messages in all with `pop` (which pops up
+    /// to the count it is given from one ring without waiting), and releases each ring's slots
+    /// to its sender once per turn.
+    #[inline]
+    fn drain_with(
+        &mut self,
+        max: usize,
+        mut pop: impl FnMut(&mut Consumer<T>, usize) -> Result<usize, TryPopError>,
+    ) -> usize {
         self.adopt();
         let mut total = 0;
         // Shards in a row that gave nothing.
@@ -504,7 +583,7 @@ impl<T> Receiver<T> {
             }
             let want = self.turn.min(max - total);
             let shard = &mut self.shards[self.cursor];
-            match shard.ring.try_pop_batch(want, &mut *f) {
+            match pop(&mut shard.ring, want) {
                 Ok(n) => {
                     shard.released(self.wake);
                     total += n;

@@ -44,9 +44,17 @@ impl Checker {
     }
 }
 
-/// Runs `producers` sharded senders of `N / producers` messages each; the receiver uses `recv`
-/// or `recv_batch`.
-fn sharded_run(wake: Wake, producers: u64, capacity: usize, batch: bool) {
+/// How the receiver of a test receives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Recv {
+    One,
+    Batch,
+    Slices,
+}
+
+/// Runs `producers` sharded senders of `N / producers` messages each; the receiver uses `recv`,
+/// `recv_batch` or `recv_slices`.
+fn sharded_run(wake: Wake, producers: u64, capacity: usize, recv: Recv) {
     let per = N / producers;
     let (tx, mut rx) = channel::<Msg>(capacity, wake).unwrap();
     let handles: Vec<_> = (0..producers)
@@ -61,11 +69,19 @@ fn sharded_run(wake: Wake, producers: u64, capacity: usize, batch: bool) {
         .collect();
     drop(tx);
     let mut checker = Checker::new(producers);
-    if batch {
-        while rx.recv_batch(100, |m| checker.see(m)) > 0 {}
-    } else {
-        while let Some(m) = rx.recv() {
-            checker.see(m);
+    match recv {
+        Recv::Batch => while rx.recv_batch(100, |m| checker.see(m)) > 0 {},
+        Recv::Slices => {
+            while rx.recv_slices(100, |run| {
+                assert!(!run.is_empty(), "an empty run was lent");
+                run.iter().for_each(|&m| checker.see(m));
+            }) > 0
+            {}
+        }
+        Recv::One => {
+            while let Some(m) = rx.recv() {
+                checker.see(m);
+            }
         }
     }
     checker.assert_complete(per);
@@ -79,7 +95,7 @@ fn sharded_run(wake: Wake, producers: u64, capacity: usize, batch: bool) {
 fn sharded_every_wake_recv() {
     for wake in WAKES {
         for producers in PRODUCERS {
-            sharded_run(wake, producers, 64, false);
+            sharded_run(wake, producers, 64, Recv::One);
         }
     }
 }
@@ -88,7 +104,16 @@ fn sharded_every_wake_recv() {
 fn sharded_every_wake_recv_batch() {
     for wake in WAKES {
         for producers in PRODUCERS {
-            sharded_run(wake, producers, 64, true);
+            sharded_run(wake, producers, 64, Recv::Batch);
+        }
+    }
+}
+
+#[test]
+fn sharded_every_wake_recv_slices() {
+    for wake in WAKES {
+        for producers in PRODUCERS {
+            sharded_run(wake, producers, 64, Recv::Slices);
         }
     }
 }
@@ -97,8 +122,9 @@ fn sharded_every_wake_recv_batch() {
 #[test]
 fn sharded_tiny_rings() {
     for wake in WAKES {
-        sharded_run(wake, 2, 1, false);
-        sharded_run(wake, 8, 2, true);
+        sharded_run(wake, 2, 1, Recv::One);
+        sharded_run(wake, 8, 2, Recv::Batch);
+        sharded_run(wake, 4, 2, Recv::Slices);
     }
 }
 
@@ -252,6 +278,20 @@ fn sharded_turns_are_fair() {
     assert!(
         position <= SHARD_TURN,
         "cold message received after {position} hot ones"
+    );
+
+    let (mut hot, mut rx) = channel::<u32>(1024, Wake::Spin).unwrap();
+    let mut cold = hot.clone();
+    for _ in 0..1024 {
+        hot.send(0).unwrap();
+    }
+    cold.send(1).unwrap();
+    let mut seen = Vec::new();
+    rx.recv_slices(1025, |run| seen.extend_from_slice(run));
+    let position = seen.iter().position(|&v| v == 1).unwrap();
+    assert!(
+        position <= SHARD_TURN,
+        "cold message received in runs after {position} hot ones"
     );
 }
 

@@ -156,6 +156,11 @@ impl<M: Message> Receiver<M> for MpscRx<M> {
     fn recv_batch<F: FnMut(M)>(&mut self, max: usize, f: F) -> usize {
         self.0.recv_batch(max, f)
     }
+
+    #[inline]
+    fn recv_runs<F: FnMut(&[M])>(&mut self, max: usize, f: F) -> usize {
+        self.0.recv_slices(max, f)
+    }
 }
 
 impl Transport for HandoffMpsc {
