@@ -407,24 +407,7 @@ impl<T> Receiver<T> {
     where
         F: FnMut(T),
     {
-        if max == 0 {
-            return Ok(0);
-        }
-        let n = self.drain(max, &mut f);
-        if n > 0 {
-            return Ok(n);
-        }
-        if self.shared.senders.load(Ordering::Acquire) == 0 {
-            // See `try_recv_slow`.
-            let n = self.drain(max, &mut f);
-            if n > 0 {
-                return Ok(n);
-            }
-            if self.shards.is_empty() {
-                return Err(TryRecvError::Disconnected);
-            }
-        }
-        Err(TryRecvError::Empty)
+        self.try_take(max, |rx| rx.drain(max, &mut f))
     }
 
     /// Receives up to `max` messages, calling `f` on each, waiting as the channel's [`Wake`]
@@ -436,22 +419,7 @@ impl<T> Receiver<T> {
     where
         F: FnMut(T),
     {
-        match self.try_recv_batch(max, &mut f) {
-            Ok(n) => return n,
-            Err(TryRecvError::Disconnected) => return 0,
-            Err(TryRecvError::Empty) => {}
-        }
-        let mut backoff = self.wake.backoff();
-        loop {
-            if backoff.snooze() {
-                self.sleep();
-            }
-            match self.try_recv_batch(max, &mut f) {
-                Ok(n) => return n,
-                Err(TryRecvError::Disconnected) => return 0,
-                Err(TryRecvError::Empty) => {}
-            }
-        }
+        self.take_waiting(|rx| rx.try_recv_batch(max, &mut f))
     }
 
     /// Receives up to `max` messages without waiting, lending each ring's run to `f` where it
@@ -468,24 +436,7 @@ impl<T> Receiver<T> {
     where
         F: FnMut(&[T]),
     {
-        if max == 0 {
-            return Ok(0);
-        }
-        let n = self.lend(max, &mut f);
-        if n > 0 {
-            return Ok(n);
-        }
-        if self.shared.senders.load(Ordering::Acquire) == 0 {
-            // See `try_recv_slow`.
-            let n = self.lend(max, &mut f);
-            if n > 0 {
-                return Ok(n);
-            }
-            if self.shards.is_empty() {
-                return Err(TryRecvError::Disconnected);
-            }
-        }
-        Err(TryRecvError::Empty)
+        self.try_take(max, |rx| rx.lend(max, &mut f))
     }
 
     /// Receives up to `max` messages, lending them to `f` in place as
@@ -497,20 +448,53 @@ impl<T> Receiver<T> {
     where
         F: FnMut(&[T]),
     {
-        match self.try_recv_slices(max, &mut f) {
-            Ok(n) => return n,
-            Err(TryRecvError::Disconnected) => return 0,
-            Err(TryRecvError::Empty) => {}
+        self.take_waiting(|rx| rx.try_recv_slices(max, &mut f))
+    }
+
+    /// The non-waiting batch receive, for any way of taking messages: `take` takes up to `max`
+    /// over the rings and returns how many it took. Once every sender is gone, one more pass
+    /// (see `try_recv_slow`) drains or retires every ring before the end is reported.
+    #[inline]
+    fn try_take(
+        &mut self,
+        max: usize,
+        mut take: impl FnMut(&mut Self) -> usize,
+    ) -> Result<usize, TryRecvError> {
+        if max == 0 {
+            return Ok(0);
         }
+        let n = take(self);
+        if n > 0 {
+            return Ok(n);
+        }
+        if self.shared.senders.load(Ordering::Acquire) == 0 {
+            let n = take(self);
+            if n > 0 {
+                return Ok(n);
+            }
+            if self.shards.is_empty() {
+                return Err(TryRecvError::Disconnected);
+            }
+        }
+        Err(TryRecvError::Empty)
+    }
+
+    /// The waiting batch receive around a non-waiting one (`try_take`): retries it, waiting as
+    /// the channel's [`Wake`] policy says, until it takes something or reports the end (0).
+    #[inline]
+    fn take_waiting(
+        &mut self,
+        mut try_take: impl FnMut(&mut Self) -> Result<usize, TryRecvError>,
+    ) -> usize {
         let mut backoff = self.wake.backoff();
         loop {
-            if backoff.snooze() {
-                self.sleep();
-            }
-            match self.try_recv_slices(max, &mut f) {
+            match try_take(self) {
                 Ok(n) => return n,
                 Err(TryRecvError::Disconnected) => return 0,
                 Err(TryRecvError::Empty) => {}
+            }
+            if backoff.snooze() {
+                self.sleep();
             }
         }
     }

@@ -523,7 +523,7 @@ impl<T> Consumer<T> {
         if max == 0 {
             return Ok(0);
         }
-        if self.tail_cache.wrapping_sub(self.head) < max && !self.refresh_has_items() {
+        if !self.has_ready(max) {
             return Err(self.empty_error());
         }
         Ok(self.drain(max, f))
@@ -538,13 +538,7 @@ impl<T> Consumer<T> {
     where
         F: FnMut(T),
     {
-        if max == 0 {
-            return 0;
-        }
-        if self.tail_cache.wrapping_sub(self.head) < max
-            && !self.refresh_has_items()
-            && !self.wait_for_items()
-        {
+        if max == 0 || !(self.has_ready(max) || self.wait_for_items()) {
             return 0;
         }
         self.drain(max, f)
@@ -567,7 +561,7 @@ impl<T> Consumer<T> {
         if max == 0 {
             return Ok(0);
         }
-        if self.tail_cache.wrapping_sub(self.head) < max && !self.refresh_has_items() {
+        if !self.has_ready(max) {
             return Err(self.empty_error());
         }
         Ok(self.lend(max, f))
@@ -602,13 +596,7 @@ impl<T> Consumer<T> {
     where
         F: FnMut(&[T]),
     {
-        if max == 0 {
-            return 0;
-        }
-        if self.tail_cache.wrapping_sub(self.head) < max
-            && !self.refresh_has_items()
-            && !self.wait_for_items()
-        {
+        if max == 0 || !(self.has_ready(max) || self.wait_for_items()) {
             return 0;
         }
         self.lend(max, f)
@@ -647,6 +635,13 @@ impl<T> Consumer<T> {
     #[inline(always)]
     fn looks_empty(&self) -> bool {
         self.head == self.tail_cache
+    }
+
+    /// True if a message is ready for a run of up to `max`: the producer's index is reloaded
+    /// only when the cached one shows fewer than `max`, so that runs are not cut short.
+    #[inline(always)]
+    fn has_ready(&mut self, max: usize) -> bool {
+        self.tail_cache.wrapping_sub(self.head) >= max || self.refresh_has_items()
     }
 
     /// Reloads the producer's index; true if a message is ready.

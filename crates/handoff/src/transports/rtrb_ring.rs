@@ -131,40 +131,28 @@ impl<M: Message> Receiver<M> for RtrbRx<M> {
 
     #[inline]
     fn recv_batch<F: FnMut(M)>(&mut self, max: usize, mut f: F) -> usize {
-        match self.ready(max) {
-            0 => 0,
-            n => {
-                // Only this consumer reads, so the `n` slots it has seen stay readable.
-                let chunk = self
-                    .consumer
-                    .read_chunk(n)
-                    .expect("ready slots are readable");
-                chunk.into_iter().for_each(&mut f);
-                n
-            }
-        }
+        let Some(chunk) = self.ready_chunk(max) else {
+            return 0;
+        };
+        let n = chunk.len();
+        chunk.into_iter().for_each(&mut f);
+        n
     }
 
     #[inline]
     fn recv_runs<F: FnMut(&[M])>(&mut self, max: usize, mut f: F) -> usize {
-        match self.ready(max) {
-            0 => 0,
-            n => {
-                // Only this consumer reads, so the `n` slots it has seen stay readable.
-                let chunk = self
-                    .consumer
-                    .read_chunk(n)
-                    .expect("ready slots are readable");
-                let (first, second) = chunk.as_slices();
-                f(first);
-                if !second.is_empty() {
-                    f(second);
-                }
-                // Drops the messages and hands the slots back with one index store.
-                chunk.commit_all();
-                n
-            }
+        let Some(chunk) = self.ready_chunk(max) else {
+            return 0;
+        };
+        let n = chunk.len();
+        let (first, second) = chunk.as_slices();
+        f(first);
+        if !second.is_empty() {
+            f(second);
         }
+        // Drops the messages and hands the slots back with one index store.
+        chunk.commit_all();
+        n
     }
 
     fn failed_attempts(&self) -> u64 {
@@ -173,10 +161,10 @@ impl<M: Message> Receiver<M> for RtrbRx<M> {
 }
 
 impl<M: Message> RtrbRx<M> {
-    /// Waits until a message is ready and returns how many are, at most `max` (at least one);
-    /// 0 once the producer is gone and the ring is empty.
+    /// Waits until a message is ready and claims the ready run, at most `max` messages (at
+    /// least one); `None` once the producer is gone and the ring is empty.
     #[inline]
-    fn ready(&mut self, max: usize) -> usize {
+    fn ready_chunk(&mut self, max: usize) -> Option<rtrb::chunks::ReadChunk<'_, M>> {
         let max = max.max(1);
         let mut backoff = Backoff::new();
         loop {
@@ -187,10 +175,12 @@ impl<M: Message> RtrbRx<M> {
                 _ => self.consumer.slots(),
             };
             if ready > 0 {
-                return ready.min(max);
+                // Only this consumer reads, so the slots it has seen stay readable.
+                let chunk = self.consumer.read_chunk(ready.min(max));
+                return Some(chunk.expect("ready slots are readable"));
             }
             if self.consumer.is_abandoned() && self.consumer.slots() == 0 {
-                return 0;
+                return None;
             }
             self.failed += 1;
             backoff.snooze();
