@@ -18,6 +18,7 @@
 
 pub mod async_blocking;
 pub mod catalog;
+pub mod consecutive;
 pub mod engine;
 pub mod environment;
 pub mod executor;

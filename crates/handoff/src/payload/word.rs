@@ -30,6 +30,12 @@ impl Message for Word {
         // Already packed as `crate::message::header` packs it.
         self.0
     }
+    #[inline(always)]
+    fn headers_only(run: &[Self]) -> Option<&[u64]> {
+        // SAFETY: `Word` is `repr(transparent)` over `u64` (same size, alignment and valid
+        // values), so a slice of words is a slice of `u64`s of the same length, borrowed as long.
+        Some(unsafe { std::slice::from_raw_parts(run.as_ptr().cast::<u64>(), run.len()) })
+    }
 }
 
 #[cfg(test)]
