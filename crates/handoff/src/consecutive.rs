@@ -14,11 +14,6 @@
 pub fn deviation(words: &[u64], first: u64) -> u64 {
     #[cfg(target_arch = "x86_64")]
     {
-        if std::arch::is_x86_feature_detected!("avx512f") {
-            // SAFETY: the CPU reports AVX-512F, the only feature `deviation_avx512` is
-            // compiled for.
-            return unsafe { deviation_avx512(words, first) };
-        }
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU reports AVX2, the only feature `deviation_avx2` is compiled for.
             return unsafe { deviation_avx2(words, first) };
@@ -28,16 +23,13 @@ pub fn deviation(words: &[u64], first: u64) -> u64 {
 }
 
 /// [`deviation`] compiled with AVX2 enabled.
+///
+/// # Safety
+///
+/// The CPU must support AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn deviation_avx2(words: &[u64], first: u64) -> u64 {
-    deviation_portable(words, first)
-}
-
-/// [`deviation`] compiled with AVX-512F enabled.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-fn deviation_avx512(words: &[u64], first: u64) -> u64 {
+unsafe fn deviation_avx2(words: &[u64], first: u64) -> u64 {
     deviation_portable(words, first)
 }
 

@@ -115,7 +115,7 @@ pub fn measure(budget: ProbeBudget) -> Limits {
     for _ in 0..budget.repetitions {
         rtt.push(round_trip(&plan, budget.round_trips));
         stamped.push(stamped_round_trip(&plan, budget.round_trips));
-        bw.push(stream(&plan, budget.lines));
+        bw.push(stream(&plan, budget.lines, StreamGeometry::LIMIT));
     }
     Limits {
         cacheline_rtt_ns: Summary::of(&rtt).expect("at least one repetition"),
@@ -233,6 +233,8 @@ struct DataLine(UnsafeCell<[u64; 8]>);
 /// The streaming probe's ring and its two positions, each on a line of its own.
 struct StreamRing {
     lines: Box<[DataLine]>,
+    /// Lines published at once.
+    block_lines: u64,
     /// Blocks written so far. Written by the producer only.
     published: CachePadded<AtomicU64>,
     /// Blocks read so far. Written by the consumer only.
@@ -241,23 +243,76 @@ struct StreamRing {
 
 // SAFETY: the lines are shared between the two probe threads, but never accessed by both at
 // once: the producer writes block `k` only after the consumer has published (Release) that it is
-// done with block `k - RING_BLOCKS`, and the consumer reads block `k` only after the producer
-// has published (Release) that it wrote it; each side loads the other's position with Acquire.
+// done with block `k - blocks in the ring`, and the consumer reads block `k` only after the
+// producer has published (Release) that it wrote it; each side loads the other's position with
+// Acquire.
 unsafe impl Sync for StreamRing {}
 
-/// Lines in the streaming probe's ring (64 KiB).
-const RING_LINES: u64 = 1024;
-/// Lines published at once (2 KiB): one position store per block.
-const BLOCK_LINES: u64 = 32;
-const RING_BLOCKS: u64 = RING_LINES / BLOCK_LINES;
+impl StreamRing {
+    fn blocks(&self) -> u64 {
+        self.lines.len() as u64 / self.block_lines
+    }
 
-/// One repetition of the streaming probe; returns bytes per second.
-fn stream(plan: &placement::Plan, lines: u64) -> f64 {
-    let blocks = lines.div_ceil(BLOCK_LINES).max(1);
+    /// The lines of block number `k` (counted from the start of the stream).
+    fn block(&self, k: u64) -> &[DataLine] {
+        let first = ((k % self.blocks()) * self.block_lines) as usize;
+        &self.lines[first..first + self.block_lines as usize]
+    }
+}
+
+/// The streaming probe's geometry: how much is in flight, and how much is published at once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StreamGeometry {
+    /// Bytes in the ring: a whole number of blocks.
+    pub ring_bytes: usize,
+    /// Bytes published with one position store: a whole number of 64-byte lines.
+    pub block_bytes: usize,
+}
+
+impl StreamGeometry {
+    /// The geometry of the limit every run measures: a 64 KiB ring, published 2 KiB at a time.
+    pub const LIMIT: StreamGeometry = StreamGeometry {
+        ring_bytes: 64 * 1024,
+        block_bytes: 2 * 1024,
+    };
+
+    /// Checks that blocks are whole lines and the ring whole blocks.
+    pub fn validate(self) -> Result<Self, String> {
+        if self.block_bytes == 0 || self.block_bytes % 64 != 0 {
+            return Err(format!(
+                "block of {} bytes: expected a positive multiple of 64 (whole cache lines)",
+                self.block_bytes
+            ));
+        }
+        if self.ring_bytes < self.block_bytes || self.ring_bytes % self.block_bytes != 0 {
+            return Err(format!(
+                "ring of {} bytes: expected a positive multiple of the block ({} bytes)",
+                self.ring_bytes, self.block_bytes
+            ));
+        }
+        Ok(self)
+    }
+}
+
+/// One repetition of the streaming probe with another geometry than the limit's, on the two
+/// cores the limit probes use: bytes per second for a stream of at least `bytes`. Shows what
+/// two cores can stream through a ring of a transport's own size and run length (see the
+/// `stream_geometry` example).
+pub fn stream_with(geometry: StreamGeometry, bytes: u64) -> Result<f64, String> {
+    let geometry = geometry.validate()?;
+    let plan = placement::plan(2, true);
+    Ok(stream(&plan, bytes.div_ceil(64), geometry))
+}
+
+/// One repetition of the streaming probe over at least `lines` lines; returns bytes per second.
+fn stream(plan: &placement::Plan, lines: u64, geometry: StreamGeometry) -> f64 {
+    let block_lines = (geometry.block_bytes / 64) as u64;
+    let blocks = lines.div_ceil(block_lines).max(1);
     let ring = Arc::new(StreamRing {
-        lines: (0..RING_LINES)
+        lines: (0..geometry.ring_bytes / 64)
             .map(|_| DataLine(UnsafeCell::new([0; 8])))
             .collect(),
+        block_lines,
         published: CachePadded::new(AtomicU64::new(0)),
         consumed: CachePadded::new(AtomicU64::new(0)),
     });
@@ -266,16 +321,17 @@ fn stream(plan: &placement::Plan, lines: u64) -> f64 {
         plan,
         move || {
             let start = Instant::now();
-            let mut room = RING_BLOCKS;
+            let ring_blocks = ring.blocks();
+            let mut room = ring_blocks;
             for k in 0..blocks {
                 // Re-read the consumer's position only when the ring looks full.
                 while k >= room {
-                    room = ring.consumed.load(Ordering::Acquire) + RING_BLOCKS;
+                    room = ring.consumed.load(Ordering::Acquire) + ring_blocks;
                     if k >= room {
                         std::hint::spin_loop();
                     }
                 }
-                for line in block(&ring, k) {
+                for line in ring.block(k) {
                     // SAFETY: the block is free (the consumer published that it is done with
                     // it, loaded with Acquire above) and unpublished: only this thread touches
                     // it until the Release store below.
@@ -300,7 +356,7 @@ fn stream(plan: &placement::Plan, lines: u64) -> f64 {
                         std::hint::spin_loop();
                     }
                 }
-                for line in block(&r2, k) {
+                for line in r2.block(k) {
                     // SAFETY: the block is published (loaded with Acquire above) and the
                     // producer does not write it again until the Release store below.
                     let words = unsafe { &*line.0.get() };
@@ -313,13 +369,7 @@ fn stream(plan: &placement::Plan, lines: u64) -> f64 {
         },
     );
     let ns = start_ns.max(elapsed);
-    (blocks * BLOCK_LINES) as f64 * 64.0 / (ns / 1e9)
-}
-
-/// The lines of block number `k` (counted from the start of the stream) in the ring.
-fn block(ring: &StreamRing, k: u64) -> &[DataLine] {
-    let first = ((k % RING_BLOCKS) * BLOCK_LINES) as usize;
-    &ring.lines[first..first + BLOCK_LINES as usize]
+    (blocks * block_lines) as f64 * 64.0 / (ns / 1e9)
 }
 
 #[cfg(test)]
@@ -333,13 +383,43 @@ mod tests {
         let limits = measure(ProbeBudget {
             repetitions: 2,
             round_trips: 2_000,
-            lines: 10 * RING_LINES + 7,
+            lines: 10 * (StreamGeometry::LIMIT.ring_bytes as u64 / 64) + 7,
         });
         for (what, v) in [
             ("round trip", limits.cacheline_rtt_ns.min),
             ("stream", limits.stream_bytes_per_s.max),
         ] {
             assert!(v.is_finite() && v > 0.0, "{what}: {v}");
+        }
+    }
+
+    /// Other geometries stream too (a ring of a single block included), and impossible ones
+    /// are refused with the rule they break.
+    #[test]
+    fn geometries_stream_or_say_what_is_wrong() {
+        for (ring_bytes, block_bytes) in [(2048, 2048), (8192, 2048), (4096, 64)] {
+            let g = StreamGeometry {
+                ring_bytes,
+                block_bytes,
+            };
+            let bw = stream_with(g, 1 << 20).unwrap();
+            assert!(bw.is_finite() && bw > 0.0, "{g:?}: {bw}");
+        }
+        for (ring_bytes, block_bytes, says) in [
+            (8192, 0, "multiple of 64"),
+            (8192, 100, "multiple of 64"),
+            (1024, 2048, "multiple of the block"),
+            (5000, 1024, "multiple of the block"),
+        ] {
+            let err = stream_with(
+                StreamGeometry {
+                    ring_bytes,
+                    block_bytes,
+                },
+                1 << 20,
+            )
+            .unwrap_err();
+            assert!(err.contains(says), "{ring_bytes}/{block_bytes}: {err}");
         }
     }
 }
