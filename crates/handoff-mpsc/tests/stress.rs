@@ -2,7 +2,7 @@
 //! than cores, producers coming and going, and drop accounting. Sized down under Miri.
 #![cfg(not(loom))]
 
-use handoff_mpsc::{channel, vyukov, TryRecvError, TrySendError, Wake, SHARD_TURN};
+use handoff_mpsc::{channel, vyukov, Receiver, TryRecvError, TrySendError, Wake, SHARD_TURN};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread;
@@ -252,47 +252,44 @@ fn sharded_senders_come_and_go() {
 
 /// A hot sender with a full ring cannot starve another: the receiver takes turns of at most
 /// `SHARD_TURN` messages.
+/// Fills one producer's ring (1024 messages of 0), sends one message (1) from a second
+/// producer, reads everything with `read`, and asserts the second producer's message came within
+/// one turn of the first's.
+fn assert_fair_turns(how: &str, read: impl FnOnce(&mut Receiver<u32>) -> Vec<u32>) {
+    let (mut hot, mut rx) = channel::<u32>(1024, Wake::Spin).unwrap();
+    let mut cold = hot.clone();
+    for _ in 0..1024 {
+        hot.send(0).unwrap();
+    }
+    cold.send(1).unwrap();
+    let seen = read(&mut rx);
+    assert_eq!(seen.len(), 1025, "{how}: every message received");
+    let position = seen.iter().position(|&v| v == 1).unwrap();
+    assert!(
+        position <= SHARD_TURN,
+        "{how}: cold message received after {position} hot ones"
+    );
+}
+
 #[test]
 fn sharded_turns_are_fair() {
-    let (mut hot, mut rx) = channel::<u32>(1024, Wake::Spin).unwrap();
-    let mut cold = hot.clone();
-    for _ in 0..1024 {
-        hot.send(0).unwrap();
-    }
-    cold.send(1).unwrap();
-    let position = (0..1025).position(|_| rx.recv() == Some(1)).unwrap();
-    assert!(
-        position <= SHARD_TURN,
-        "cold message received after {position} hot ones"
-    );
-
-    let (mut hot, mut rx) = channel::<u32>(1024, Wake::Spin).unwrap();
-    let mut cold = hot.clone();
-    for _ in 0..1024 {
-        hot.send(0).unwrap();
-    }
-    cold.send(1).unwrap();
-    let mut seen = Vec::new();
-    rx.recv_batch(1025, |v| seen.push(v));
-    let position = seen.iter().position(|&v| v == 1).unwrap();
-    assert!(
-        position <= SHARD_TURN,
-        "cold message received after {position} hot ones"
-    );
-
-    let (mut hot, mut rx) = channel::<u32>(1024, Wake::Spin).unwrap();
-    let mut cold = hot.clone();
-    for _ in 0..1024 {
-        hot.send(0).unwrap();
-    }
-    cold.send(1).unwrap();
-    let mut seen = Vec::new();
-    rx.recv_slices(1025, |run| seen.extend_from_slice(run));
-    let position = seen.iter().position(|&v| v == 1).unwrap();
-    assert!(
-        position <= SHARD_TURN,
-        "cold message received in runs after {position} hot ones"
-    );
+    assert_fair_turns("one by one", |rx| {
+        (0..1025).map(|_| rx.recv().unwrap()).collect()
+    });
+    assert_fair_turns("in batches", |rx| {
+        let mut seen = Vec::new();
+        while seen.len() < 1025 {
+            rx.recv_batch(1025 - seen.len(), |v| seen.push(v));
+        }
+        seen
+    });
+    assert_fair_turns("in runs", |rx| {
+        let mut seen = Vec::new();
+        while seen.len() < 1025 {
+            rx.recv_slices(1025 - seen.len(), |run| seen.extend_from_slice(run));
+        }
+        seen
+    });
 }
 
 #[test]

@@ -312,17 +312,12 @@ impl Stream<'_> {
     /// which reports exactly what [`observe`](Stream::observe) would have.
     #[inline(always)]
     pub fn observe_run<M: Message>(&mut self, run: &[M]) {
+        // The digest of the run if it is clean, `None` if it needs a second look.
         let clean = match M::headers_only(run) {
             // Nothing but headers: the check is one vectorized pass over the words, and the
             // digest of a run that passes it (the sum of its headers) needs no adding up.
-            Some(words) => {
-                let clean = consecutive::deviation(words, self.expect) == 0;
-                if clean {
-                    let sum = consecutive::sum(self.expect, words.len() as u64);
-                    self.digest = self.digest.wrapping_add(sum);
-                }
-                clean
-            }
+            Some(words) => (consecutive::deviation(words, self.expect) == 0)
+                .then(|| consecutive::sum(self.expect, words.len() as u64)),
             None => {
                 let mut intact = true;
                 let mut digest = 0u64;
@@ -333,16 +328,13 @@ impl Stream<'_> {
                     digest = digest.wrapping_add(key.unwrap_or(0));
                     off |= m.header() ^ self.expect.wrapping_add(i as u64);
                 }
-                let clean = intact && off == 0;
-                if clean {
-                    self.digest = self.digest.wrapping_add(digest);
-                }
-                clean
+                (intact && off == 0).then_some(digest)
             }
         };
-        if clean {
+        if let Some(digest) = clean {
             let n = run.len() as u64;
             self.count += n;
+            self.digest = self.digest.wrapping_add(digest);
             self.expect = self.expect.wrapping_add(n);
         } else {
             for m in run {
