@@ -1,6 +1,9 @@
 //! Command-line arguments.
 
 use clap::{Args, Parser, Subcommand};
+use handoff::payload::PayloadKind;
+use handoff::plan::value::{Batch, Count, Natural, Parsed, Positive, ProducerCount, Rate};
+use handoff::workload::{Delivery, Driver, PacerMode, WorkloadKind};
 use std::path::PathBuf;
 
 const AFTER_HELP: &str = "\
@@ -56,63 +59,64 @@ pub struct RunArgs {
     /// Transports to run (comma separated); with a suite file, keeps only these.
     #[arg(long, short = 't', value_delimiter = ',')]
     pub transport: Vec<String>,
-    /// Workloads: spsc, mpsc, mpmc, ping-pong (comma separated); with a suite file, keeps only these.
+    /// Workloads: spsc, mpsc, mpmc, ping-pong, paced, ramp, pipeline (comma separated); with a
+    /// suite file, keeps only these.
     #[arg(long, short = 'w', value_delimiter = ',')]
-    pub workload: Vec<String>,
+    pub workload: Vec<Parsed<WorkloadKind>>,
     /// Capacities to sweep (comma separated).
     #[arg(long, value_delimiter = ',')]
-    pub capacity: Vec<usize>,
-    /// Messages per sample (round trips for ping-pong), or `auto`.
-    #[arg(long)]
-    pub messages: Option<String>,
+    pub capacity: Vec<Natural>,
+    /// Messages per sample (round trips for ping-pong), or `auto` (comma separated to sweep).
+    #[arg(long, value_delimiter = ',')]
+    pub messages: Vec<Count>,
     /// Payloads to sweep: u64, bytes:N, boxed:N, report64, event488, event488+tails.
     #[arg(long, short = 'p', value_delimiter = ',')]
-    pub payload: Vec<String>,
-    /// Producer counts to sweep (mpsc, mpmc).
+    pub payload: Vec<Parsed<PayloadKind>>,
+    /// Producer counts to sweep (mpsc, mpmc; paced, ramp and pipeline: injectors fanning in).
     #[arg(long, value_delimiter = ',')]
-    pub producers: Vec<usize>,
+    pub producers: Vec<ProducerCount>,
     /// Consumers (mpmc; in paced, ramp and pipeline, more than 1 is a fan-out from a broadcast
     /// transport such as bus).
-    #[arg(long, short = 'c')]
-    pub consumers: Option<usize>,
+    #[arg(long, short = 'c', value_delimiter = ',')]
+    pub consumers: Vec<Positive>,
     /// Drivers: threads, tokio-current, tokio-multi[:N] (comma separated). Ad hoc: swept; with a
     /// suite file, keeps only these. The tokio drivers run async transports only.
     #[arg(long, value_delimiter = ',')]
-    pub driver: Vec<String>,
-    /// Batch size for send_batch / recv_batch.
-    #[arg(long)]
-    pub batch: Option<usize>,
-    /// Transport option, KEY=VALUE (repeatable), e.g. --option wake=edge.
+    pub driver: Vec<Parsed<Driver>>,
+    /// Batch sizes for send_batch / recv_batch, or `none` (comma separated to sweep).
+    #[arg(long, value_delimiter = ',')]
+    pub batch: Vec<Batch>,
+    /// Transport option, KEY=VALUE (repeatable; a key given twice sweeps), e.g. --option wake=edge.
     #[arg(long = "option", short = 'o')]
     pub options: Vec<String>,
     /// Timed samples per trial.
     #[arg(long)]
-    pub samples: Option<usize>,
+    pub samples: Option<Positive>,
     /// Warm-up samples per trial.
     #[arg(long)]
-    pub warmup: Option<usize>,
+    pub warmup: Option<Natural>,
     /// Watchdog: a sample running longer than this many milliseconds is declared hung.
     #[arg(long)]
-    pub timeout_ms: Option<u64>,
+    pub timeout_ms: Option<Positive>,
     /// Open-loop rate, messages per second in total, or `ramp` to search for the highest
     /// sustained rate (paced, ramp and pipeline workloads; repeatable or comma-separated).
     #[arg(long, value_delimiter = ',')]
-    pub rate: Vec<String>,
+    pub rate: Vec<Rate>,
     /// How a paced producer waits: auto (spin unless oversubscribed), spin or yield.
     #[arg(long)]
-    pub pacer: Option<String>,
+    pub pacer: Option<Parsed<PacerMode>>,
     /// Pipeline: one transport per hop (default: each --transport on every hop).
     #[arg(long, value_delimiter = ',')]
     pub hops: Vec<String>,
     /// Pipeline: one capacity per hop (default 64,1024,256).
     #[arg(long, value_delimiter = ',')]
-    pub hop_capacity: Vec<usize>,
+    pub hop_capacity: Vec<Positive>,
     /// Pipeline: sequential (every event) or latest (a conflating hop keeps the newest).
-    #[arg(long)]
-    pub delivery: Option<String>,
+    #[arg(long, value_delimiter = ',')]
+    pub delivery: Vec<Parsed<Delivery>>,
     /// Pipeline: busy work per stage and event, nanoseconds.
     #[arg(long)]
-    pub stage_work_ns: Option<u64>,
+    pub stage_work_ns: Option<Natural>,
     /// Do not pin threads to cores.
     #[arg(long)]
     pub no_pin: bool,

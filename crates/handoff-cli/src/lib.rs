@@ -13,6 +13,7 @@
 
 pub mod args;
 pub mod exit;
+pub mod flags;
 pub mod list;
 pub mod progress;
 pub mod run;

@@ -261,11 +261,37 @@ fn bad_input_gets_specific_errors_and_exit_2() {
     );
     bad_input(
         &["run", "-t", "rtrb", "--samples", "0"],
-        "--samples must be at least 1",
+        "must be at least 1",
     );
     bad_input(
         &["run", "-t", "rtrb", "--messages", "lots"],
-        "expected a positive integer or `auto`",
+        "expected \"auto\" or a count",
+    );
+    bad_input(
+        &["run", "-t", "rtrb", "--rate", "1000"],
+        "`rate` does not apply to workload `spsc`",
+    );
+    bad_input(
+        &["run", "-t", "rtrb", "-w", "ping-pong", "--consumers", "2"],
+        "`consumers` does not apply to workload `ping-pong`",
+    );
+    bad_input(
+        &[
+            "run",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/../../suites/spsc.toml"),
+            "--producers",
+            "4",
+        ],
+        "`producers` applies to none of the suite's workloads",
+    );
+    bad_input(
+        &[
+            "run",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/../../suites/spsc.toml"),
+            "--option",
+            "wake=edge",
+        ],
+        "put it in the file",
     );
     bad_input(&["run", "-t", "rtrb", "-o", "wake=edge"], "option");
     bad_input(

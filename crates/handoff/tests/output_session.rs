@@ -2,10 +2,10 @@
 
 use handoff::catalog::Catalog;
 use handoff::output::{render, Format};
+use handoff::plan::Plan;
 use handoff::prelude::*;
 use handoff::report::{RunReport, Verdict};
 use handoff::session::{self, Isolation, SessionOptions};
-use handoff::suite::Suite;
 use std::sync::mpsc;
 
 /// A plain std channel: the passing reference beside the faulty ones.
@@ -84,7 +84,7 @@ transports = "std-stub"
 fn run() -> RunReport {
     let mut catalog = Catalog::builtin();
     catalog.register(Entry::pull(StdStub));
-    let suite = Suite::parse(SUITE, "smoke.toml", &catalog).unwrap();
+    let suite = Plan::parse(SUITE, "smoke.toml", &catalog).unwrap();
     assert_eq!(suite.trials.len(), 3);
     let opts = SessionOptions {
         isolation: Isolation::InProcess,

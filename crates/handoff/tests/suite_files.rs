@@ -4,8 +4,8 @@
 //! only the files' syntax, names and structure are checked.
 
 use handoff::payload::PayloadKind;
+use handoff::plan::Plan;
 use handoff::prelude::*;
-use handoff::suite::Suite;
 use handoff::workload::{Driver, Messages, WorkloadKind};
 use std::path::PathBuf;
 use std::sync::mpsc;
@@ -106,14 +106,14 @@ fn catalog() -> Catalog {
     c
 }
 
-fn load(name: &str) -> Suite {
+fn load(name: &str) -> Plan {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../../suites")
         .join(name);
-    Suite::load(&path, &catalog()).unwrap_or_else(|e| panic!("{e}"))
+    Plan::load(&path, &catalog()).unwrap_or_else(|e| panic!("{e}"))
 }
 
-fn transports(s: &Suite, w: WorkloadKind) -> Vec<&str> {
+fn transports(s: &Plan, w: WorkloadKind) -> Vec<&str> {
     let mut v: Vec<&str> = s
         .trials
         .iter()
@@ -161,7 +161,7 @@ fn default_suite_covers_every_shipped_transport_within_budget() {
     }
 
     // The budget written in the file: about 7.5 sample-lengths per trial.
-    let planned_ms = |s: &Suite| -> f64 {
+    let planned_ms = |s: &Plan| -> f64 {
         s.trials
             .iter()
             .map(|t| match t.messages {
@@ -213,7 +213,7 @@ fn streaming_suite_is_the_reference_scenario() {
 fn pipeline_suite_is_the_reference_scenario() {
     use handoff::workload::{Delivery, Pacing};
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../suites/pipeline.toml");
-    let s = Suite::load(&path, &Catalog::builtin()).unwrap_or_else(|e| panic!("{e}"));
+    let s = Plan::load(&path, &Catalog::builtin()).unwrap_or_else(|e| panic!("{e}"));
     assert!(s
         .trials
         .iter()
@@ -328,4 +328,24 @@ fn runtime_channels_suite_is_the_reference_scenario() {
         })
         .collect();
     assert_eq!(oneshot, drivers);
+}
+
+#[test]
+fn every_shipped_suite_parses_expands_and_shortens() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../suites");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().and_then(|e| e.to_str()) != Some("toml") {
+            continue;
+        }
+        let plan = Plan::load(&path, &Catalog::builtin()).unwrap_or_else(|e| panic!("{e}"));
+        assert!(!plan.trials.is_empty(), "{}", path.display());
+        let mut quick = plan.clone();
+        quick.quick();
+        assert_eq!(quick.trials.len(), plan.trials.len(), "{}", path.display());
+        assert!(quick.trials.iter().all(|t| t.samples <= 3 && t.warmup <= 1));
+        seen += 1;
+    }
+    assert!(seen >= 6, "only {seen} suite files in {}", dir.display());
 }

@@ -1,0 +1,323 @@
+//! Plan errors: what is wrong, and where it was written (file, line and column, or the flag).
+
+use super::schema::BENCHMARK_ONLY;
+use super::value::Origin;
+use std::fmt;
+
+/// A mistake in a suite file or in the flags, with where it is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlanError {
+    /// The file, as given (or `command line`).
+    pub file: String,
+    /// 1-based line of the offending text, where known.
+    pub line: Option<usize>,
+    /// 1-based column (in characters) of the offending text, where known.
+    pub column: Option<usize>,
+    /// What is wrong, and what was expected.
+    pub message: String,
+}
+
+impl fmt::Display for PlanError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.file)?;
+        if let Some(line) = self.line {
+            write!(f, ":{line}")?;
+            if let Some(col) = self.column {
+                write!(f, ":{col}")?;
+            }
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+impl std::error::Error for PlanError {}
+
+/// A rule broken while building the plan, before its position is resolved.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Broken {
+    /// Where the offending key or value was written, if anywhere.
+    pub origin: Option<Origin>,
+    /// What is wrong.
+    pub message: String,
+    /// A word inside the origin's text that is the real culprit (one name of a list).
+    pub word: Option<String>,
+}
+
+impl Broken {
+    /// A broken rule at `origin`.
+    pub fn at(origin: &Origin, message: impl Into<String>) -> Broken {
+        Broken {
+            origin: Some(origin.clone()),
+            message: message.into(),
+            word: None,
+        }
+    }
+
+    /// A broken rule about `word`, one of the values written at `origin`.
+    pub fn at_word(origin: &Origin, word: &str, message: impl Into<String>) -> Broken {
+        Broken {
+            word: Some(word.to_string()),
+            ..Broken::at(origin, message)
+        }
+    }
+
+    /// A broken rule with no particular place.
+    pub fn nowhere(message: impl Into<String>) -> Broken {
+        Broken {
+            origin: None,
+            message: message.into(),
+            word: None,
+        }
+    }
+
+    /// Resolves the position in `text` (the file named `file`).
+    pub fn locate(self, text: &str, file: &str) -> PlanError {
+        match self.origin {
+            Some(Origin::File(span)) => {
+                let quoted = self.word.map(|w| format!("\"{w}\""));
+                let inside = quoted
+                    .and_then(|q| text.get(span.clone())?.find(&q))
+                    .map_or(0, |i| i);
+                at_offset(text, file, span.start + inside, self.message)
+            }
+            Some(Origin::Flag(flag)) => PlanError {
+                file: "command line".into(),
+                line: None,
+                column: None,
+                message: format!("{flag}: {}", self.message),
+            },
+            None => PlanError {
+                file: file.into(),
+                line: None,
+                column: None,
+                message: self.message,
+            },
+        }
+    }
+}
+
+fn at_offset(text: &str, file: &str, offset: usize, message: String) -> PlanError {
+    let (line, column) = position(text, offset);
+    PlanError {
+        file: file.into(),
+        line: Some(line),
+        column: Some(column),
+        message,
+    }
+}
+
+/// A TOML or schema error, in the words of this tool: unknown keys with suggestions, misplaced
+/// keys named as such, value errors prefixed with their key.
+pub fn from_toml(text: &str, file: &str, e: toml::de::Error) -> PlanError {
+    let raw = e
+        .message()
+        .trim()
+        .replace("struct Params", "a table")
+        .replace("struct Benchmark", "a table")
+        .replace("struct SuiteFile", "a table");
+    let Some(span) = e.span() else {
+        return PlanError {
+            file: file.into(),
+            line: None,
+            column: None,
+            message: format!("invalid TOML: {raw}"),
+        };
+    };
+    let message = if let Some(rest) = raw.strip_prefix("unknown field `") {
+        let nth = text
+            .get(..span.start)
+            .unwrap_or("")
+            .matches("[[benchmark]]")
+            .count();
+        unknown_key(rest, nth)
+    } else if raw == "duplicate key" {
+        let key = text.get(span.clone()).unwrap_or("?");
+        format!("duplicate key `{key}`: each key may be set once per table")
+    } else if let Some(field) = raw
+        .strip_prefix("duplicate field `")
+        .and_then(|r| r.split('`').next())
+    {
+        let second = second_alias(text, span.start, field);
+        return at_offset(
+            text,
+            file,
+            second.unwrap_or(span.start),
+            format!("`{field}` is given twice (perhaps with its alias): give it once"),
+        );
+    } else if looks_like_syntax(&raw) {
+        format!("invalid TOML: {raw}")
+    } else if let Some(key) = key_at(text, span.start) {
+        format!("`{key}`: {raw}")
+    } else {
+        raw
+    };
+    at_offset(text, file, span.start, message)
+}
+
+/// The offset of the second line from `from` on that sets `field` or its plural/singular alias.
+fn second_alias(text: &str, from: usize, field: &str) -> Option<usize> {
+    let names = [field, field.trim_end_matches('s')];
+    let mut offset = from;
+    let mut seen = 0;
+    for line in text.get(from..)?.split_inclusive('\n') {
+        let key = line.split('=').next().unwrap_or("").trim();
+        if line.contains('=') && (names.contains(&key) || key == format!("{field}s")) {
+            seen += 1;
+            if seen == 2 {
+                return Some(offset + (line.len() - line.trim_start().len()));
+            }
+        }
+        offset += line.len();
+    }
+    None
+}
+
+/// Messages of the TOML parser itself, not of the schema's rules (which say "expected a …,
+/// found …" or "invalid type: …").
+fn looks_like_syntax(msg: &str) -> bool {
+    let data = ["invalid type", "invalid value", "invalid length"];
+    (msg.starts_with("invalid ") && !data.iter().any(|d| msg.starts_with(d)))
+        || (msg.starts_with("expected ") && !msg.contains(", found"))
+        || ["unclosed", "extra ", "unexpected", "missing "]
+            .iter()
+            .any(|p| msg.starts_with(p))
+}
+
+/// `rest` is serde's "x`, expected one of `a`, `b`" after "unknown field `"; the key is in the
+/// `nth` `[[benchmark]]` if it is in one.
+fn unknown_key(rest: &str, nth: usize) -> String {
+    let (name, expected) = rest.split_once('`').unwrap_or((rest, ""));
+    let allowed: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
+    let place = if allowed.contains(&"workload") {
+        format!("in [[benchmark]] #{nth}")
+    } else if allowed.contains(&"benchmark") {
+        "at the top level".into()
+    } else if allowed.contains(&"step_ms") {
+        "in `ramp`".into()
+    } else {
+        "in [defaults]".into()
+    };
+    if place == "in [defaults]" && BENCHMARK_ONLY.contains(&name) {
+        return format!("`{name}` belongs in a [[benchmark]], not in [defaults]");
+    }
+    format!(
+        "{place}: {}",
+        crate::suggest::unknown("key", name, allowed.iter().copied())
+    )
+}
+
+/// The key whose value holds byte `at` of `text`: the innermost one, inside inline tables, and
+/// the list's own key inside a list. A small scanner that knows strings, comments and headers.
+fn key_at(text: &str, at: usize) -> Option<String> {
+    let text = text.get(..at)?;
+    let mut open: Vec<(char, Option<String>)> = Vec::new();
+    let mut current: Option<String> = None;
+    let mut line_start = 0;
+    let mut bol = 0;
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '"' | '\'' => {
+                let mut escaped = false;
+                for (_, d) in chars.by_ref() {
+                    if d == c && !escaped {
+                        break;
+                    }
+                    escaped = c == '"' && d == '\\' && !escaped;
+                }
+            }
+            '#' => while chars.next_if(|&(_, d)| d != '\n').is_some() {},
+            '=' => {
+                let before = text[line_start..i].trim_end();
+                let from = before
+                    .rfind(|ch: char| !(ch.is_alphanumeric() || "_-.".contains(ch)))
+                    .map_or(0, |p| p + 1);
+                current = Some(before[from..].to_string()).filter(|k| !k.is_empty());
+                line_start = i + 1;
+            }
+            '[' if open.is_empty() && text[bol..i].trim().is_empty() => {
+                // A table header: skip it.
+                while chars.next_if(|&(_, d)| d != '\n').is_some() {}
+                current = None;
+            }
+            '[' | '{' => {
+                open.push((c, current.clone()));
+                if c == '{' {
+                    current = None;
+                }
+                line_start = i + 1;
+            }
+            ']' | '}' => current = open.pop().and_then(|(_, k)| k),
+            ',' => {
+                if matches!(open.last(), Some(('{', _))) {
+                    current = None;
+                }
+                line_start = i + 1;
+            }
+            '\n' => {
+                if open.is_empty() {
+                    current = None;
+                }
+                line_start = i + 1;
+                bol = i + 1;
+            }
+            _ => {}
+        }
+    }
+    current
+}
+
+/// 1-based line and column (in characters) of byte `offset` in `text`.
+pub fn position(text: &str, offset: usize) -> (usize, usize) {
+    let offset = offset.min(text.len());
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    (line, before[line_start..].chars().count() + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positions_count_lines_and_characters() {
+        assert_eq!(position("a\nbc", 0), (1, 1));
+        assert_eq!(position("a\nbc", 3), (2, 2));
+        assert_eq!(position("é = 1", 3), (1, 3));
+    }
+
+    #[test]
+    fn the_key_of_a_value_is_found_through_lists_and_inline_tables() {
+        let text = "[[benchmark]]\ncapacity = [1,\n  0]\nramp = { start = 5, max = 0 }\n";
+        assert_eq!(
+            key_at(text, text.find("0]").unwrap()).as_deref(),
+            Some("capacity")
+        );
+        assert_eq!(
+            key_at(text, text.find("5,").unwrap()).as_deref(),
+            Some("start")
+        );
+        assert_eq!(
+            key_at(text, text.find("0 }").unwrap()).as_deref(),
+            Some("max")
+        );
+        let quoted = "name = \"a = [b\"\nsamples = 0\n";
+        assert_eq!(
+            key_at(quoted, quoted.find('0').unwrap()).as_deref(),
+            Some("samples")
+        );
+        assert_eq!(key_at(text, 0), None);
+    }
+
+    #[test]
+    fn unknown_keys_are_placed_and_suggested() {
+        let m = unknown_key("capacit`, expected one of `workload`, `capacity`", 2);
+        assert!(
+            m.starts_with("in [[benchmark]] #2") && m.contains("`capacity`"),
+            "{m}"
+        );
+        let m = unknown_key("transports`, expected one of `payload`, `capacity`", 0);
+        assert!(m.contains("belongs in a [[benchmark]]"), "{m}");
+    }
+}

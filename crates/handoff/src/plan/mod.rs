@@ -1,0 +1,126 @@
+//! The plan: every trial a run will make, built from a suite file, from command-line flags, or
+//! from both.
+//!
+//! Data flows one way: a suite file is read into its [`schema`] (serde, with positions), flags
+//! fill the same schema types, and one builder ([`build`]) checks the cross-key rules and
+//! expands workloads × transports × sweeps into [`TrialSpec`]s. Defaults live in
+//! [`defaults`] and nowhere else. The engine never sees where a parameter came from.
+//!
+//! The suite file format (every key, its default and its rules) is documented in
+//! `docs/suites.md`. Every mistake is reported with the file, line and column of the offending
+//! key or value (or the flag that gave it), and unknown names come with the closest valid ones.
+
+pub mod build;
+pub mod defaults;
+mod error;
+pub mod schema;
+pub mod value;
+
+pub use self::build::Overlay;
+pub use self::error::PlanError;
+pub use self::schema::{Benchmark, Params, SuiteFile};
+pub use self::value::{At, Origin};
+
+use crate::catalog::Catalog;
+use crate::workload::{Messages, Pacing, TrialSpec};
+use std::path::Path;
+
+/// A checked and expanded plan.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Plan {
+    /// The suite's name (the `name` key, or the file's stem, or `ad-hoc`).
+    pub name: String,
+    /// One line on what the suite measures.
+    pub description: Option<String>,
+    /// Whether the limit probes run before the trials.
+    pub probes: bool,
+    /// Every trial, in expansion order (see [`build`]).
+    pub trials: Vec<TrialSpec>,
+}
+
+impl Plan {
+    /// Parses suite text; `file` names it in errors and gives the default suite name.
+    pub fn parse(text: &str, file: &str, catalog: &Catalog) -> Result<Plan, PlanError> {
+        Plan::parse_with(text, file, catalog, &Overlay::default())
+    }
+
+    /// Parses suite text and applies what the command line adds on top of it.
+    pub fn parse_with(
+        text: &str,
+        file: &str,
+        catalog: &Catalog,
+        overlay: &Overlay,
+    ) -> Result<Plan, PlanError> {
+        let suite: SuiteFile = toml::from_str(text).map_err(|e| error::from_toml(text, file, e))?;
+        let stem = Path::new(file)
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| file.to_string());
+        build::build(&suite, &stem, catalog, overlay).map_err(|e| e.locate(text, file))
+    }
+
+    /// Reads and parses a suite file.
+    pub fn load(path: &Path, catalog: &Catalog) -> Result<Plan, PlanError> {
+        Plan::load_with(path, catalog, &Overlay::default())
+    }
+
+    /// Reads and parses a suite file and applies what the command line adds on top of it.
+    pub fn load_with(path: &Path, catalog: &Catalog, overlay: &Overlay) -> Result<Plan, PlanError> {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| PlanError {
+            file: file.clone(),
+            line: None,
+            column: None,
+            message: format!("cannot read the suite file: {e}"),
+        })?;
+        Plan::parse_with(&text, &file, catalog, overlay)
+    }
+
+    /// A plan from command-line flags alone: one benchmark, named `ad-hoc`.
+    pub fn from_flags(benchmark: Benchmark, catalog: &Catalog) -> Result<Plan, PlanError> {
+        let suite = SuiteFile {
+            name: Some("ad-hoc".into()),
+            benchmark: Some(At::flag(
+                "--transport",
+                value::List(vec![At::flag("--transport", benchmark)]),
+            )),
+            ..SuiteFile::default()
+        };
+        build::build(&suite, "ad-hoc", catalog, &Overlay::default())
+            .map_err(|e| e.locate("", "command line"))
+    }
+
+    /// The same coverage in less time: at most 3 timed samples and 1 warm-up, `auto` samples
+    /// aimed at a fifth of their target duration (at least 5 ms), fixed counts divided by 10
+    /// (at least 1000). Nothing is ever made longer than it was.
+    pub fn quick(&mut self) {
+        for t in &mut self.trials {
+            t.samples = t.samples.min(3);
+            t.warmup = t.warmup.min(1);
+            t.messages = match t.messages {
+                Messages::Auto {
+                    target_ms,
+                    min,
+                    max,
+                } => Messages::Auto {
+                    target_ms: (target_ms / 5).max(5).min(target_ms),
+                    // An open-loop sample lasts as long as its schedule: shorten it by the count.
+                    min: if t.workload.is_open_loop() {
+                        (min / 10).max(100)
+                    } else {
+                        min
+                    },
+                    max,
+                },
+                Messages::Fixed(n) => Messages::Fixed((n / 10).max(1000).min(n)),
+            };
+            if let Pacing::Ramp(r) = &mut t.pacing {
+                r.step_ms = (r.step_ms / 4).max(20);
+                r.refine = r.refine.min(1);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,152 @@
+//! The schema of a suite file, and of the command-line flags that stand for its keys.
+//!
+//! Every parameter key is declared once, in the [`params!`] list below: that one line gives the
+//! key of `[defaults]` and of `[[benchmark]]`, its type (and so its rules, see
+//! [`super::value`]), and its place in the layering of [`Params::over`]. Unknown keys are
+//! refused by serde (`deny_unknown_fields`); the plan's error layer turns serde's message into
+//! a "did you mean" with the file, line and column.
+
+use super::value::{
+    At, Batch, Count, List, Natural, OptValue, Parsed, Positive, ProducerCount, Rate,
+};
+use crate::payload::PayloadKind;
+use crate::workload::{Delivery, Driver, PacerMode, WorkloadKind};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+
+/// A name of a transport.
+pub type Name = String;
+
+/// Declares the parameter keys, once, and generates [`Params`] and [`Benchmark`] from them.
+macro_rules! params {
+    ($( $(#[$doc:meta])* $key:ident : $ty:ty ),* $(,)?) => {
+        /// The parameters of a `[defaults]` table, of one `[[benchmark]]`, or of the
+        /// command-line flags; each unset where not written.
+        #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+        #[serde(deny_unknown_fields)]
+        pub struct Params {
+            $( $(#[$doc])* #[serde(default)] pub $key: Option<At<$ty>>, )*
+        }
+
+        /// One `[[benchmark]]`: what to run (workloads, transports or hops, options) and the
+        /// parameters it sets itself.
+        #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+        #[serde(deny_unknown_fields)]
+        pub struct Benchmark {
+            /// The workloads (alias `workloads`).
+            #[serde(default, alias = "workloads")]
+            pub workload: Option<At<List<Parsed<WorkloadKind>>>>,
+            /// The transports (alias `transport`).
+            #[serde(default, alias = "transport")]
+            pub transports: Option<At<List<Name>>>,
+            /// A pipeline's transports, one per hop.
+            #[serde(default)]
+            pub hops: Option<At<List<Name>>>,
+            /// Transport options, each value swept.
+            #[serde(default)]
+            pub options: Option<At<BTreeMap<String, At<List<OptValue>>>>>,
+            $( $(#[$doc])* #[serde(default)] pub $key: Option<At<$ty>>, )*
+        }
+
+        impl Benchmark {
+            /// The parameters this benchmark sets itself.
+            pub fn params(&self) -> Params {
+                Params { $( $key: self.$key.clone(), )* }
+            }
+
+            /// A benchmark that sets `params` itself (and names nothing yet).
+            pub fn with_params(params: Params) -> Benchmark {
+                Benchmark { $( $key: params.$key, )* ..Benchmark::default() }
+            }
+        }
+
+        impl Params {
+            /// `self` where set, `under` elsewhere.
+            pub fn over(&self, under: &Params) -> Params {
+                Params { $( $key: self.$key.clone().or_else(|| under.$key.clone()), )* }
+            }
+
+            /// The keys set, each with where it was written.
+            pub fn set_keys(&self) -> Vec<(&'static str, &super::value::Origin)> {
+                let mut out = Vec::new();
+                $( if let Some(x) = &self.$key { out.push((stringify!($key), &x.origin)); } )*
+                out
+            }
+        }
+    };
+}
+
+params! {
+    /// Payload shapes.
+    payload: List<Parsed<PayloadKind>>,
+    /// Capacities (ignored by unbounded transports).
+    capacity: List<Natural>,
+    /// Producer counts.
+    producers: List<ProducerCount>,
+    /// Consumer counts.
+    consumers: List<Positive>,
+    /// Batch sizes, or `none`.
+    batch: List<Batch>,
+    /// Messages per sample, or `auto`.
+    messages: List<Count>,
+    /// `auto`: the target duration of one sample, milliseconds.
+    target_ms: Positive,
+    /// `auto`: the smallest count.
+    min_messages: Natural,
+    /// `auto`: the largest count.
+    max_messages: Positive,
+    /// Timed samples.
+    samples: Positive,
+    /// Untimed warm-up samples.
+    warmup: Natural,
+    /// Watchdog per sample, milliseconds.
+    timeout_ms: Positive,
+    /// Pin threads to distinct cores.
+    pin: bool,
+    /// Open-loop rates, or `ramp`.
+    rate: List<Rate>,
+    /// How a paced producer waits.
+    pacer: Parsed<PacerMode>,
+    /// The steps of a rate search.
+    ramp: super::value::Ramp,
+    /// A pipeline's capacities, one per hop.
+    hop_capacity: List<Positive>,
+    /// A pipeline stage's busy work per event, nanoseconds.
+    stage_work_ns: Natural,
+    /// A pipeline's delivery modes.
+    delivery: List<Parsed<Delivery>>,
+    /// What runs producers and consumers.
+    driver: List<Parsed<Driver>>,
+}
+
+/// A suite file as written.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SuiteFile {
+    /// The suite's name (default: the file's stem).
+    #[serde(default)]
+    pub name: Option<String>,
+    /// One line on what it measures.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// Whether the limit probes run first (default true).
+    #[serde(default)]
+    pub probes: Option<bool>,
+    /// Parameters of every benchmark that does not set them itself.
+    #[serde(default)]
+    pub defaults: Params,
+    /// The benchmarks (`[[benchmark]]`).
+    #[serde(default)]
+    pub benchmark: Option<At<List<At<Benchmark>>>>,
+}
+
+/// The keys only a `[[benchmark]]` takes.
+pub const BENCHMARK_ONLY: [&str; 7] = [
+    "workload",
+    "workloads",
+    "transport",
+    "transports",
+    "hops",
+    "options",
+    "benchmark",
+];
