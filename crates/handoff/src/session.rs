@@ -131,39 +131,74 @@ pub fn run(
 
     let mut trials: Vec<Trial> = specs
         .into_iter()
-        .map(|spec| {
-            let exec: Box<dyn Executor> = match (&opts.isolation, catalog.lookup(&spec.transport)) {
-                (_, Err(e)) => Box::new(Refuse(e)),
-                (Isolation::InProcess, Ok(_)) => {
-                    Box::new(InProcess::new(catalog.clone(), spec.clone()))
-                }
-                (Isolation::Subprocess(cmd), Ok(_)) => Box::new(Child::start(cmd, spec.clone())),
-            };
-            Trial {
-                spec,
-                exec,
-                messages: 0,
-                outcomes: Vec::new(),
-                stop: None,
-                last_placement: Placement::default(),
-                ramp: None,
-            }
-        })
+        .map(|spec| Trial::start(catalog, &opts.isolation, spec))
         .collect();
-    let planned = |trials: &[Trial]| -> usize {
-        trials
-            .iter()
-            .map(|t| match (&t.spec.pacing, &t.ramp) {
-                (Pacing::Ramp(_), Some(done)) => done.steps.len(),
-                (Pacing::Ramp(r), None) => planned_ramp_steps(r),
-                _ => t.spec.samples,
-            })
-            .sum()
-    };
     on(Event::Planned {
         timed_samples: planned(&trials),
     });
+    prepare_all(&mut trials, on);
+    run_rounds(&mut trials, on);
+    run_ramps(&mut trials, on);
+    for t in &mut trials {
+        t.exec.close();
+    }
 
+    let results = trials
+        .iter()
+        .map(|t| summarise(catalog, t, limits.as_ref(), &environment))
+        .collect();
+    RunReport {
+        schema_version: crate::report::SCHEMA_VERSION,
+        started_at,
+        duration_s: started.elapsed().as_secs_f64(),
+        suite: opts.suite.clone(),
+        environment,
+        limits,
+        results,
+    }
+}
+
+impl Trial {
+    /// A trial of `spec` with its executor started (one that refuses every sample if the
+    /// transport is unknown).
+    fn start(catalog: &Catalog, isolation: &Isolation, spec: TrialSpec) -> Trial {
+        let exec: Box<dyn Executor> = match (isolation, catalog.lookup(&spec.transport)) {
+            (_, Err(e)) => Box::new(Refuse(e)),
+            (Isolation::InProcess, Ok(_)) => {
+                Box::new(InProcess::new(catalog.clone(), spec.clone()))
+            }
+            (Isolation::Subprocess(cmd), Ok(_)) => Box::new(Child::start(cmd, spec.clone())),
+        };
+        Trial {
+            spec,
+            exec,
+            messages: 0,
+            outcomes: Vec::new(),
+            stop: None,
+            last_placement: Placement::default(),
+            ramp: None,
+        }
+    }
+
+    fn is_ramp(&self) -> bool {
+        matches!(self.spec.pacing, Pacing::Ramp(_))
+    }
+}
+
+/// Timed samples planned over all trials (a ramp's steps count as its samples).
+fn planned(trials: &[Trial]) -> usize {
+    trials
+        .iter()
+        .map(|t| match (&t.spec.pacing, &t.ramp) {
+            (Pacing::Ramp(_), Some(done)) => done.steps.len(),
+            (Pacing::Ramp(r), None) => planned_ramp_steps(r),
+            _ => t.spec.samples,
+        })
+        .sum()
+}
+
+/// Calibrates and warms up every trial, in order; a trial that stops there is closed.
+fn prepare_all(trials: &mut [Trial], on: &mut dyn FnMut(Event)) {
     for (i, t) in trials.iter_mut().enumerate() {
         let label = t.spec.label();
         on(Event::Preparing {
@@ -182,12 +217,15 @@ pub fn run(
             t.exec.close();
         }
     }
+}
 
-    let is_ramp = |t: &Trial| matches!(t.spec.pacing, Pacing::Ramp(_));
+/// The timed samples of every trial but the ramps, interleaved: round 1 of each trial, then
+/// round 2 … A trial stops at its first sample that does not pass.
+fn run_rounds(trials: &mut [Trial], on: &mut dyn FnMut(Event)) {
     let rounds = trials.iter().map(|t| t.spec.samples).max().unwrap_or(0);
     for round in 0..rounds {
         for (i, t) in trials.iter_mut().enumerate() {
-            if t.stop.is_some() || round >= t.spec.samples || is_ramp(t) {
+            if t.stop.is_some() || round >= t.spec.samples || t.is_ramp() {
                 continue;
             }
             let o = t.exec.sample(t.messages);
@@ -207,10 +245,14 @@ pub fn run(
             }
         }
     }
-    // Ramps: a search is sequential by nature, so each runs on its own after the rounds.
+}
+
+/// The ramps' searches: a search is sequential by nature, so each runs on its own after the
+/// rounds.
+fn run_ramps(trials: &mut [Trial], on: &mut dyn FnMut(Event)) {
     for i in 0..trials.len() {
         let t = &mut trials[i];
-        if !is_ramp(t) || t.stop.is_some() {
+        if !t.is_ramp() || t.stop.is_some() {
             continue;
         }
         let label = t.spec.label();
@@ -224,25 +266,8 @@ pub fn run(
         });
         t.exec.close();
         on(Event::Planned {
-            timed_samples: planned(&trials),
+            timed_samples: planned(trials),
         });
-    }
-    for t in &mut trials {
-        t.exec.close();
-    }
-
-    let results = trials
-        .iter()
-        .map(|t| summarise(catalog, t, limits.as_ref(), &environment))
-        .collect();
-    RunReport {
-        schema_version: crate::report::SCHEMA_VERSION,
-        started_at,
-        duration_s: started.elapsed().as_secs_f64(),
-        suite: opts.suite.clone(),
-        environment,
-        limits,
-        results,
     }
 }
 
