@@ -6,7 +6,8 @@
 //!    samples double as warm-up), then the requested warm-up samples;
 //! 3. timed samples, interleaved across trials (round 1 of A, B, C, then round 2 …) so drift of
 //!    a shared machine hits every transport alike;
-//! 4. statistics, limit distances and lints, per trial.
+//! 4. per trial, its result: verdict, statistics, figures and limit distances; then the lints
+//!    over that result (see [`crate::lints`]).
 //!
 //! A trial whose sample is not `pass` stops there with that verdict; every other trial goes on,
 //! and every figure already measured is kept.
@@ -15,7 +16,7 @@ use crate::catalog::Catalog;
 use crate::environment::Environment;
 use crate::executor::{Child, Executor, InProcess, WorkerCommand};
 use crate::histogram;
-use crate::lints::{Lint, MIN_TAIL_OBSERVATIONS};
+use crate::lints;
 use crate::open_loop::ramp::{self, RampOutcome, StepFigures};
 use crate::outcome::{SampleOutcome, SampleStatus};
 use crate::placement::Placement;
@@ -24,8 +25,8 @@ use crate::report::{
     Latency, LimitDistance, PacedResult, Params, RampResult, RawSample, RunReport, TrialResult,
     Verdict,
 };
-use crate::semantics::{Bound, Locality};
-use crate::stats::{Summary, NOISY_SPREAD};
+use crate::semantics::{Bound, Locality, Semantics};
+use crate::stats::Summary;
 use crate::workload::{Driver, Messages, Pacing, RampSpec, TrialSpec, WorkloadKind};
 use std::time::Instant;
 
@@ -94,9 +95,6 @@ struct Trial {
     ramp: Option<RampOutcome>,
 }
 
-/// A latency is flagged ([`Lint::ClockStep`]) when the timer's step is over this share of its p50.
-const CLOCK_STEP_SHARE: f64 = 0.1;
-
 /// Fewest messages in one step of a ramp.
 const MIN_STEP_MESSAGES: u64 = 200;
 
@@ -133,39 +131,74 @@ pub fn run(
 
     let mut trials: Vec<Trial> = specs
         .into_iter()
-        .map(|spec| {
-            let exec: Box<dyn Executor> = match (&opts.isolation, catalog.lookup(&spec.transport)) {
-                (_, Err(e)) => Box::new(Refuse(e)),
-                (Isolation::InProcess, Ok(_)) => {
-                    Box::new(InProcess::new(catalog.clone(), spec.clone()))
-                }
-                (Isolation::Subprocess(cmd), Ok(_)) => Box::new(Child::start(cmd, spec.clone())),
-            };
-            Trial {
-                spec,
-                exec,
-                messages: 0,
-                outcomes: Vec::new(),
-                stop: None,
-                last_placement: Placement::default(),
-                ramp: None,
-            }
-        })
+        .map(|spec| Trial::start(catalog, &opts.isolation, spec))
         .collect();
-    let planned = |trials: &[Trial]| -> usize {
-        trials
-            .iter()
-            .map(|t| match (&t.spec.pacing, &t.ramp) {
-                (Pacing::Ramp(_), Some(done)) => done.steps.len(),
-                (Pacing::Ramp(r), None) => planned_ramp_steps(r),
-                _ => t.spec.samples,
-            })
-            .sum()
-    };
     on(Event::Planned {
         timed_samples: planned(&trials),
     });
+    prepare_all(&mut trials, on);
+    run_rounds(&mut trials, on);
+    run_ramps(&mut trials, on);
+    for t in &mut trials {
+        t.exec.close();
+    }
 
+    let results = trials
+        .iter()
+        .map(|t| summarise(catalog, t, limits.as_ref(), &environment))
+        .collect();
+    RunReport {
+        schema_version: crate::report::SCHEMA_VERSION,
+        started_at,
+        duration_s: started.elapsed().as_secs_f64(),
+        suite: opts.suite.clone(),
+        environment,
+        limits,
+        results,
+    }
+}
+
+impl Trial {
+    /// A trial of `spec` with its executor started (one that refuses every sample if the
+    /// transport is unknown).
+    fn start(catalog: &Catalog, isolation: &Isolation, spec: TrialSpec) -> Trial {
+        let exec: Box<dyn Executor> = match (isolation, catalog.lookup(&spec.transport)) {
+            (_, Err(e)) => Box::new(Refuse(e)),
+            (Isolation::InProcess, Ok(_)) => {
+                Box::new(InProcess::new(catalog.clone(), spec.clone()))
+            }
+            (Isolation::Subprocess(cmd), Ok(_)) => Box::new(Child::start(cmd, spec.clone())),
+        };
+        Trial {
+            spec,
+            exec,
+            messages: 0,
+            outcomes: Vec::new(),
+            stop: None,
+            last_placement: Placement::default(),
+            ramp: None,
+        }
+    }
+
+    fn is_ramp(&self) -> bool {
+        matches!(self.spec.pacing, Pacing::Ramp(_))
+    }
+}
+
+/// Timed samples planned over all trials (a ramp's steps count as its samples).
+fn planned(trials: &[Trial]) -> usize {
+    trials
+        .iter()
+        .map(|t| match (&t.spec.pacing, &t.ramp) {
+            (Pacing::Ramp(_), Some(done)) => done.steps.len(),
+            (Pacing::Ramp(r), None) => planned_ramp_steps(r),
+            _ => t.spec.samples,
+        })
+        .sum()
+}
+
+/// Calibrates and warms up every trial, in order; a trial that stops there is closed.
+fn prepare_all(trials: &mut [Trial], on: &mut dyn FnMut(Event)) {
     for (i, t) in trials.iter_mut().enumerate() {
         let label = t.spec.label();
         on(Event::Preparing {
@@ -184,12 +217,15 @@ pub fn run(
             t.exec.close();
         }
     }
+}
 
-    let is_ramp = |t: &Trial| matches!(t.spec.pacing, Pacing::Ramp(_));
+/// The timed samples of every trial but the ramps, interleaved: round 1 of each trial, then
+/// round 2 … A trial stops at its first sample that does not pass.
+fn run_rounds(trials: &mut [Trial], on: &mut dyn FnMut(Event)) {
     let rounds = trials.iter().map(|t| t.spec.samples).max().unwrap_or(0);
     for round in 0..rounds {
         for (i, t) in trials.iter_mut().enumerate() {
-            if t.stop.is_some() || round >= t.spec.samples || is_ramp(t) {
+            if t.stop.is_some() || round >= t.spec.samples || t.is_ramp() {
                 continue;
             }
             let o = t.exec.sample(t.messages);
@@ -209,10 +245,14 @@ pub fn run(
             }
         }
     }
-    // Ramps: a search is sequential by nature, so each runs on its own after the rounds.
+}
+
+/// The ramps' searches: a search is sequential by nature, so each runs on its own after the
+/// rounds.
+fn run_ramps(trials: &mut [Trial], on: &mut dyn FnMut(Event)) {
     for i in 0..trials.len() {
         let t = &mut trials[i];
-        if !is_ramp(t) || t.stop.is_some() {
+        if !t.is_ramp() || t.stop.is_some() {
             continue;
         }
         let label = t.spec.label();
@@ -226,25 +266,8 @@ pub fn run(
         });
         t.exec.close();
         on(Event::Planned {
-            timed_samples: planned(&trials),
+            timed_samples: planned(trials),
         });
-    }
-    for t in &mut trials {
-        t.exec.close();
-    }
-
-    let results = trials
-        .iter()
-        .map(|t| summarise(catalog, t, limits.as_ref(), &environment))
-        .collect();
-    RunReport {
-        schema_version: crate::report::SCHEMA_VERSION,
-        started_at,
-        duration_s: started.elapsed().as_secs_f64(),
-        suite: opts.suite.clone(),
-        environment,
-        limits,
-        results,
     }
 }
 
@@ -384,6 +407,8 @@ fn round_count(n: u64) -> u64 {
     (n / mag) * mag
 }
 
+/// The result of trial `t`: its verdict, statistics, figures and distance to the limits, then
+/// the lints over all of it (see [`lints::evaluate`]).
 fn summarise(
     catalog: &Catalog,
     t: &Trial,
@@ -391,50 +416,9 @@ fn summarise(
     env: &Environment,
 ) -> TrialResult {
     let spec = &t.spec;
-    let info = catalog.get(&spec.transport).map(|e| e.info().clone());
-    let mut semantics = info
-        .as_ref()
-        .map(|i| i.semantics)
-        .unwrap_or_else(unknown_semantics);
-    // Tasks on a current-thread runtime take turns on one thread: whatever the transport can do,
-    // this result is a same-thread hand-off and is shown (and ranked) as one.
-    let cooperative = spec.driver == Driver::TokioCurrent;
-    // An option such as `wait=block` or `wake=spin` changes how this trial's transport waits.
-    if let Some(info) = &info {
-        for (key, value) in &spec.options {
-            let chosen = info.options.iter().find(|o| &o.name == key);
-            if let Some(wait) = chosen.and_then(|o| o.wait_for(value)) {
-                semantics.wait = wait;
-            }
-        }
-    }
-    if cooperative {
-        semantics.locality = Locality::SameThread;
-    }
-    let (verdict, violation) = match t.stop.as_ref().map(|o| &o.status) {
-        None => (Verdict::Pass, None),
-        Some(SampleStatus::Pass) => (Verdict::Pass, None),
-        Some(SampleStatus::Fail(v)) => (Verdict::Fail, Some(v.to_string())),
-        Some(SampleStatus::Hung(s)) => (Verdict::Hung, Some(s.clone())),
-        Some(SampleStatus::Crashed(s)) => (Verdict::Crashed, Some(s.clone())),
-        Some(SampleStatus::Unsupported(s)) => (Verdict::Unsupported, Some(s.clone())),
-        Some(SampleStatus::Invalid(s)) => (Verdict::Invalid, Some(s.clone())),
-    };
-    let samples: Vec<RawSample> = t
-        .outcomes
-        .iter()
-        .map(|o| {
-            let secs = o.elapsed_ns.max(1) as f64 / 1e9;
-            RawSample {
-                messages: o.messages,
-                elapsed_ns: o.elapsed_ns,
-                msgs_per_s: o.messages as f64 / secs,
-                ns_per_msg: o.elapsed_ns as f64 / o.messages.max(1) as f64,
-                failed_sends: o.failed_sends,
-                failed_recvs: o.failed_recvs,
-            }
-        })
-        .collect();
+    let semantics = effective_semantics(catalog, spec);
+    let (verdict, violation) = verdict(t.stop.as_ref());
+    let samples = raw_samples(&t.outcomes);
     let rates: Vec<f64> = samples.iter().map(|s| s.msgs_per_s).collect();
     let throughput = Summary::of(&rates);
     let ns_per_msg = Summary::of(&samples.iter().map(|s| s.ns_per_msg).collect::<Vec<_>>());
@@ -456,114 +440,148 @@ fn summarise(
         search: search.clone(),
         saturating_hop: saturating_hop(spec, search),
     });
-    let per_producer = t.messages / spec.producers.max(1) as u64;
-    let effective_messages = match spec.workload {
-        WorkloadKind::PingPong => t.messages,
-        _ => per_producer.max(1) * spec.producers as u64,
-    };
     let capacity = match semantics.bound {
         Bound::Bounded { .. } => Some(spec.capacity),
         Bound::Unbounded => None,
     };
+    let limit = limits.and_then(|lim| {
+        limit_distance(lim, spec, &semantics, latency.as_ref(), throughput.as_ref())
+    });
 
-    let mut lints = Vec::new();
-    let place = &t.last_placement;
-    if place.oversubscribed {
-        lints.push(Lint::Oversubscribed {
-            threads: place.threads,
-            cores: place.cores_available,
-        });
-    } else if !spec.pin {
-        lints.push(Lint::Unpinned);
-    } else if !place.pinned && place.threads > 0 {
-        lints.push(Lint::PinningFailed {
-            detail: place.note.clone().unwrap_or_else(|| "unknown".into()),
-        });
-    }
-    if cooperative {
-        lints.push(Lint::SameThreadCooperative);
-    } else if semantics.locality == Locality::SameThread {
-        lints.push(Lint::SameThread);
-    }
-    if let Some(cap) = capacity.filter(|_| !open_loop) {
-        if spec.workload != WorkloadKind::PingPong
-            && effective_messages > 0
-            && cap as u64 >= effective_messages
-        {
-            lints.push(Lint::CapacityNeverFills {
-                capacity: cap,
-                messages: effective_messages,
-            });
-        }
-    }
-    if let Some(s) = &throughput {
-        if s.n >= 2 && s.is_noisy() {
-            lints.push(Lint::Noisy {
-                spread: s.spread,
-                threshold: NOISY_SPREAD,
-            });
-        }
-        // A ramp's samples are its steps, at rates that differ on purpose.
-        if t.ramp.is_none() && !open_loop {
-            lints.extend(crate::lints::outliers(&rates));
-        }
-        // A ramp keeps the samples of its highest sustained step; its steps are its samples.
-        if s.n < 3 && verdict == Verdict::Pass && t.ramp.is_none() {
-            lints.push(Lint::FewSamples { samples: s.n });
-        }
-    }
-    lints.extend(clock_step_lint(limits, latency.as_ref()));
-    if let Some(l) = &latency {
-        for q in [0.99, 0.999] {
-            let needed = (MIN_TAIL_OBSERVATIONS / (1.0 - q)).round() as u64;
-            if l.count < needed {
-                lints.push(Lint::TooFewForPercentile {
-                    percentile: q * 100.0,
-                    observations: l.count,
-                    needed,
-                });
-                break;
-            }
-        }
-    }
-    if spec.batch.is_some() && !semantics.batch {
-        lints.push(Lint::BatchEmulated);
-    }
-    if env.build_profile != "release" {
-        lints.push(Lint::DebugBuild);
-    }
-    if let Some(p) = &paced {
-        if let (Some(a), None) = (&p.achieved_rate, &ramp) {
-            if a.median < p.requested_rate as f64 * ramp::MIN_ACHIEVED {
-                lints.push(Lint::RateMissed {
-                    requested: p.requested_rate,
-                    achieved: a.median,
-                });
-            }
-        }
-        if !p.refusals_observable {
-            lints.push(Lint::RefusalsUnobservable);
-        }
-        if let Some(l) = &latency {
-            if p.overhead.stamp_and_record_ns > 0.1 * l.p50 as f64 {
-                lints.push(Lint::TimingOverhead {
-                    overhead_ns: p.overhead.stamp_and_record_ns,
-                    p50_ns: l.p50,
-                });
-            }
-        }
-    }
-    if let (Some(r), Pacing::Ramp(rs)) = (&ramp, &spec.pacing) {
-        if r.search.not_sustained.is_none() && r.search.sustained.is_some() {
-            lints.push(Lint::RampCeiling { max: rs.max });
-        }
-    }
+    let mut result = TrialResult {
+        transport: spec.transport.clone(),
+        workload: spec.workload,
+        params: params(spec, capacity, effective_messages(spec, t.messages)),
+        semantics,
+        placement: t.last_placement.clone(),
+        verdict,
+        violation,
+        throughput,
+        ns_per_msg,
+        latency,
+        failed_sends: samples.iter().map(|s| s.failed_sends).sum(),
+        failed_recvs: samples.iter().map(|s| s.failed_recvs).sum(),
+        digest: t.outcomes.last().map(|o| format!("{:016x}", o.digest)),
+        limit,
+        lints: Vec::new(),
+        samples,
+        paced,
+        ramp,
+    };
+    result.lints = lints::evaluate(
+        &result,
+        &lints::Context {
+            pin_requested: spec.pin,
+            limits,
+            environment: env,
+        },
+    );
+    result
+}
 
-    let limit = limits.and_then(|lim| match (spec.workload, &latency, &throughput) {
+/// The transport's declared semantics as this trial ran it: an option such as `wait=block`
+/// changes how it waits, and tasks on a current-thread runtime make any hand-off a same-thread
+/// one (shown, and ranked, as one).
+fn effective_semantics(catalog: &Catalog, spec: &TrialSpec) -> Semantics {
+    let info = catalog.get(&spec.transport).map(|e| e.info().clone());
+    let mut semantics = info
+        .as_ref()
+        .map(|i| i.semantics)
+        .unwrap_or_else(unknown_semantics);
+    // An option such as `wait=block` or `wake=spin` changes how this trial's transport waits.
+    if let Some(info) = &info {
+        for (key, value) in &spec.options {
+            let chosen = info.options.iter().find(|o| &o.name == key);
+            if let Some(wait) = chosen.and_then(|o| o.wait_for(value)) {
+                semantics.wait = wait;
+            }
+        }
+    }
+    // Tasks on a current-thread runtime take turns on one thread: whatever the transport can do,
+    // this result is a same-thread hand-off and is shown (and ranked) as one.
+    if spec.driver == Driver::TokioCurrent {
+        semantics.locality = Locality::SameThread;
+    }
+    semantics
+}
+
+/// The verdict of a trial stopped by `stop` (none: every sample passed), and why.
+fn verdict(stop: Option<&SampleOutcome>) -> (Verdict, Option<String>) {
+    match stop.map(|o| &o.status) {
+        None => (Verdict::Pass, None),
+        Some(SampleStatus::Pass) => (Verdict::Pass, None),
+        Some(SampleStatus::Fail(v)) => (Verdict::Fail, Some(v.to_string())),
+        Some(SampleStatus::Hung(s)) => (Verdict::Hung, Some(s.clone())),
+        Some(SampleStatus::Crashed(s)) => (Verdict::Crashed, Some(s.clone())),
+        Some(SampleStatus::Unsupported(s)) => (Verdict::Unsupported, Some(s.clone())),
+        Some(SampleStatus::Invalid(s)) => (Verdict::Invalid, Some(s.clone())),
+    }
+}
+
+/// The raw figures of each timed sample.
+fn raw_samples(outcomes: &[SampleOutcome]) -> Vec<RawSample> {
+    outcomes
+        .iter()
+        .map(|o| {
+            let secs = o.elapsed_ns.max(1) as f64 / 1e9;
+            RawSample {
+                messages: o.messages,
+                elapsed_ns: o.elapsed_ns,
+                msgs_per_s: o.messages as f64 / secs,
+                ns_per_msg: o.elapsed_ns as f64 / o.messages.max(1) as f64,
+                failed_sends: o.failed_sends,
+                failed_recvs: o.failed_recvs,
+            }
+        })
+        .collect()
+}
+
+/// Messages per sample as run: `messages` shared out evenly among the producers (round trips
+/// for ping-pong).
+fn effective_messages(spec: &TrialSpec, messages: u64) -> u64 {
+    let per_producer = messages / spec.producers.max(1) as u64;
+    match spec.workload {
+        WorkloadKind::PingPong => messages,
+        _ => per_producer.max(1) * spec.producers as u64,
+    }
+}
+
+/// Every effective parameter of a trial, echoed with its result.
+fn params(spec: &TrialSpec, capacity: Option<usize>, messages: u64) -> Params {
+    Params {
+        capacity,
+        messages,
+        messages_requested: spec.messages.to_string(),
+        producers: spec.producers,
+        consumers: spec.consumers,
+        driver: spec.driver,
+        payload: spec.payload,
+        payload_bytes: spec.payload.wire_bytes(),
+        batch: spec.batch,
+        options: spec.options.clone(),
+        samples: spec.samples,
+        warmup: spec.warmup,
+        timeout_ms: spec.timeout_ms,
+        pacing: spec.pacing.clone(),
+        pipeline: spec.pipeline.clone(),
+    }
+}
+
+/// How far a result is from the machine's limit: a ping-pong's p50 from the round trip, a
+/// stream's median throughput from the streaming bandwidth; none for an open-loop run (it goes
+/// as fast as it is asked to) or a same-thread hand-off (the limits are cross-core ones).
+fn limit_distance(
+    lim: &Limits,
+    spec: &TrialSpec,
+    semantics: &Semantics,
+    latency: Option<&Latency>,
+    throughput: Option<&Summary>,
+) -> Option<LimitDistance> {
+    match (spec.workload, latency, throughput) {
         // An open-loop run goes as fast as it is asked to, not as fast as it can.
-        _ if open_loop => None,
+        _ if spec.workload.is_open_loop() => None,
         // The limits are cross-core ones: they say nothing of a same-thread hand-off.
-        _ if cooperative => None,
+        _ if spec.driver == Driver::TokioCurrent => None,
         (WorkloadKind::PingPong, Some(l), _) => Some(round_trip_distance(lim, l.p50)),
         (WorkloadKind::PingPong, None, _) => None,
         _ if semantics.locality == Locality::SameThread => None,
@@ -576,59 +594,6 @@ fn summarise(
             })
         }
         _ => None,
-    });
-
-    if let Some(l) = &limit {
-        let round_trip = l.probe != "stream-bandwidth";
-        let beyond = if round_trip {
-            // Timer resolution blurs a round trip by a few ns: allow 5%.
-            l.ratio < 0.95
-        } else {
-            l.ratio > 1.0
-        };
-        if beyond {
-            lints.push(Lint::BeyondLimit {
-                ratio: l.ratio,
-                round_trip,
-            });
-        }
-    }
-
-    TrialResult {
-        transport: spec.transport.clone(),
-        workload: spec.workload,
-        params: Params {
-            capacity,
-            messages: effective_messages,
-            messages_requested: spec.messages.to_string(),
-            producers: spec.producers,
-            consumers: spec.consumers,
-            driver: spec.driver,
-            payload: spec.payload,
-            payload_bytes: spec.payload.wire_bytes(),
-            batch: spec.batch,
-            options: spec.options.clone(),
-            samples: spec.samples,
-            warmup: spec.warmup,
-            timeout_ms: spec.timeout_ms,
-            pacing: spec.pacing.clone(),
-            pipeline: spec.pipeline.clone(),
-        },
-        semantics,
-        placement: t.last_placement.clone(),
-        verdict,
-        violation,
-        throughput,
-        ns_per_msg,
-        latency,
-        failed_sends: samples.iter().map(|s| s.failed_sends).sum(),
-        failed_recvs: samples.iter().map(|s| s.failed_recvs).sum(),
-        digest: t.outcomes.last().map(|o| format!("{:016x}", o.digest)),
-        limit,
-        lints,
-        samples,
-        paced,
-        ramp,
     }
 }
 
@@ -645,17 +610,6 @@ fn round_trip_distance(lim: &Limits, p50: u64) -> LimitDistance {
         limit,
         ratio: p50 as f64 / limit.max(1e-9),
     }
-}
-
-/// [`Lint::ClockStep`] when the timer's step (measured with the limits) is not small against the
-/// p50 of a latency.
-fn clock_step_lint(limits: Option<&Limits>, latency: Option<&Latency>) -> Option<Lint> {
-    let step = limits?.clock_step_ns?;
-    let p50 = latency?.p50;
-    (step > CLOCK_STEP_SHARE * p50 as f64).then_some(Lint::ClockStep {
-        step_ns: step,
-        p50_ns: p50,
-    })
 }
 
 /// Open-loop figures merged over the timed samples.
@@ -815,41 +769,14 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
 
 #[cfg(test)]
 mod tests {
+    use crate::lints::fixture::limits;
+
     #[test]
     fn dates_and_rounding() {
         assert_eq!(super::civil_from_days(0), (1970, 1, 1));
         assert_eq!(super::civil_from_days(20_413), (2025, 11, 21));
         assert_eq!(super::round_count(123_456), 120_000);
         assert_eq!(super::round_count(57), 57);
-    }
-
-    fn limits(stamped: Option<f64>, step: Option<f64>) -> super::Limits {
-        let summary = |v: f64| super::Summary::of(&[v, v + 5.0]).unwrap();
-        super::Limits {
-            cacheline_rtt_ns: summary(50.0),
-            cacheline_rtt_stamped_ns: stamped.map(summary),
-            clock_step_ns: step,
-            stream_bytes_per_s: summary(20e9),
-            cores: vec![0, 1],
-            pinned: true,
-            note: None,
-        }
-    }
-
-    fn latency(p50: u64) -> super::Latency {
-        super::Latency {
-            kind: "round-trip".into(),
-            count: 1000,
-            min: p50 / 2,
-            p50,
-            p90: p50,
-            p99: p50,
-            p999: p50,
-            p9999: p50,
-            max: p50,
-            mean: p50 as f64,
-            histogram: String::new(),
-        }
     }
 
     #[test]
@@ -862,30 +789,5 @@ mod tests {
         let old = super::round_trip_distance(&limits(None, None), 90);
         assert_eq!(old.probe, "cacheline-rtt");
         assert_eq!(old.limit, 50.0);
-    }
-
-    #[test]
-    fn a_coarse_timer_is_flagged_against_a_short_p50_only() {
-        let lim = limits(Some(70.0), Some(10.0));
-        assert_eq!(
-            super::clock_step_lint(Some(&lim), Some(&latency(90))),
-            Some(super::Lint::ClockStep {
-                step_ns: 10.0,
-                p50_ns: 90
-            })
-        );
-        // 10 ns is 1% of a microsecond: not flagged.
-        assert_eq!(
-            super::clock_step_lint(Some(&lim), Some(&latency(1000))),
-            None
-        );
-        // No step measured, no limits, or no latency: nothing to say.
-        let unmeasured = limits(Some(70.0), None);
-        assert_eq!(
-            super::clock_step_lint(Some(&unmeasured), Some(&latency(90))),
-            None
-        );
-        assert_eq!(super::clock_step_lint(None, Some(&latency(90))), None);
-        assert_eq!(super::clock_step_lint(Some(&lim), None), None);
     }
 }

@@ -21,6 +21,7 @@
 
 use super::fmt;
 use crate::lints::Lint;
+use crate::probes::Limits;
 use crate::report::{RunReport, TrialResult, Verdict};
 use crate::semantics::{Bound, ConsumerStyle, Locality, Ordering, Semantics, WaitStrategy};
 use crate::workload::{Pacing, WorkloadKind};
@@ -154,8 +155,8 @@ fn shape(r: &TrialResult) -> Shape {
     }
 }
 
-/// The label of a row: the transport, or a pipeline's hops.
-fn row_label(r: &TrialResult) -> String {
+/// The transport of a row, or a pipeline's hops.
+fn transport_label(r: &TrialResult) -> String {
     match &r.params.pipeline {
         Some(p) => {
             let mut s = p
@@ -193,60 +194,64 @@ pub(crate) fn build(report: &RunReport) -> View {
         ),
         ("environment".to_string(), report.environment.summary()),
     ];
-    header.push((
-        "limits".to_string(),
-        match &report.limits {
-            Some(l) => {
-                let mut s = format!(
-                    "cache-line round trip {} (best of {}; median {}); streaming bandwidth {} (best; median {}) ≈ {} msgs/s of 8 B; probes on cores {}{}",
-                    fmt::duration(l.rtt_ns()),
-                    l.cacheline_rtt_ns.n,
-                    fmt::duration(l.cacheline_rtt_ns.median),
-                    fmt::bandwidth(l.stream_bytes()),
-                    fmt::bandwidth(l.stream_bytes_per_s.median),
-                    fmt::si(l.stream_msgs_per_s(8)),
-                    join(l.cores.iter(), ","),
-                    if l.pinned { ", pinned" } else { ", not pinned" },
-                );
-                if let Some(stamped) = &l.cacheline_rtt_stamped_ns {
-                    s.push_str(&format!(
-                        "; round trip stamped per trip as ping-pong is {} (best median of {})",
-                        fmt::duration(stamped.min),
-                        stamped.n
-                    ));
-                }
-                if let Some(step) = l.clock_step_ns {
-                    s.push_str(&format!("; timer step {}", fmt::duration(step)));
-                }
-                if let Some(note) = &l.note {
-                    s.push_str(&format!(" ({note})"));
-                }
-                s
-            }
-            None => "not measured in this run: results show no distance to the machine's limit"
-                .to_string(),
-        },
-    ));
+    header.push(("limits".to_string(), limits_line(report.limits.as_ref())));
     header.push(("semantics".to_string(), SEMANTICS_LEGEND.to_string()));
     if !every.is_empty() {
         header.push(("every result".to_string(), every.join("; ")));
     }
+    View {
+        header,
+        groups: comparable(&report.results)
+            .into_iter()
+            .map(|rows| group(rows, &every))
+            .collect(),
+    }
+}
 
+/// The header's line on the machine's limits.
+fn limits_line(limits: Option<&Limits>) -> String {
+    let Some(l) = limits else {
+        return "not measured in this run: results show no distance to the machine's limit"
+            .to_string();
+    };
+    let mut s = format!(
+        "cache-line round trip {} (best of {}; median {}); streaming bandwidth {} (best; median {}) ≈ {} msgs/s of 8 B; probes on cores {}{}",
+        fmt::duration(l.rtt_ns()),
+        l.cacheline_rtt_ns.n,
+        fmt::duration(l.cacheline_rtt_ns.median),
+        fmt::bandwidth(l.stream_bytes()),
+        fmt::bandwidth(l.stream_bytes_per_s.median),
+        fmt::si(l.stream_msgs_per_s(8)),
+        join(l.cores.iter(), ","),
+        if l.pinned { ", pinned" } else { ", not pinned" },
+    );
+    if let Some(stamped) = &l.cacheline_rtt_stamped_ns {
+        s.push_str(&format!(
+            "; round trip stamped per trip as ping-pong is {} (best median of {})",
+            fmt::duration(stamped.min),
+            stamped.n
+        ));
+    }
+    if let Some(step) = l.clock_step_ns {
+        s.push_str(&format!("; timer step {}", fmt::duration(step)));
+    }
+    if let Some(note) = &l.note {
+        s.push_str(&format!(" ({note})"));
+    }
+    s
+}
+
+/// The results in groups of comparable ones (same [`Key`]), groups and rows in suite order.
+fn comparable(results: &[TrialResult]) -> Vec<Vec<&TrialResult>> {
     let mut groups: Vec<(Key, Vec<&TrialResult>)> = Vec::new();
-    for r in &report.results {
+    for r in results {
         let k = key(r);
         match groups.iter_mut().find(|(g, _)| *g == k) {
             Some((_, v)) => v.push(r),
             None => groups.push((k, vec![r])),
         }
     }
-    View {
-        header,
-        groups: groups
-            .into_iter()
-            .map(|(_, rows)| group(rows, &every))
-            .collect(),
-    }
+    groups.into_iter().map(|(_, rows)| rows).collect()
 }
 
 fn join<T: ToString>(items: impl Iterator<Item = T>, sep: &str) -> String {
@@ -273,6 +278,41 @@ fn lints_on_every_result(report: &RunReport) -> Vec<String> {
     out
 }
 
+/// The values a parameter takes over the rows of a group.
+struct Distinct {
+    capacities: BTreeSet<usize>,
+    any_unbounded: bool,
+    messages: BTreeSet<String>,
+    requested: BTreeSet<String>,
+    samples: BTreeSet<String>,
+    timeouts: BTreeSet<u64>,
+}
+
+impl Distinct {
+    fn of(rows: &[&TrialResult]) -> Distinct {
+        let distinct = |f: &dyn Fn(&TrialResult) -> String| -> BTreeSet<String> {
+            rows.iter().map(|r| f(r)).collect()
+        };
+        Distinct {
+            capacities: rows.iter().filter_map(|r| r.params.capacity).collect(),
+            any_unbounded: rows.iter().any(|r| r.params.capacity.is_none()),
+            messages: distinct(&|r| r.params.messages.to_string()),
+            requested: distinct(&|r| r.params.messages_requested.clone()),
+            samples: distinct(&|r| format!("{}+{}", r.params.samples, r.params.warmup)),
+            timeouts: rows.iter().map(|r| r.params.timeout_ms).collect(),
+        }
+    }
+
+    /// Which parameters differ between rows, so each row shows its own.
+    fn varying(&self) -> Varying {
+        Varying {
+            capacity: self.capacities.len() > 1,
+            messages: self.messages.len() > 1,
+            samples: self.samples.len() > 1,
+        }
+    }
+}
+
 /// What a row shows of a parameter that may differ between rows.
 struct Varying {
     capacity: bool,
@@ -280,31 +320,85 @@ struct Varying {
     samples: bool,
 }
 
+/// One table of comparable results: heading, ordered rows, notes and footnotes.
 fn group(mut rows: Vec<&TrialResult>, every: &[String]) -> Group {
     let first = rows[0];
     let kind = shape(first);
-    let ping = kind == Shape::PingPong;
+    let distinct = Distinct::of(&rows);
+    let varying = distinct.varying();
+    let params = heading_params(first, kind, &distinct, &varying);
+    let title = title(first);
+    rank(&mut rows, kind);
+    let columns = columns(kind, &varying);
+
+    let mut footnotes: Vec<String> = Vec::new();
+    let mut notes = Vec::new();
+    let mut ranked = Vec::new();
+    let mut same_thread = Vec::new();
+    let mut oversubscribed = false;
+    // Cross-thread rows first, then same-thread ones, so footnotes number in reading order.
+    let (cross, same): (Vec<&TrialResult>, Vec<&TrialResult>) = rows
+        .iter()
+        .copied()
+        .partition(|r| r.semantics.locality == Locality::CrossThread);
+    for r in cross.iter().chain(&same) {
+        let mut label = row_label(r, &varying);
+        if r.verdict != Verdict::Pass {
+            notes.push(format!(
+                "{label}: {} — {}",
+                r.verdict,
+                r.violation.as_deref().unwrap_or("no detail recorded")
+            ));
+        }
+        if is_oversubscribed(r) {
+            label.push_str(OVERSUBSCRIBED_MARK);
+            oversubscribed = true;
+        }
+        let cells = row(r, label, kind, &varying, every, &mut footnotes);
+        if r.semantics.locality == Locality::SameThread {
+            same_thread.push(cells);
+        } else {
+            ranked.push(cells);
+        }
+    }
+    notes.extend(ordering_note(&cross));
+    if oversubscribed {
+        notes.push(format!(
+            "{} oversubscribed: more threads than cores, figures include scheduler time slicing",
+            OVERSUBSCRIBED_MARK.trim()
+        ));
+    }
+    if kind == Shape::Paced || kind == Shape::Ramp {
+        notes.extend(open_loop_notes(&rows));
+    }
+
+    Group {
+        title,
+        params,
+        columns,
+        ranked,
+        same_thread,
+        notes,
+        footnotes,
+    }
+}
+
+/// The parameters a group's heading echoes: each one equal on every row, once.
+fn heading_params(
+    first: &TrialResult,
+    kind: Shape,
+    distinct: &Distinct,
+    varying: &Varying,
+) -> Vec<String> {
     let p = &first.params;
-
-    // Parameters: once in the heading when equal on every row, else on each row.
-    let distinct = |f: &dyn Fn(&TrialResult) -> String| -> BTreeSet<String> {
-        rows.iter().map(|r| f(r)).collect()
+    let unit = if kind == Shape::PingPong {
+        "round trips"
+    } else {
+        "msgs"
     };
-    let capacities: BTreeSet<usize> = rows.iter().filter_map(|r| r.params.capacity).collect();
-    let any_unbounded = rows.iter().any(|r| r.params.capacity.is_none());
-    let messages = distinct(&|r| r.params.messages.to_string());
-    let requested = distinct(&|r| r.params.messages_requested.clone());
-    let samples = distinct(&|r| format!("{}+{}", r.params.samples, r.params.warmup));
-    let timeouts: BTreeSet<u64> = rows.iter().map(|r| r.params.timeout_ms).collect();
-    let varying = Varying {
-        capacity: capacities.len() > 1,
-        messages: messages.len() > 1,
-        samples: samples.len() > 1,
-    };
-
-    let unit = if ping { "round trips" } else { "msgs" };
     let mut params = Vec::new();
-    match (capacities.len(), any_unbounded) {
+    let capacities = &distinct.capacities;
+    match (capacities.len(), distinct.any_unbounded) {
         (0, _) => params.push("capacity unbounded".to_string()),
         (1, false) => params.push(format!("capacity {}", capacities.first().unwrap())),
         (1, true) => params.push(format!(
@@ -313,6 +407,7 @@ fn group(mut rows: Vec<&TrialResult>, every: &[String]) -> Group {
         )),
         _ => params.push("capacity per row".to_string()),
     }
+    let requested = &distinct.requested;
     if varying.messages {
         if requested.len() == 1 {
             params.push(format!(
@@ -337,42 +432,50 @@ fn group(mut rows: Vec<&TrialResult>, every: &[String]) -> Group {
     params.push(format!(
         "watchdog {}",
         join(
-            timeouts.iter().map(|t| fmt::duration(*t as f64 * 1e6)),
+            distinct
+                .timeouts
+                .iter()
+                .map(|t| fmt::duration(*t as f64 * 1e6)),
             " / "
         )
     ));
+    params
+}
 
-    let title = {
-        let mut t = format!(
-            "{} · payload {} ({}) · {} → {}",
-            first.workload,
-            p.payload,
-            fmt::bytes(p.payload_bytes),
-            plural(p.producers, "producer"),
-            plural(p.consumers, "consumer"),
-        );
-        if let Some(b) = p.batch {
-            t.push_str(&format!(" · batch {b}"));
-        }
-        if first.workload.is_open_loop() && p.consumers > 1 {
-            t.push_str(" · fan-out (every consumer gets every event)");
-        }
-        let pacing = pacing_label(&p.pacing);
-        if !pacing.is_empty() {
-            t.push_str(&format!(" · {pacing}"));
-        }
-        if let Some(pipe) = &p.pipeline {
-            let caps: Vec<String> = pipe.hops.iter().map(|h| h.capacity.to_string()).collect();
-            t.push_str(&format!(
-                " · {} hops of {}",
-                pipe.hops.len(),
-                caps.join("/")
-            ));
-        }
-        t
-    };
+/// A group's title: workload, payload, topology, batch, fan-out, pacing and pipeline hops.
+fn title(first: &TrialResult) -> String {
+    let p = &first.params;
+    let mut t = format!(
+        "{} · payload {} ({}) · {} → {}",
+        first.workload,
+        p.payload,
+        fmt::bytes(p.payload_bytes),
+        plural(p.producers, "producer"),
+        plural(p.consumers, "consumer"),
+    );
+    if let Some(b) = p.batch {
+        t.push_str(&format!(" · batch {b}"));
+    }
+    if first.workload.is_open_loop() && p.consumers > 1 {
+        t.push_str(" · fan-out (every consumer gets every event)");
+    }
+    let pacing = pacing_label(&p.pacing);
+    if !pacing.is_empty() {
+        t.push_str(&format!(" · {pacing}"));
+    }
+    if let Some(pipe) = &p.pipeline {
+        let caps: Vec<String> = pipe.hops.iter().map(|h| h.capacity.to_string()).collect();
+        t.push_str(&format!(
+            " · {} hops of {}",
+            pipe.hops.len(),
+            caps.join("/")
+        ));
+    }
+    t
+}
 
-    // Order: passing rows by their figure, then the rest in suite order.
+/// Orders the rows: passing ones by their figure, best first, then the rest in suite order.
+fn rank(rows: &mut [&TrialResult], kind: Shape) {
     let figure = |r: &TrialResult| -> Option<f64> {
         if r.verdict != Verdict::Pass {
             return None;
@@ -394,38 +497,38 @@ fn group(mut rows: Vec<&TrialResult>, every: &[String]) -> Group {
         (None, Some(_)) => std::cmp::Ordering::Greater,
         (None, None) => std::cmp::Ordering::Equal,
     });
+}
 
-    let mut columns = vec![
-        Column {
-            name: "transport",
-            numeric: false,
-        },
-        Column {
-            name: "semantics",
-            numeric: false,
-        },
-        Column {
-            name: "verdict",
-            numeric: false,
-        },
-    ];
+/// The columns of a group: the row's identity, the parameters that vary, the figures of its
+/// shape, the lints.
+fn columns(kind: Shape, varying: &Varying) -> Vec<Column> {
+    let text = |name| Column {
+        name,
+        numeric: false,
+    };
+    let number = |name| Column {
+        name,
+        numeric: true,
+    };
+    let mut columns = vec![text("transport"), text("semantics"), text("verdict")];
     if varying.messages {
-        columns.push(Column {
-            name: if ping {
-                "round trips/sample"
-            } else {
-                "msgs/sample"
-            },
-            numeric: true,
-        });
+        columns.push(number(if kind == Shape::PingPong {
+            "round trips/sample"
+        } else {
+            "msgs/sample"
+        }));
     }
     if varying.samples {
-        columns.push(Column {
-            name: "samples+warm-up",
-            numeric: true,
-        });
+        columns.push(number("samples+warm-up"));
     }
-    let figures: &[&'static str] = match kind {
+    columns.extend(figure_columns(kind).iter().map(|&name| number(name)));
+    columns.push(text("lints"));
+    columns
+}
+
+/// The figures a row of each shape shows, in order.
+fn figure_columns(kind: Shape) -> &'static [&'static str] {
+    match kind {
         Shape::PingPong => &["p50", "p90", "p99", "p99.9", "max", "× line RTT"],
         Shape::Paced => &[
             "achieved/s",
@@ -455,186 +558,179 @@ fn group(mut rows: Vec<&TrialResult>, every: &[String]) -> Group {
             "of limit",
             "failed sends/recvs",
         ],
-    };
-    columns.extend(figures.iter().map(|&name| Column {
-        name,
-        numeric: true,
-    }));
-    columns.push(Column {
-        name: "lints",
-        numeric: false,
-    });
-
-    let mut footnotes: Vec<String> = Vec::new();
-    let mut notes = Vec::new();
-    let mut ranked = Vec::new();
-    let mut same_thread = Vec::new();
-    let mut oversubscribed = false;
-    // Cross-thread rows first, then same-thread ones, so footnotes number in reading order.
-    let (cross, same): (Vec<&TrialResult>, Vec<&TrialResult>) = rows
-        .iter()
-        .copied()
-        .partition(|r| r.semantics.locality == Locality::CrossThread);
-    for r in cross.iter().chain(&same) {
-        let mut label = row_label(r);
-        if varying.capacity {
-            if let Some(c) = r.params.capacity {
-                label.push_str(&format!(" cap={c}"));
-            }
-        }
-        for (k, v) in &r.params.options {
-            label.push_str(&format!(" {k}={v}"));
-        }
-        if r.params.driver.is_async() {
-            label.push_str(&format!(" [{}]", r.params.driver));
-        }
-        if r.verdict != Verdict::Pass {
-            notes.push(format!(
-                "{label}: {} — {}",
-                r.verdict,
-                r.violation.as_deref().unwrap_or("no detail recorded")
-            ));
-        }
-        if r.placement.oversubscribed
-            || r.lints
-                .iter()
-                .any(|l| matches!(l, Lint::Oversubscribed { .. }))
-        {
-            label.push_str(OVERSUBSCRIBED_MARK);
-            oversubscribed = true;
-        }
-
-        let mut cells = vec![label, short_semantics(&r.semantics), r.verdict.to_string()];
-        if varying.messages {
-            cells.push(fmt::count(r.params.messages));
-        }
-        if varying.samples {
-            cells.push(format!("{}+{}", r.params.samples, r.params.warmup));
-        }
-        let dash = || "–".to_string();
-        if kind == Shape::Paced {
-            paced_cells(r, &mut cells);
-        } else if kind == Shape::Ramp {
-            ramp_cells(r, &mut cells);
-        } else if ping {
-            match &r.latency {
-                Some(l) => cells
-                    .extend([l.p50, l.p90, l.p99, l.p999, l.max].map(|v| fmt::duration(v as f64))),
-                None => cells.extend((0..5).map(|_| dash())),
-            }
-            cells.push(
-                r.limit
-                    .as_ref()
-                    .filter(|l| l.probe.starts_with("cacheline-rtt"))
-                    .map_or_else(dash, |l| fmt::times(l.ratio)),
-            );
-        } else {
-            match &r.throughput {
-                Some(t) => {
-                    cells.push(fmt::rate(t.median));
-                    cells.push(format!("{} – {}", fmt::si(t.min), fmt::si(t.max)));
-                }
-                None => cells.extend([dash(), dash()]),
-            }
-            cells.push(
-                r.ns_per_msg
-                    .as_ref()
-                    .map_or_else(dash, |n| fmt::duration(n.median)),
-            );
-            cells.push(
-                r.throughput
-                    .as_ref()
-                    .map_or_else(dash, |t| fmt::percent(t.spread)),
-            );
-            // The limit is a cross-core one: it says nothing of a same-thread call.
-            cells.push(if r.semantics.locality == Locality::SameThread {
-                "n/a".to_string()
-            } else {
-                r.limit
-                    .as_ref()
-                    .filter(|l| l.probe == "stream-bandwidth")
-                    .map_or_else(dash, |l| fmt::percent(l.ratio))
-            });
-            cells.push(format!(
-                "{} / {}",
-                fmt::si(r.failed_sends as f64),
-                fmt::si(r.failed_recvs as f64)
-            ));
-        }
-        let mut marks = Vec::new();
-        for l in &r.lints {
-            let text = l.to_string();
-            if every.contains(&text) {
-                continue;
-            }
-            let n = match footnotes.iter().position(|f| *f == text) {
-                Some(i) => i + 1,
-                None => {
-                    footnotes.push(text);
-                    footnotes.len()
-                }
-            };
-            marks.push(format!("{}[{n}]", l.code()));
-        }
-        cells.push(marks.join(" "));
-
-        if r.semantics.locality == Locality::SameThread {
-            same_thread.push(cells);
-        } else {
-            ranked.push(cells);
-        }
-    }
-
-    if cross.iter().any(|r| r.semantics.ordering.is_fifo())
-        && cross.iter().any(|r| !r.semantics.ordering.is_fifo())
-    {
-        let unordered: Vec<&str> = cross
-            .iter()
-            .filter(|r| !r.semantics.ordering.is_fifo())
-            .map(|r| r.transport.as_str())
-            .collect();
-        notes.push(format!(
-            "ordering differs: no order is promised by {}, FIFO by the others; not a like-for-like ranking",
-            unordered.join(", ")
-        ));
-    }
-    if oversubscribed {
-        notes.push(format!(
-            "{} oversubscribed: more threads than cores, figures include scheduler time slicing",
-            OVERSUBSCRIBED_MARK.trim()
-        ));
-    }
-
-    if kind == Shape::Paced || kind == Shape::Ramp {
-        notes.push(
-            "latency is one-way, from each message's intended send time (corrected for coordinated omission); `uncorr.` is from its actual send".into(),
-        );
-        if let Some(o) = rows
-            .iter()
-            .find_map(|r| r.paced.as_ref())
-            .map(|p| p.overhead)
-        {
-            notes.push(format!(
-                "the harness's own timing: {} per clock read, {} per message to stamp and record",
-                fmt::duration(o.clock_read_ns),
-                fmt::duration(o.stamp_and_record_ns)
-            ));
-        }
-    }
-
-    Group {
-        title,
-        params,
-        columns,
-        ranked,
-        same_thread,
-        notes,
-        footnotes,
     }
 }
 
+/// The label of a row: the transport (or pipeline), its capacity where capacities differ, its
+/// options and its async driver.
+fn row_label(r: &TrialResult, varying: &Varying) -> String {
+    let mut label = transport_label(r);
+    if varying.capacity {
+        if let Some(c) = r.params.capacity {
+            label.push_str(&format!(" cap={c}"));
+        }
+    }
+    for (k, v) in &r.params.options {
+        label.push_str(&format!(" {k}={v}"));
+    }
+    if r.params.driver.is_async() {
+        label.push_str(&format!(" [{}]", r.params.driver));
+    }
+    label
+}
+
+/// Whether a result ran more threads than cores.
+fn is_oversubscribed(r: &TrialResult) -> bool {
+    r.placement.oversubscribed
+        || r.lints
+            .iter()
+            .any(|l| matches!(l, Lint::Oversubscribed { .. }))
+}
+
+/// The cells of one row; its lints are numbered into `footnotes`.
+fn row(
+    r: &TrialResult,
+    label: String,
+    kind: Shape,
+    varying: &Varying,
+    every: &[String],
+    footnotes: &mut Vec<String>,
+) -> Vec<String> {
+    let mut cells = vec![label, short_semantics(&r.semantics), r.verdict.to_string()];
+    if varying.messages {
+        cells.push(fmt::count(r.params.messages));
+    }
+    if varying.samples {
+        cells.push(format!("{}+{}", r.params.samples, r.params.warmup));
+    }
+    match kind {
+        Shape::Paced => paced_cells(r, &mut cells),
+        Shape::Ramp => ramp_cells(r, &mut cells),
+        Shape::PingPong => ping_pong_cells(r, &mut cells),
+        Shape::Stream => stream_cells(r, &mut cells),
+    }
+    cells.push(lint_marks(r, every, footnotes));
+    cells
+}
+
+/// A row's lint codes with their footnote numbers, e.g. `noisy[1] same-thread[2]`; a lint every
+/// result carries is left to the header.
+fn lint_marks(r: &TrialResult, every: &[String], footnotes: &mut Vec<String>) -> String {
+    let mut marks = Vec::new();
+    for l in &r.lints {
+        let text = l.to_string();
+        if every.contains(&text) {
+            continue;
+        }
+        let n = match footnotes.iter().position(|f| *f == text) {
+            Some(i) => i + 1,
+            None => {
+                footnotes.push(text);
+                footnotes.len()
+            }
+        };
+        marks.push(format!("{}[{n}]", l.code()));
+    }
+    marks.join(" ")
+}
+
+/// The note that cross-thread rows promise different orders, if they do.
+fn ordering_note(cross: &[&TrialResult]) -> Option<String> {
+    if !(cross.iter().any(|r| r.semantics.ordering.is_fifo())
+        && cross.iter().any(|r| !r.semantics.ordering.is_fifo()))
+    {
+        return None;
+    }
+    let unordered: Vec<&str> = cross
+        .iter()
+        .filter(|r| !r.semantics.ordering.is_fifo())
+        .map(|r| r.transport.as_str())
+        .collect();
+    Some(format!(
+        "ordering differs: no order is promised by {}, FIFO by the others; not a like-for-like ranking",
+        unordered.join(", ")
+    ))
+}
+
+/// What an open-loop table's latencies are, and the harness's own timing cost.
+fn open_loop_notes(rows: &[&TrialResult]) -> Vec<String> {
+    let mut notes = vec![
+        "latency is one-way, from each message's intended send time (corrected for coordinated omission); `uncorr.` is from its actual send".to_string(),
+    ];
+    if let Some(o) = rows
+        .iter()
+        .find_map(|r| r.paced.as_ref())
+        .map(|p| p.overhead)
+    {
+        notes.push(format!(
+            "the harness's own timing: {} per clock read, {} per message to stamp and record",
+            fmt::duration(o.clock_read_ns),
+            fmt::duration(o.stamp_and_record_ns)
+        ));
+    }
+    notes
+}
+
+/// The empty cell.
+fn dash() -> String {
+    "–".to_string()
+}
+
+/// A stream's figures: throughput, its range, time per message, spread, distance to the
+/// streaming limit, failed attempts.
+fn stream_cells(r: &TrialResult, cells: &mut Vec<String>) {
+    match &r.throughput {
+        Some(t) => {
+            cells.push(fmt::rate(t.median));
+            cells.push(format!("{} – {}", fmt::si(t.min), fmt::si(t.max)));
+        }
+        None => cells.extend([dash(), dash()]),
+    }
+    cells.push(
+        r.ns_per_msg
+            .as_ref()
+            .map_or_else(dash, |n| fmt::duration(n.median)),
+    );
+    cells.push(
+        r.throughput
+            .as_ref()
+            .map_or_else(dash, |t| fmt::percent(t.spread)),
+    );
+    // The limit is a cross-core one: it says nothing of a same-thread call.
+    cells.push(if r.semantics.locality == Locality::SameThread {
+        "n/a".to_string()
+    } else {
+        r.limit
+            .as_ref()
+            .filter(|l| l.probe == "stream-bandwidth")
+            .map_or_else(dash, |l| fmt::percent(l.ratio))
+    });
+    cells.push(format!(
+        "{} / {}",
+        fmt::si(r.failed_sends as f64),
+        fmt::si(r.failed_recvs as f64)
+    ));
+}
+
+/// A ping-pong's figures: round-trip percentiles and the distance to the cache-line round trip.
+fn ping_pong_cells(r: &TrialResult, cells: &mut Vec<String>) {
+    match &r.latency {
+        Some(l) => {
+            cells.extend([l.p50, l.p90, l.p99, l.p999, l.max].map(|v| fmt::duration(v as f64)))
+        }
+        None => cells.extend((0..5).map(|_| dash())),
+    }
+    cells.push(
+        r.limit
+            .as_ref()
+            .filter(|l| l.probe.starts_with("cacheline-rtt"))
+            .map_or_else(dash, |l| fmt::times(l.ratio)),
+    );
+}
+
+/// An open-loop row's figures: achieved rate, latency percentiles from the intended send, the
+/// uncorrected p99, refused sends, and each hop's depth.
 fn paced_cells(r: &TrialResult, cells: &mut Vec<String>) {
-    let dash = || "–".to_string();
     let p = r.paced.as_ref();
     cells.push(
         p.and_then(|p| p.achieved_rate.as_ref())
@@ -668,8 +764,9 @@ fn paced_cells(r: &TrialResult, cells: &mut Vec<String>) {
     }));
 }
 
+/// A ramp's figures: the highest rate sustained, the lowest not, latency at the sustained one,
+/// the hop that saturates first and the steps run.
 fn ramp_cells(r: &TrialResult, cells: &mut Vec<String>) {
-    let dash = || "–".to_string();
     let Some(ramp) = &r.ramp else {
         cells.extend((0..6).map(|_| dash()));
         return;

@@ -1,14 +1,66 @@
 //! Lints: warnings attached to a result where the methodology is at risk.
 //!
 //! A lint never changes a figure; it says why the figure may not mean what it seems to.
+//!
+//! Every rule is evaluated here, by [`evaluate`], over a summarised [`TrialResult`] and the
+//! little the result does not hold ([`Context`]: whether pinning was asked for, the machine's
+//! limits, the environment). The session summarises; it does not judge. One file per family of
+//! rules:
+//!
+//! | file           | rules                                                                  |
+//! |----------------|------------------------------------------------------------------------|
+//! | `placement.rs` | threads and cores (`oversubscribed`, `unpinned`, `pinning-failed`), same-thread hand-offs, `batch-emulated`, `debug-build` |
+//! | `samples.rs`   | the quality of the timed samples (`capacity-never-fills`, `noisy`, `outliers`, `few-samples`) |
+//! | `latency.rs`   | latency percentiles (`clock-step`, `too-few-for-percentile`)            |
+//! | `open_loop.rs` | paced runs and ramps (`rate-missed`, `refusals-unobservable`, `timing-overhead`, `ramp-ceiling`) |
+//! | `limits.rs`    | the distance to the machine's limit (`beyond-limit`)                    |
 
+mod latency;
+mod limits;
+mod open_loop;
+mod placement;
+mod samples;
+
+#[cfg(test)]
+pub(crate) mod fixture;
+
+pub use latency::MIN_TAIL_OBSERVATIONS;
+pub use samples::{outliers, OUTLIER_FRACTION};
+
+use crate::environment::Environment;
+use crate::probes::Limits;
+use crate::report::TrialResult;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-/// Percentiles need enough observations to be more than the maximum in disguise: a percentile
-/// `q` is shown without a lint only if at least `MIN_TAIL_OBSERVATIONS / (1 - q)` values were
-/// recorded (so at least this many lie beyond it).
-pub const MIN_TAIL_OBSERVATIONS: f64 = 10.0;
+/// What the lint rules need besides the result itself.
+#[derive(Clone, Copy, Debug)]
+pub struct Context<'a> {
+    /// Whether the trial asked for its threads to be pinned.
+    pub pin_requested: bool,
+    /// The machine's limits measured in the run, if they were.
+    pub limits: Option<&'a Limits>,
+    /// The machine and build the run ran on.
+    pub environment: &'a Environment,
+}
+
+/// Every lint of `result`, in a fixed order: placement, locality, the samples, latency, batch,
+/// build, open loop, the limit.
+pub fn evaluate(result: &TrialResult, cx: &Context) -> Vec<Lint> {
+    let mut lints = Vec::new();
+    lints.extend(placement::threads(result, cx.pin_requested));
+    lints.extend(placement::locality(result));
+    lints.extend(samples::capacity_never_fills(result));
+    lints.extend(samples::throughput(result));
+    lints.extend(latency::clock_step(cx.limits, result.latency.as_ref()));
+    lints.extend(latency::too_few_for_percentile(result));
+    lints.extend(placement::batch_emulated(result));
+    lints.extend(placement::debug_build(cx.environment));
+    lints.extend(open_loop::paced(result));
+    lints.extend(open_loop::ramp_ceiling(result));
+    lints.extend(limits::beyond_limit(result));
+    lints
+}
 
 /// A methodology warning.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -118,26 +170,6 @@ pub enum Lint {
         /// The slowest sample as a fraction of the median.
         slowest: f64,
     },
-}
-
-/// A sample below this fraction of its trial's median is an outlier (see [`Lint::Outliers`]).
-pub const OUTLIER_FRACTION: f64 = 1.0 / 3.0;
-
-/// The [`Lint::Outliers`] of a trial's throughput samples, if any sample is one.
-pub fn outliers(samples: &[f64]) -> Option<Lint> {
-    let s = crate::stats::Summary::of(samples)?;
-    if s.n < 3 || s.median <= 0.0 {
-        return None;
-    }
-    let slow = samples
-        .iter()
-        .filter(|&&x| x < s.median * OUTLIER_FRACTION)
-        .count();
-    (slow > 0).then(|| Lint::Outliers {
-        slow,
-        samples: s.n,
-        slowest: s.min / s.median,
-    })
 }
 
 impl Lint {
@@ -250,22 +282,85 @@ impl fmt::Display for Lint {
 
 #[cfg(test)]
 mod tests {
+    use super::fixture::{environment, latency, limits, paced, stream, with_rates};
     use super::*;
+    use crate::report::LimitDistance;
+    use crate::semantics::Locality;
 
     #[test]
-    fn one_slow_sample_is_an_outlier() {
-        let lint = outliers(&[560.0, 575.0, 70.0, 580.0, 566.0]).unwrap();
+    fn a_quiet_pinned_release_stream_has_no_lint() {
+        let env = environment();
+        let cx = Context {
+            pin_requested: true,
+            limits: Some(&limits(Some(70.0), Some(10.0))),
+            environment: &env,
+        };
+        assert_eq!(evaluate(&stream(), &cx), vec![]);
+    }
+
+    #[test]
+    fn closed_loop_lints_come_in_a_fixed_order() {
+        let mut r = with_rates(stream(), &[100.0, 130.0, 70.0, 100.0, 20.0]);
+        r.placement.oversubscribed = true;
+        r.placement.threads = 3;
+        r.placement.cores_available = 2;
+        r.semantics.locality = Locality::SameThread;
+        r.params.messages = 1000;
+        r.latency = Some(latency(50, 500));
+        r.params.batch = Some(16);
+        r.limit = Some(LimitDistance {
+            probe: "stream-bandwidth".into(),
+            limit: 50.0,
+            ratio: 2.0,
+        });
+        let mut env = environment();
+        env.build_profile = "debug".into();
+        let lim = limits(None, Some(10.0));
+        let cx = Context {
+            pin_requested: true,
+            limits: Some(&lim),
+            environment: &env,
+        };
+        let codes: Vec<&str> = evaluate(&r, &cx).iter().map(Lint::code).collect();
         assert_eq!(
-            lint,
-            Lint::Outliers {
-                slow: 1,
-                samples: 5,
-                slowest: 70.0 / 566.0
-            }
+            codes,
+            [
+                "oversubscribed",
+                "same-thread",
+                "capacity-never-fills",
+                "noisy",
+                "outliers",
+                "clock-step",
+                "too-few-for-percentile",
+                "batch-emulated",
+                "debug-build",
+                "beyond-limit",
+            ]
         );
+    }
+
+    #[test]
+    fn open_loop_lints_follow_the_sample_and_latency_ones() {
+        let mut r = with_rates(paced(10_000, 9_000.0), &[9_000.0, 9_000.0]);
+        r.paced.as_mut().unwrap().refusals_observable = false;
+        r.latency = Some(latency(100, 500));
+        let env = environment();
+        let cx = Context {
+            pin_requested: false,
+            limits: None,
+            environment: &env,
+        };
+        let codes: Vec<&str> = evaluate(&r, &cx).iter().map(Lint::code).collect();
         assert_eq!(
-            lint.to_string(),
-            "outliers: 1 of 5 samples below a third of the median (slowest 12% of it): two regimes in one trial; the median shows the common one"
+            codes,
+            [
+                "unpinned",
+                "few-samples",
+                "too-few-for-percentile",
+                "rate-missed",
+                "refusals-unobservable",
+                "timing-overhead",
+            ]
         );
     }
 
@@ -290,13 +385,5 @@ mod tests {
         // Reports written before the field existed read as rates, as they were shown then.
         let old: Lint = serde_json::from_str(r#"{"code":"beyond-limit","ratio":1.2}"#).unwrap();
         assert_eq!(old, rate);
-    }
-
-    #[test]
-    fn an_ordinary_spread_is_not() {
-        assert_eq!(outliers(&[400.0, 560.0, 575.0, 590.0, 300.0]), None);
-        // Too few samples to call one an outlier.
-        assert_eq!(outliers(&[560.0, 70.0]), None);
-        assert_eq!(outliers(&[]), None);
     }
 }

@@ -1,0 +1,162 @@
+//! Hand-built results for the tests of the lint rules: a passing closed-loop stream that no
+//! rule flags, and the pieces the tests change in it.
+
+use crate::environment::Environment;
+use crate::open_loop::clock::Overhead;
+use crate::placement::Placement;
+use crate::probes::Limits;
+use crate::report::{Latency, PacedResult, Params, RawSample, TrialResult, Verdict};
+use crate::semantics::{Arity, Bound, ConsumerStyle, Locality, Ordering, Semantics, WaitStrategy};
+use crate::stats::Summary;
+use crate::workload::{Pacing, WorkloadKind};
+
+/// A pinned, passing spsc result over a bounded cross-thread queue, five quiet samples.
+pub(crate) fn stream() -> TrialResult {
+    let r = TrialResult {
+        transport: "queue".into(),
+        workload: WorkloadKind::Spsc,
+        params: Params {
+            capacity: Some(1024),
+            messages: 1_000_000,
+            messages_requested: "1000000".into(),
+            producers: 1,
+            consumers: 1,
+            driver: Default::default(),
+            payload: crate::payload::PayloadKind::U64,
+            payload_bytes: 8,
+            batch: None,
+            options: Default::default(),
+            samples: 5,
+            warmup: 1,
+            timeout_ms: 10_000,
+            pacing: Pacing::Closed,
+            pipeline: None,
+        },
+        semantics: Semantics {
+            producers: Arity::One,
+            consumers: Arity::One,
+            ordering: Ordering::GlobalFifo,
+            bound: Bound::Bounded {
+                min_capacity: 1,
+                power_of_two: false,
+            },
+            wait: WaitStrategy::Block,
+            batch: false,
+            locality: Locality::CrossThread,
+            consumer_style: ConsumerStyle::Pull,
+        },
+        placement: Placement {
+            threads: 2,
+            cores_available: 4,
+            cores: vec![0, 2],
+            pinned: true,
+            ..Placement::default()
+        },
+        verdict: Verdict::Pass,
+        violation: None,
+        throughput: None,
+        ns_per_msg: None,
+        latency: None,
+        failed_sends: 0,
+        failed_recvs: 0,
+        digest: None,
+        limit: None,
+        lints: Vec::new(),
+        samples: Vec::new(),
+        paced: None,
+        ramp: None,
+    };
+    with_rates(r, &[100e6, 101e6, 99e6, 100e6, 100.5e6])
+}
+
+/// `r` with timed samples at these rates (messages per second) and their summary.
+pub(crate) fn with_rates(mut r: TrialResult, rates: &[f64]) -> TrialResult {
+    r.samples = rates
+        .iter()
+        .map(|&msgs_per_s| RawSample {
+            messages: r.params.messages,
+            elapsed_ns: (r.params.messages as f64 / msgs_per_s * 1e9) as u64,
+            msgs_per_s,
+            ns_per_msg: 1e9 / msgs_per_s,
+            failed_sends: 0,
+            failed_recvs: 0,
+        })
+        .collect();
+    r.throughput = Summary::of(rates);
+    r
+}
+
+/// A paced result at `requested` messages per second that achieved `achieved`, refusals
+/// observable, a cheap harness and a p50 of 10 µs.
+pub(crate) fn paced(requested: u64, achieved: f64) -> TrialResult {
+    let mut r = stream();
+    r.workload = WorkloadKind::Paced;
+    r.params.pacing = Pacing::Rate(requested);
+    r.latency = Some(latency(10_000, 1_000_000));
+    r.paced = Some(PacedResult {
+        requested_rate: requested,
+        achieved_rate: Summary::of(&[achieved]),
+        refused: 0,
+        refusals_observable: true,
+        pacer: "spin".into(),
+        uncorrected: None,
+        overhead: Overhead {
+            clock_read_ns: 10.0,
+            stamp_and_record_ns: 20.0,
+        },
+        sent: 1_000_000,
+        delivered: 1_000_000,
+        hops: Vec::new(),
+    });
+    r
+}
+
+/// A latency with this p50 from `count` observations.
+pub(crate) fn latency(p50: u64, count: u64) -> Latency {
+    Latency {
+        kind: "round-trip".into(),
+        count,
+        min: p50 / 2,
+        p50,
+        p90: p50,
+        p99: p50,
+        p999: p50,
+        p9999: p50,
+        max: p50,
+        mean: p50 as f64,
+        histogram: String::new(),
+    }
+}
+
+/// Limits with a bulk-timed round trip of 50 ns, optionally a stamped one and a timer step.
+pub(crate) fn limits(stamped: Option<f64>, step: Option<f64>) -> Limits {
+    let summary = |v: f64| Summary::of(&[v, v + 5.0]).unwrap();
+    Limits {
+        cacheline_rtt_ns: summary(50.0),
+        cacheline_rtt_stamped_ns: stamped.map(summary),
+        clock_step_ns: step,
+        stream_bytes_per_s: summary(20e9),
+        cores: vec![0, 1],
+        pinned: true,
+        note: None,
+    }
+}
+
+/// A release build on a plain machine.
+pub(crate) fn environment() -> Environment {
+    Environment {
+        cpu_model: "Test CPU".into(),
+        logical_cpus: 4,
+        physical_cores: 4,
+        smt: false,
+        os: "linux-x86_64".into(),
+        kernel: "6.1.0".into(),
+        virtualized: Some(false),
+        governor: None,
+        rustc: "rustc 1.90.0".into(),
+        build_profile: "release".into(),
+        tool_version: "0.1.0".into(),
+        git_commit: "abc1234".into(),
+        invariant_tsc: Some(true),
+    }
+}

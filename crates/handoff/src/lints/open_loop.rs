@@ -1,0 +1,139 @@
+//! Rules on open-loop runs: whether the schedule was kept, whether saturation could be seen,
+//! whether the harness's own timing is small against the latency, and whether a ramp found its
+//! knee.
+
+use super::Lint;
+use crate::open_loop::ramp::MIN_ACHIEVED;
+use crate::report::TrialResult;
+use crate::workload::Pacing;
+
+/// Share of the p50 the harness's own stamping and recording may cost before
+/// [`Lint::TimingOverhead`] is said.
+const TIMING_OVERHEAD_SHARE: f64 = 0.1;
+
+/// [`Lint::RateMissed`] (not for a ramp, whose steps judge the rate themselves),
+/// [`Lint::RefusalsUnobservable`] and [`Lint::TimingOverhead`], in that order.
+pub(super) fn paced(r: &TrialResult) -> Vec<Lint> {
+    let mut lints = Vec::new();
+    let Some(p) = &r.paced else {
+        return lints;
+    };
+    if let (Some(a), None) = (&p.achieved_rate, &r.ramp) {
+        if a.median < p.requested_rate as f64 * MIN_ACHIEVED {
+            lints.push(Lint::RateMissed {
+                requested: p.requested_rate,
+                achieved: a.median,
+            });
+        }
+    }
+    if !p.refusals_observable {
+        lints.push(Lint::RefusalsUnobservable);
+    }
+    if let Some(l) = &r.latency {
+        if p.overhead.stamp_and_record_ns > TIMING_OVERHEAD_SHARE * l.p50 as f64 {
+            lints.push(Lint::TimingOverhead {
+                overhead_ns: p.overhead.stamp_and_record_ns,
+                p50_ns: l.p50,
+            });
+        }
+    }
+    lints
+}
+
+/// [`Lint::RampCeiling`]: a ramp sustained every rate up to its highest.
+pub(super) fn ramp_ceiling(r: &TrialResult) -> Option<Lint> {
+    let (Some(ramp), Pacing::Ramp(spec)) = (&r.ramp, &r.params.pacing) else {
+        return None;
+    };
+    (ramp.search.not_sustained.is_none() && ramp.search.sustained.is_some())
+        .then_some(Lint::RampCeiling { max: spec.max })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lints::fixture::{latency, paced as paced_result, stream};
+    use crate::open_loop::ramp::RampOutcome;
+    use crate::report::RampResult;
+    use crate::workload::RampSpec;
+
+    #[test]
+    fn a_closed_loop_result_has_no_open_loop_lints() {
+        assert_eq!(paced(&stream()), vec![]);
+        assert_eq!(ramp_ceiling(&stream()), None);
+    }
+
+    #[test]
+    fn a_missed_schedule_is_flagged_below_99_percent() {
+        let mut r = paced_result(10_000, 9_901.0);
+        assert_eq!(paced(&r), vec![]);
+        r = paced_result(10_000, 9_899.0);
+        assert_eq!(
+            paced(&r),
+            vec![Lint::RateMissed {
+                requested: 10_000,
+                achieved: 9_899.0
+            }]
+        );
+        // A ramp's steps are judged by the search, not by this lint.
+        r.ramp = Some(RampResult {
+            search: RampOutcome::default(),
+            saturating_hop: None,
+        });
+        assert_eq!(paced(&r), vec![]);
+    }
+
+    #[test]
+    fn unobservable_refusals_and_a_costly_harness_are_said_in_order() {
+        let mut r = paced_result(10_000, 9_000.0);
+        r.paced.as_mut().unwrap().refusals_observable = false;
+        r.paced.as_mut().unwrap().overhead.stamp_and_record_ns = 25.0;
+        r.latency = Some(latency(200, 100_000));
+        assert_eq!(
+            paced(&r),
+            vec![
+                Lint::RateMissed {
+                    requested: 10_000,
+                    achieved: 9_000.0
+                },
+                Lint::RefusalsUnobservable,
+                Lint::TimingOverhead {
+                    overhead_ns: 25.0,
+                    p50_ns: 200
+                }
+            ]
+        );
+        // 25 ns is not 10% of 300 ns.
+        r.latency = Some(latency(300, 100_000));
+        assert!(!paced(&r)
+            .iter()
+            .any(|l| matches!(l, Lint::TimingOverhead { .. })));
+    }
+
+    #[test]
+    fn a_ramp_that_never_failed_hit_its_ceiling() {
+        let mut r = paced_result(10_000, 10_000.0);
+        let spec = RampSpec {
+            max: 4_000_000,
+            ..RampSpec::default()
+        };
+        r.params.pacing = Pacing::Ramp(spec);
+        let with = |sustained, not_sustained| {
+            Some(RampResult {
+                search: RampOutcome {
+                    sustained,
+                    not_sustained,
+                    ..RampOutcome::default()
+                },
+                saturating_hop: None,
+            })
+        };
+        r.ramp = with(Some(4_000_000), None);
+        assert_eq!(ramp_ceiling(&r), Some(Lint::RampCeiling { max: 4_000_000 }));
+        // A knee was found, or nothing was sustained at all: no ceiling.
+        r.ramp = with(Some(1_000_000), Some(2_000_000));
+        assert_eq!(ramp_ceiling(&r), None);
+        r.ramp = with(None, Some(1_000));
+        assert_eq!(ramp_ceiling(&r), None);
+    }
+}
