@@ -125,16 +125,29 @@ fn applying(p: &Params, workload: WorkloadKind) -> Vec<&'static str> {
         .collect()
 }
 
+/// Whether a key applies to workload `w`, and if not, why. `own`: the benchmark writes the key
+/// itself (its `consumers` make an open-loop fan-out; inherited ones are meant for `mpmc`).
+fn scope(key: &str, w: WorkloadKind, own: bool) -> Result<(), &'static str> {
+    use WorkloadKind::*;
+    match key {
+        "producers" if matches!(w, Spsc | PingPong) => Err("it always runs 1 producer"),
+        "consumers" if matches!(w, Spsc | PingPong | Mpsc) => Err("it always runs 1 consumer"),
+        "consumers" if !own && w != Mpmc => Err("an inherited `consumers` is for mpmc"),
+        "rate" | "pacer" | "ramp" if !w.is_open_loop() => {
+            Err("closed loop; it applies to paced, ramp and pipeline")
+        }
+        "hop_capacity" | "stage_work_ns" | "delivery" if w != Pipeline => {
+            Err("it applies only to workload `pipeline`")
+        }
+        "capacity" if w == Pipeline => Err("give one capacity per hop with `hop_capacity`"),
+        "batch" if w == Pipeline => Err("events move one at a time"),
+        _ => Ok(()),
+    }
+}
+
 /// Whether a key inherited from `[defaults]` or the command line applies to `workload`.
 fn applies(key: &str, w: WorkloadKind) -> bool {
-    match key {
-        "producers" => !matches!(w, WorkloadKind::Spsc | WorkloadKind::PingPong),
-        "consumers" => w == WorkloadKind::Mpmc,
-        "rate" | "pacer" | "ramp" => w.is_open_loop(),
-        "hop_capacity" | "stage_work_ns" | "delivery" => w == WorkloadKind::Pipeline,
-        "capacity" | "batch" => w != WorkloadKind::Pipeline,
-        _ => true,
-    }
+    scope(key, w, false).is_ok()
 }
 
 /// The value of an optional setting, or `default`.
@@ -217,9 +230,9 @@ impl Bench<'_> {
         }
         let transports = self.transports()?;
         let options = self.options(&transports)?;
-        let (producers, consumers) = self.topology(workload)?;
+        self.own_keys_apply(workload)?;
+        let (producers, consumers) = self.topology(workload);
         let pacings = self.pacings(workload)?;
-        self.pipeline_keys_apply(workload)?;
         let (transports, pipelines) = if pipeline {
             // The chains name every hop's transport; the first hop's is the trial's.
             (vec![String::new()], self.pipelines(&transports)?)
@@ -320,69 +333,31 @@ impl Bench<'_> {
             .collect())
     }
 
-    /// Producer and consumer counts for `workload`.
-    fn topology(&self, workload: WorkloadKind) -> Result<(Vec<usize>, Vec<usize>), Broken> {
-        let single = |origin: Option<&Origin>, key: &str, why: &str| {
-            match origin {
-            Some(at) => Err(Broken::at(
-                at,
-                format!("`{key}` does not apply to workload `{workload}` ({why}); put `{workload}` in a [[benchmark]] of its own"),
-            )),
-            None => Ok(vec![1]),
-        }
+    /// Producer and consumer counts for `workload` (its own keys already checked).
+    fn topology(&self, workload: WorkloadKind) -> (Vec<usize>, Vec<usize>) {
+        use WorkloadKind::*;
+        let producers = match workload {
+            Spsc | PingPong => vec![1],
+            _ => sizes(&self.s.producers).unwrap_or_else(|| defaults::producers(workload)),
         };
-        let producers = sizes(&self.s.producers).unwrap_or_else(|| defaults::producers(workload));
-        let one_consumer = || {
-            single(
-                not_one(&self.own.consumers),
-                "consumers",
-                "it always runs 1 consumer",
-            )
+        let consumers = match workload {
+            Spsc | PingPong | Mpsc => vec![1],
+            Mpmc => sizes(&self.s.consumers).unwrap_or(vec![defaults::consumers(workload)]),
+            // An open-loop trial's consumers are its sinks: more than one is a fan-out from a
+            // broadcast last hop, which only a benchmark's own `consumers` asks for.
+            Paced | Ramp | Pipeline => sizes(&self.own.consumers).unwrap_or(vec![1]),
         };
-        Ok(match workload {
-            WorkloadKind::Spsc | WorkloadKind::PingPong => (
-                single(
-                    not_one(&self.own.producers),
-                    "producers",
-                    "it always runs 1 producer",
-                )?,
-                one_consumer()?,
-            ),
-            WorkloadKind::Mpsc => (producers, one_consumer()?),
-            // An open-loop trial's producers are its injectors (more than one is a fan-in into
-            // hop 1); its consumers are its sinks (more than one is a fan-out from a broadcast
-            // last hop), so only a benchmark's own `consumers` makes one.
-            WorkloadKind::Paced | WorkloadKind::Ramp | WorkloadKind::Pipeline => {
-                (producers, sizes(&self.own.consumers).unwrap_or(vec![1]))
-            }
-            WorkloadKind::Mpmc => (
-                producers,
-                sizes(&self.s.consumers).unwrap_or(vec![defaults::consumers(workload)]),
-            ),
-        })
+        (producers, consumers)
     }
 
-    /// Closed loop for the streaming workloads (where an open-loop key written in the
-    /// benchmark itself is an error), the `rate` list otherwise.
+    /// The pacings: closed loop for the streaming workloads, the `rate` list otherwise.
     fn pacings(&self, workload: WorkloadKind) -> Result<Vec<Pacing>, Broken> {
-        let own = &self.own;
         let ramp = or(&self.s.ramp, |r| r.0.clone(), RampSpec::default());
         if !workload.is_open_loop() {
-            let given = [
-                own.rate.as_ref().map(|x| ("rate", &x.origin)),
-                own.pacer.as_ref().map(|x| ("pacer", &x.origin)),
-                own.ramp.as_ref().map(|x| ("ramp", &x.origin)),
-            ];
-            if let Some((key, at)) = given.into_iter().flatten().next() {
-                return Err(Broken::at(
-                    at,
-                    format!("`{key}` does not apply to workload `{workload}` (closed loop); it applies to paced, ramp and pipeline"),
-                ));
-            }
             return Ok(vec![Pacing::Closed]);
         }
         if workload == WorkloadKind::Ramp {
-            if let Some(r) = &own.rate {
+            if let Some(r) = &self.own.rate {
                 if r.value.0.iter().any(|e| matches!(e, Rate::Fixed(_))) {
                     return Err(Broken::at(
                         &r.origin,
@@ -406,41 +381,25 @@ impl Bench<'_> {
             .collect())
     }
 
-    /// Pipeline keys written in a benchmark whose workload is not a pipeline are an error, and
-    /// so are `capacity` and `batch` written in a pipeline benchmark.
-    fn pipeline_keys_apply(&self, workload: WorkloadKind) -> Result<(), Broken> {
-        let own = &self.own;
-        if workload == WorkloadKind::Pipeline {
-            if let Some(c) = &own.capacity {
-                return Err(Broken::at(
-                    &c.origin,
-                    "`capacity` does not apply to workload `pipeline`: give one capacity per hop with `hop_capacity`",
-                ));
+    /// Every key the benchmark writes itself must apply to `workload` (a count of 1 producer or
+    /// consumer always does): it would otherwise be silently ignored.
+    fn own_keys_apply(&self, workload: WorkloadKind) -> Result<(), Broken> {
+        let ones = |k: &str| match k {
+            "producers" => not_one(&self.own.producers).is_none(),
+            "consumers" => not_one(&self.own.consumers).is_none(),
+            _ => false,
+        };
+        for (key, at) in self.own.set_keys() {
+            if let Err(why) = scope(key, workload, true) {
+                if !ones(key) {
+                    return Err(Broken::at(
+                        at,
+                        format!("`{key}` does not apply to workload `{workload}` ({why}); put `{workload}` in a [[benchmark]] of its own"),
+                    ));
+                }
             }
-            if let Some(b) = &own.batch {
-                return Err(Broken::at(
-                    &b.origin,
-                    "`batch` does not apply to workload `pipeline` (events move one at a time)",
-                ));
-            }
-            return Ok(());
         }
-        let given = [
-            own.hop_capacity
-                .as_ref()
-                .map(|x| ("hop_capacity", &x.origin)),
-            own.stage_work_ns
-                .as_ref()
-                .map(|x| ("stage_work_ns", &x.origin)),
-            own.delivery.as_ref().map(|x| ("delivery", &x.origin)),
-        ];
-        match given.into_iter().flatten().next() {
-            Some((key, at)) => Err(Broken::at(
-                at,
-                format!("`{key}` applies only to workload `pipeline`, not `{workload}`"),
-            )),
-            None => Ok(()),
-        }
+        Ok(())
     }
 
     /// The hops of a pipeline benchmark: `hops` (one transport per hop) or each transport on
