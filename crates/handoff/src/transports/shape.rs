@@ -2,8 +2,8 @@
 //!
 //! An adapter is a row: a unit struct with its name, description and semantics (a `const`
 //! expression built with [`Semantics::spsc`] and its setters), its options, its handle types and
-//! the few lines that create a channel ([`transport!`]). Thin handles over a crate's own channel
-//! ends are rows too: the wrapped end and one expression per operation ([`handles!`]). Both
+//! the few lines that create a channel (`transport!`). Thin handles over a crate's own channel
+//! ends are rows too: the wrapped end and one expression per operation (`handles!`). Both
 //! macros only write the trait boilerplate around what the row states: every operation is
 //! statically dispatched and carries exactly the attributes (`#[inline]`) its row gives it.
 //!
