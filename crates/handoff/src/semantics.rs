@@ -137,6 +137,120 @@ pub struct Semantics {
     pub consumer_style: ConsumerStyle,
 }
 
+/// Starting points and setters for declaring semantics in a `const` expression, so that a
+/// transport's declaration states only what differs from its starting point:
+///
+/// ```
+/// use handoff::semantics::*;
+///
+/// // crossbeam's bounded channel: MPMC, per-producer FIFO, rendezvous allowed, spin-then-park.
+/// const CROSSBEAM: Semantics = Semantics::mpmc().bounded(0, false).wait(WaitStrategy::SpinThenPark);
+/// assert_eq!(CROSSBEAM.summary(), "MPMC, per-producer FIFO, bounded, spin-then-park, cross-thread");
+/// ```
+///
+/// Every starting point is cross-thread, pull-style, without native batch operations, and
+/// bounded with a minimum capacity of 1 (any capacity, not only powers of two).
+impl Semantics {
+    /// One producer, one consumer, FIFO; spins while it waits (a ring).
+    pub const fn spsc() -> Semantics {
+        Semantics {
+            producers: Arity::One,
+            consumers: Arity::One,
+            ordering: Ordering::GlobalFifo,
+            bound: Bound::Bounded {
+                min_capacity: 1,
+                power_of_two: false,
+            },
+            wait: WaitStrategy::Spin,
+            batch: false,
+            locality: Locality::CrossThread,
+            consumer_style: ConsumerStyle::Pull,
+        }
+    }
+
+    /// Any number of producers, one consumer, per-producer FIFO; spins, then parks, while it
+    /// waits (a channel).
+    pub const fn mpsc() -> Semantics {
+        Semantics {
+            producers: Arity::Many,
+            ordering: Ordering::PerProducerFifo,
+            wait: WaitStrategy::SpinThenPark,
+            ..Semantics::spsc()
+        }
+    }
+
+    /// Any number of producers and consumers, per-producer FIFO; spins, then parks, while it
+    /// waits (a channel whose receivers can be cloned).
+    pub const fn mpmc() -> Semantics {
+        Semantics {
+            consumers: Arity::Many,
+            ..Semantics::mpsc()
+        }
+    }
+
+    /// Every consumer receives every message (a broadcast, for fan-out).
+    pub const fn broadcast(self) -> Semantics {
+        Semantics {
+            consumers: Arity::Broadcast,
+            ..self
+        }
+    }
+
+    /// The delivery order promised.
+    pub const fn ordering(self, ordering: Ordering) -> Semantics {
+        Semantics { ordering, ..self }
+    }
+
+    /// Bounded, accepting capacities of at least `min_capacity` (0 allows a rendezvous), only
+    /// powers of two if `power_of_two`.
+    pub const fn bounded(self, min_capacity: usize, power_of_two: bool) -> Semantics {
+        Semantics {
+            bound: Bound::Bounded {
+                min_capacity,
+                power_of_two,
+            },
+            ..self
+        }
+    }
+
+    /// Unbounded: the workload's capacity is ignored.
+    pub const fn unbounded(self) -> Semantics {
+        Semantics {
+            bound: Bound::Unbounded,
+            ..self
+        }
+    }
+
+    /// What a waiting side does.
+    pub const fn wait(self, wait: WaitStrategy) -> Semantics {
+        Semantics { wait, ..self }
+    }
+
+    /// Native batch operations (`send_batch` / `recv_batch` do more than loop).
+    pub const fn batch(self) -> Semantics {
+        Semantics {
+            batch: true,
+            ..self
+        }
+    }
+
+    /// The producer's thread runs the consumer's code: no hand-off between cores.
+    pub const fn same_thread(self) -> Semantics {
+        Semantics {
+            locality: Locality::SameThread,
+            ..self
+        }
+    }
+
+    /// The transport calls the harness's consumer back instead of being pulled from.
+    pub const fn callback(self) -> Semantics {
+        Semantics {
+            consumer_style: ConsumerStyle::Callback,
+            ..self
+        }
+    }
+}
+
 impl Semantics {
     /// A short topology label: `SPSC`, `MPSC`, `SPMC`, `MPMC`, or `SPMC broadcast` /
     /// `MPMC broadcast` when every consumer sees every message.

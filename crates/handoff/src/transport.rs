@@ -82,6 +82,68 @@ impl OptionSpec {
     }
 }
 
+/// An option stated once: its name, help, and for each value the text accepted on the command
+/// line, what the adapter makes of it and, for an option that chooses how the transport waits,
+/// the wait strategy it gives. [`OptionTable::spec`] is what the transport declares,
+/// [`OptionTable::get`] what its `channel` reads, so the two cannot disagree.
+///
+/// ```
+/// use handoff::prelude::*;
+/// use handoff::transport::OptionTable;
+///
+/// #[derive(Clone, Copy, Debug, PartialEq)]
+/// enum Mode { Fast, Safe }
+///
+/// const MODE: OptionTable<Mode> = OptionTable {
+///     name: "mode",
+///     help: "fast or safe",
+///     values: &[("fast", Mode::Fast), ("safe", Mode::Safe)],
+///     waits: &[],
+/// };
+/// let mut cfg = ChannelConfig::new(8, 1, 1);
+/// assert_eq!(MODE.get(&cfg), Mode::Fast); // the first value is the default
+/// cfg.options.insert("mode".into(), "safe".into());
+/// assert_eq!(MODE.get(&cfg), Mode::Safe);
+/// assert_eq!(MODE.spec().values, ["fast", "safe"]);
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct OptionTable<T: 'static> {
+    /// The option's name, e.g. `wake`.
+    pub name: &'static str,
+    /// What the option changes.
+    pub help: &'static str,
+    /// Each allowed value and what it means to the adapter; the first is the default.
+    pub values: &'static [(&'static str, T)],
+    /// The wait strategy each value gives, in the order of `values`, or empty (see
+    /// [`OptionSpec::waits`]).
+    pub waits: &'static [WaitStrategy],
+}
+
+impl<T: Copy> OptionTable<T> {
+    /// The option as declared in [`TransportInfo::options`].
+    pub fn spec(&self) -> OptionSpec {
+        OptionSpec {
+            name: self.name.into(),
+            values: self.values.iter().map(|(v, _)| v.to_string()).collect(),
+            help: self.help.into(),
+            waits: self.waits.to_vec(),
+        }
+    }
+
+    /// What the value `cfg` gives this option means; the default (the first value) when the
+    /// option is not given. The harness has already refused values not in the table; one that
+    /// reaches an adapter anyway is read as the default.
+    pub fn get(&self, cfg: &ChannelConfig) -> T {
+        let given = cfg.option(self.name);
+        let (_, meaning) = self
+            .values
+            .iter()
+            .find(|(v, _)| Some(*v) == given)
+            .unwrap_or(&self.values[0]);
+        *meaning
+    }
+}
+
 /// Static description of a transport: its name, what it is, and its declared semantics.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TransportInfo {
@@ -96,6 +158,25 @@ pub struct TransportInfo {
     /// Only meant for the harness's own tests (a deliberately faulty transport); hidden from
     /// listings unless asked for.
     pub test_only: bool,
+}
+
+impl TransportInfo {
+    /// A transport's description with no options, not test-only.
+    pub fn new(name: &str, description: &str, semantics: Semantics) -> TransportInfo {
+        TransportInfo {
+            name: name.into(),
+            description: description.into(),
+            semantics,
+            options: Vec::new(),
+            test_only: false,
+        }
+    }
+
+    /// The same, accepting one more option.
+    pub fn with_option(mut self, option: OptionSpec) -> TransportInfo {
+        self.options.push(option);
+        self
+    }
 }
 
 /// Why a channel could not be created.
@@ -232,6 +313,55 @@ pub struct Endpoints<T, R> {
     pub senders: Vec<T>,
     /// One receiver per consumer.
     pub receivers: Vec<R>,
+}
+
+impl<T, R> Endpoints<T, R> {
+    /// The endpoints of a channel whose two ends can both be cloned: `cfg.producers` senders and
+    /// `cfg.consumers` receivers, each made by `tx` or `rx` from its own handle (see [`handles`]).
+    pub fn cloned<A: Clone, B: Clone>(
+        cfg: &ChannelConfig,
+        (a, b): (A, B),
+        tx: impl FnMut(A) -> T,
+        rx: impl FnMut(B) -> R,
+    ) -> Self {
+        Endpoints {
+            senders: handles(cfg.producers, a, tx),
+            receivers: handles(cfg.consumers, b, rx),
+        }
+    }
+
+    /// The endpoints of a channel with one receiver and a sender that can be cloned:
+    /// `cfg.producers` senders made by `tx` (see [`handles`]) and the receiver made by `rx`.
+    pub fn single_consumer<A: Clone, B>(
+        cfg: &ChannelConfig,
+        (a, b): (A, B),
+        tx: impl FnMut(A) -> T,
+        rx: impl FnOnce(B) -> R,
+    ) -> Self {
+        Endpoints {
+            senders: handles(cfg.producers, a, tx),
+            receivers: vec![rx(b)],
+        }
+    }
+
+    /// The endpoints of a single-producer, single-consumer channel.
+    pub fn one(sender: T, receiver: R) -> Self {
+        Endpoints {
+            senders: vec![sender],
+            receivers: vec![receiver],
+        }
+    }
+}
+
+/// `n` handles made by `wrap` from `n - 1` clones of `end` and then `end` itself (none, dropping
+/// `end`, if `n` is 0): one handle per producer or consumer of a channel whose end can be cloned.
+pub fn handles<E: Clone, H>(n: usize, end: E, mut wrap: impl FnMut(E) -> H) -> Vec<H> {
+    let mut all = Vec::with_capacity(n);
+    if n > 0 {
+        all.extend((1..n).map(|_| wrap(end.clone())));
+        all.push(wrap(end));
+    }
+    all
 }
 
 /// A family of pull-style channels (see the module docs).

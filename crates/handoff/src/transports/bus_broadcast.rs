@@ -17,9 +17,6 @@ use crate::prelude::*;
 use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
 use std::sync::Arc;
 
-/// `bus` (see the module docs).
-pub struct BusBroadcast;
-
 /// Producer handle of `bus`.
 pub struct BusTx<M> {
     bus: bus::Bus<M>,
@@ -73,52 +70,28 @@ impl<M> Drop for BusRx<M> {
     }
 }
 
-impl Transport for BusBroadcast {
-    type Tx<M: Message> = BusTx<M>;
-    type Rx<M: Message> = BusRx<M>;
-
-    fn info(&self) -> TransportInfo {
-        TransportInfo {
-            name: "bus".into(),
-            description: "bus::Bus(capacity): broadcast ring, every reader gets a clone of every message; the slowest reader applies backpressure; wakes via the bus's own unparking thread".into(),
-            semantics: Semantics {
-                producers: Arity::One,
-                consumers: Arity::Broadcast,
-                ordering: Ordering::GlobalFifo,
-                bound: Bound::Bounded {
-                    min_capacity: 1,
-                    power_of_two: false,
-                },
-                wait: WaitStrategy::SpinThenPark,
-                batch: false,
-                locality: Locality::CrossThread,
-                consumer_style: ConsumerStyle::Pull,
-            },
-            options: vec![],
-            test_only: false,
-        }
-    }
-
-    fn channel<M: Message>(
-        &self,
-        cfg: &ChannelConfig,
-    ) -> Result<Endpoints<BusTx<M>, BusRx<M>>, BuildError> {
-        let mut bus = bus::Bus::new(cfg.capacity);
-        let gone = Arc::new(AtomicUsize::new(0));
-        // Readers must exist before the first broadcast: a reader added later would not see it.
-        let receivers = (0..cfg.consumers)
-            .map(|_| BusRx {
-                reader: bus.add_rx(),
-                gone: gone.clone(),
+transport! {
+    /// `bus` (see the module docs).
+    BusBroadcast("bus"): Transport<BusTx<M>, BusRx<M>> {
+        description: "bus::Bus(capacity): broadcast ring, every reader gets a clone of every message; the slowest reader applies backpressure; wakes via the bus's own unparking thread",
+        semantics: Semantics::spsc()
+            .broadcast()
+            .wait(WaitStrategy::SpinThenPark),
+        channel(cfg) => {
+            let mut bus = bus::Bus::new(cfg.capacity);
+            let gone = Arc::new(AtomicUsize::new(0));
+            // Readers must exist before the first broadcast: a reader added later would not see it.
+            let receivers = (0..cfg.consumers)
+                .map(|_| BusRx {
+                    reader: bus.add_rx(),
+                    gone: gone.clone(),
+                })
+                .collect();
+            let readers = cfg.consumers;
+            Ok(Endpoints {
+                senders: vec![BusTx { bus, readers, gone }],
+                receivers,
             })
-            .collect();
-        Ok(Endpoints {
-            senders: vec![BusTx {
-                bus,
-                readers: cfg.consumers,
-                gone,
-            }],
-            receivers,
-        })
+        }
     }
 }

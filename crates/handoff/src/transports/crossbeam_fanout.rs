@@ -9,9 +9,7 @@
 //! and the send, and that copy is then sent blocking rather than refused.
 
 use crate::prelude::*;
-
-/// `crossbeam-fanout` (see the module docs).
-pub struct CrossbeamFanout;
+use crate::transport::handles;
 
 /// Producer handle of `crossbeam-fanout`: a sender into every consumer's channel.
 pub struct FanoutTx<M> {
@@ -53,49 +51,22 @@ impl<M: Message> Receiver<M> for FanoutRx<M> {
     }
 }
 
-impl Transport for CrossbeamFanout {
-    type Tx<M: Message> = FanoutTx<M>;
-    type Rx<M: Message> = FanoutRx<M>;
-
-    fn info(&self) -> TransportInfo {
-        TransportInfo {
-            name: "crossbeam-fanout".into(),
-            description: "one crossbeam_channel::bounded(capacity) per consumer; a send copies the message into each (fan-out by copying)".into(),
-            semantics: Semantics {
-                producers: Arity::Many,
-                consumers: Arity::Broadcast,
-                ordering: Ordering::PerProducerFifo,
-                bound: Bound::Bounded {
-                    min_capacity: 1,
-                    power_of_two: false,
-                },
-                wait: WaitStrategy::SpinThenPark,
-                batch: false,
-                locality: Locality::CrossThread,
-                consumer_style: ConsumerStyle::Pull,
-            },
-            options: vec![],
-            test_only: false,
-        }
-    }
-
-    fn channel<M: Message>(
-        &self,
-        cfg: &ChannelConfig,
-    ) -> Result<Endpoints<FanoutTx<M>, FanoutRx<M>>, BuildError> {
-        let (lanes, receivers): (Vec<_>, Vec<_>) = (0..cfg.consumers.max(1))
-            .map(|_| {
-                let (tx, rx) = crossbeam_channel::bounded(cfg.capacity);
-                (tx, FanoutRx(rx))
-            })
-            .unzip();
-        Ok(Endpoints {
-            senders: (0..cfg.producers)
-                .map(|_| FanoutTx {
-                    lanes: lanes.clone(),
+transport! {
+    /// `crossbeam-fanout` (see the module docs).
+    CrossbeamFanout("crossbeam-fanout"): Transport<FanoutTx<M>, FanoutRx<M>> {
+        description: "one crossbeam_channel::bounded(capacity) per consumer; a send copies the message into each (fan-out by copying)",
+        semantics: Semantics::mpmc().broadcast(),
+        channel(cfg) => {
+            let (lanes, receivers): (Vec<_>, Vec<_>) = (0..cfg.consumers.max(1))
+                .map(|_| {
+                    let (tx, rx) = crossbeam_channel::bounded(cfg.capacity);
+                    (tx, FanoutRx(rx))
                 })
-                .collect(),
-            receivers,
-        })
+                .unzip();
+            Ok(Endpoints {
+                senders: handles(cfg.producers, lanes, |lanes| FanoutTx { lanes }),
+                receivers,
+            })
+        }
     }
 }

@@ -15,20 +15,14 @@
 //!   consumer died.
 //!
 //! Failed pushes (full) and failed pops (empty) are counted as failed attempts; between attempts
-//! both sides wait with [`Backoff`].
+//! both sides wait with [`Backoff`](super::Backoff).
 
-use super::spin::Backoff;
+use super::spin::{recv_spinning, send_spinning};
 use crate::prelude::*;
 use crossbeam_queue::{ArrayQueue, SegQueue};
 use crossbeam_utils::CachePadded;
 use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
 use std::sync::Arc;
-
-/// `crossbeam-array-queue`: `crossbeam_queue::ArrayQueue` (bounded), spinning.
-pub struct CrossbeamArrayQueue;
-
-/// `crossbeam-seg-queue`: `crossbeam_queue::SegQueue` (unbounded), spinning.
-pub struct CrossbeamSegQueue;
 
 /// A non-blocking MPMC queue that a spinning adapter can drive ([`QueueTx`] / [`QueueRx`]).
 pub trait SpinQueue<M>: Send + Sync + 'static {
@@ -99,19 +93,9 @@ impl<M: Message, Q: SpinQueue<M>> Sender<M> for QueueTx<Q> {
         if !Q::BOUNDED && shared.ends.receivers.load(AtomicOrdering::Relaxed) == 0 {
             return Err(msg);
         }
-        let mut msg = msg;
-        let mut backoff = Backoff::new();
-        loop {
-            match shared.queue.try_push(msg) {
-                Ok(()) => return Ok(()),
-                Err(m) => msg = m,
-            }
-            if shared.ends.receivers.load(AtomicOrdering::Relaxed) == 0 {
-                return Err(msg);
-            }
-            self.failed += 1;
-            backoff.snooze();
-        }
+        let push = |s: &mut &Shared<Q>, m| s.queue.try_push(m);
+        let gone = |s: &&Shared<Q>| s.ends.receivers.load(AtomicOrdering::Relaxed) == 0;
+        send_spinning(&mut &*shared, &mut self.failed, msg, push, gone)
     }
 
     #[inline]
@@ -131,20 +115,11 @@ impl<M: Message, Q: SpinQueue<M>> Sender<M> for QueueTx<Q> {
 impl<M: Message, Q: SpinQueue<M>> Receiver<M> for QueueRx<Q> {
     #[inline]
     fn recv(&mut self) -> Option<M> {
-        let shared = &*self.shared;
-        let mut backoff = Backoff::new();
-        loop {
-            if let Some(m) = shared.queue.try_pop() {
-                return Some(m);
-            }
-            if shared.ends.senders.load(AtomicOrdering::Acquire) == 0 {
-                // Every push happened before its sender's drop, which the load above observed:
-                // this pop sees whatever is left.
-                return shared.queue.try_pop();
-            }
-            self.failed += 1;
-            backoff.snooze();
-        }
+        // The acquire load synchronises with every sender's release decrement, hence with every
+        // push: the pop after it sees whatever is left.
+        let pop = |s: &mut &Shared<Q>| s.queue.try_pop();
+        let gone = |s: &&Shared<Q>| s.ends.senders.load(AtomicOrdering::Acquire) == 0;
+        recv_spinning(&mut &*self.shared, &mut self.failed, pop, gone)
     }
 
     fn failed_attempts(&self) -> u64 {
@@ -179,82 +154,34 @@ fn endpoints<Q>(queue: Q, cfg: &ChannelConfig) -> Endpoints<QueueTx<Q>, QueueRx<
         queue,
         ends: CachePadded::new(ends),
     });
-    Endpoints {
-        senders: (0..cfg.producers)
-            .map(|_| QueueTx {
-                shared: Arc::clone(&shared),
-                failed: 0,
-            })
-            .collect(),
-        receivers: (0..cfg.consumers)
-            .map(|_| QueueRx {
-                shared: Arc::clone(&shared),
-                failed: 0,
-            })
-            .collect(),
-    }
+    let tx = |shared| QueueTx { shared, failed: 0 };
+    let rx = |shared| QueueRx { shared, failed: 0 };
+    Endpoints::cloned(cfg, (Arc::clone(&shared), shared), tx, rx)
 }
 
-fn info(name: &str, description: &str, bound: Bound) -> TransportInfo {
-    TransportInfo {
-        name: name.into(),
-        description: description.into(),
-        semantics: Semantics {
-            producers: Arity::Many,
-            consumers: Arity::Many,
-            ordering: Ordering::GlobalFifo,
-            bound,
-            wait: WaitStrategy::Spin,
-            batch: false,
-            locality: Locality::CrossThread,
-            consumer_style: ConsumerStyle::Pull,
-        },
-        options: vec![],
-        test_only: false,
-    }
-}
+const QUEUES: Semantics = Semantics::mpmc()
+    .ordering(Ordering::GlobalFifo)
+    .wait(WaitStrategy::Spin);
 
-impl Transport for CrossbeamArrayQueue {
-    type Tx<M: Message> = QueueTx<ArrayQueue<M>>;
-    type Rx<M: Message> = QueueRx<ArrayQueue<M>>;
-
-    fn info(&self) -> TransportInfo {
-        info(
-            "crossbeam-array-queue",
-            "crossbeam_queue::ArrayQueue (bounded MPMC ring), spinning on push/pop; disconnection by handle counts",
-            Bound::Bounded { min_capacity: 1, power_of_two: false },
-        )
-    }
-
-    fn channel<M: Message>(
-        &self,
-        cfg: &ChannelConfig,
-    ) -> Result<Endpoints<QueueTx<ArrayQueue<M>>, QueueRx<ArrayQueue<M>>>, BuildError> {
-        if cfg.capacity == 0 {
-            return Err(BuildError::Invalid(
-                "ArrayQueue needs a capacity of at least 1".into(),
-            ));
+transport! {
+    /// `crossbeam-array-queue`: `crossbeam_queue::ArrayQueue` (bounded), spinning.
+    CrossbeamArrayQueue("crossbeam-array-queue"): Transport<QueueTx<ArrayQueue<M>>, QueueRx<ArrayQueue<M>>> {
+        description: "crossbeam_queue::ArrayQueue (bounded MPMC ring), spinning on push/pop; disconnection by handle counts",
+        semantics: QUEUES,
+        channel(cfg) => {
+            if cfg.capacity == 0 {
+                return Err(BuildError::Invalid(
+                    "ArrayQueue needs a capacity of at least 1".into(),
+                ));
+            }
+            Ok(endpoints(ArrayQueue::new(cfg.capacity), cfg))
         }
-        Ok(endpoints(ArrayQueue::new(cfg.capacity), cfg))
-    }
-}
-
-impl Transport for CrossbeamSegQueue {
-    type Tx<M: Message> = QueueTx<SegQueue<M>>;
-    type Rx<M: Message> = QueueRx<SegQueue<M>>;
-
-    fn info(&self) -> TransportInfo {
-        info(
-            "crossbeam-seg-queue",
-            "crossbeam_queue::SegQueue (unbounded MPMC, linked segments), spinning on pop; disconnection by handle counts",
-            Bound::Unbounded,
-        )
     }
 
-    fn channel<M: Message>(
-        &self,
-        cfg: &ChannelConfig,
-    ) -> Result<Endpoints<QueueTx<SegQueue<M>>, QueueRx<SegQueue<M>>>, BuildError> {
-        Ok(endpoints(SegQueue::new(), cfg))
+    /// `crossbeam-seg-queue`: `crossbeam_queue::SegQueue` (unbounded), spinning.
+    CrossbeamSegQueue("crossbeam-seg-queue"): Transport<QueueTx<SegQueue<M>>, QueueRx<SegQueue<M>>> {
+        description: "crossbeam_queue::SegQueue (unbounded MPMC, linked segments), spinning on pop; disconnection by handle counts",
+        semantics: QUEUES.unbounded(),
+        channel(cfg) => Ok(endpoints(SegQueue::new(), cfg)),
     }
 }

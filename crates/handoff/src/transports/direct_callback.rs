@@ -11,6 +11,7 @@
 //! be ranked with cross-thread transports. One producer only: a second would need a lock around
 //! the sink, which is a different transport.
 
+use super::shape::check_spsc;
 use super::sink_home::{SinkGuard, SinkHome};
 use crate::prelude::*;
 use std::ffi::c_void;
@@ -92,24 +93,17 @@ impl CallbackTransport for DirectCallback {
     type Handle<M: Message, S: Sink<M>> = DirectHandle<S>;
 
     fn info(&self) -> TransportInfo {
-        TransportInfo {
-            name: "direct-callback".into(),
-            description: "send calls the sink through a C-ABI function pointer and context, on the producer's thread \
-                          (no hand-off)"
-                .into(),
-            semantics: Semantics {
-                producers: Arity::One,
-                consumers: Arity::One,
-                ordering: Ordering::GlobalFifo,
-                bound: Bound::Unbounded,
-                wait: WaitStrategy::None,
-                batch: false,
-                locality: Locality::SameThread,
-                consumer_style: ConsumerStyle::Callback,
-            },
-            options: vec![],
-            test_only: false,
-        }
+        const SEMANTICS: Semantics = Semantics::spsc()
+            .unbounded()
+            .wait(WaitStrategy::None)
+            .same_thread()
+            .callback();
+        TransportInfo::new(
+            "direct-callback",
+            "send calls the sink through a C-ABI function pointer and context, on the producer's thread \
+             (no hand-off)",
+            SEMANTICS,
+        )
     }
 
     fn connect<M: Message, S: Sink<M>>(
@@ -117,7 +111,7 @@ impl CallbackTransport for DirectCallback {
         cfg: &ChannelConfig,
         sink: S,
     ) -> Result<(Vec<DirectTx<M, S>>, DirectHandle<S>), BuildError> {
-        super::check_spsc(cfg)?;
+        check_spsc(cfg)?;
         let home = SinkHome::new();
         let guard = Box::new(SinkGuard::new(sink, Arc::clone(&home)));
         let tx = DirectTx {

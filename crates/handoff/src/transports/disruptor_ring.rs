@@ -21,6 +21,7 @@
 use super::sink_home::{SinkGuard, SinkHome};
 use super::spin::Backoff;
 use crate::prelude::*;
+use crate::transport::handles;
 use disruptor::{
     build_multi_producer, build_single_producer, MultiProducer, Producer as _, Sequence,
     SingleConsumerBarrier, SingleProducer,
@@ -197,24 +198,17 @@ impl CallbackTransport for Disruptor {
     type Handle<M: Message, S: Sink<M>> = DisruptorHandle<M, S>;
 
     fn info(&self) -> TransportInfo {
-        TransportInfo {
-            name: "disruptor".into(),
-            description: "disruptor crate ring (2^n slots of Option<M>; multi-producer needs >= 64), processor thread \
-                          calls the sink; producers drop the message a lap old when reusing its slot; busy spin"
-                .into(),
-            semantics: Semantics {
-                producers: Arity::Many,
-                consumers: Arity::One,
-                ordering: Ordering::GlobalFifo,
-                bound: Bound::Bounded { min_capacity: 1, power_of_two: true },
-                wait: WaitStrategy::Spin,
-                batch: false,
-                locality: Locality::CrossThread,
-                consumer_style: ConsumerStyle::Callback,
-            },
-            options: vec![],
-            test_only: false,
-        }
+        const SEMANTICS: Semantics = Semantics::mpsc()
+            .ordering(Ordering::GlobalFifo)
+            .bounded(1, true)
+            .wait(WaitStrategy::Spin)
+            .callback();
+        TransportInfo::new(
+            "disruptor",
+            "disruptor crate ring (2^n slots of Option<M>; multi-producer needs >= 64), processor thread \
+             calls the sink; producers drop the message a lap old when reusing its slot; busy spin",
+            SEMANTICS,
+        )
     }
 
     fn connect<M: Message, S: Sink<M>>(
@@ -262,11 +256,7 @@ impl CallbackTransport for Disruptor {
             let first = build_multi_producer(cfg.capacity, factory, SpinYield)
                 .handle_events_with(processor)
                 .build();
-            let mut all: Vec<_> = (1..cfg.producers)
-                .map(|_| Publisher::Multi(first.clone()))
-                .collect();
-            all.push(Publisher::Multi(first));
-            all
+            handles(cfg.producers, first, Publisher::Multi)
         };
 
         let parking = Arc::new(Parking {

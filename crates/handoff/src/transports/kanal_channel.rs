@@ -10,27 +10,23 @@
 
 use crate::prelude::*;
 
-/// `kanal-bounded`: `kanal::bounded(capacity)`.
-pub struct KanalBounded;
-
-/// Producer handle of `kanal-bounded`.
-pub struct KanalTx<M>(kanal::Sender<M>);
-
-/// Consumer handle of `kanal-bounded`.
-pub struct KanalRx<M>(kanal::Receiver<M>);
-
-impl<M: Message> Sender<M> for KanalTx<M> {
-    #[inline]
-    fn send(&mut self, msg: M) -> Result<(), M> {
-        let (producer, seq) = (msg.producer(), msg.seq());
-        self.0.send(msg).map_err(|_| M::build(producer, seq))
+handles! {
+    /// Producer handle of `kanal-bounded`.
+    KanalTx(kanal::Sender<M>): Sender {
+        #[inline] send(tx, msg) => {
+            let (producer, seq) = (msg.producer(), msg.seq());
+            tx.send(msg).map_err(|_| M::build(producer, seq))
+        };
+        #[inline] try_send(tx, msg) => {
+            let mut slot = Some(msg);
+            let sent = tx.try_send_option(&mut slot);
+            try_send_outcome(sent, slot)
+        };
     }
 
-    #[inline]
-    fn try_send(&mut self, msg: M) -> Result<(), TrySendError<M>> {
-        let mut slot = Some(msg);
-        let sent = self.0.try_send_option(&mut slot);
-        try_send_outcome(sent, slot)
+    /// Consumer handle of `kanal-bounded`.
+    KanalRx(kanal::Receiver<M>): Receiver {
+        #[inline] recv(rx) => rx.recv().ok();
     }
 }
 
@@ -48,47 +44,11 @@ pub(super) fn try_send_outcome<M>(
     }
 }
 
-impl<M: Message> Receiver<M> for KanalRx<M> {
-    #[inline]
-    fn recv(&mut self) -> Option<M> {
-        self.0.recv().ok()
-    }
-}
-
-impl Transport for KanalBounded {
-    type Tx<M: Message> = KanalTx<M>;
-    type Rx<M: Message> = KanalRx<M>;
-
-    fn info(&self) -> TransportInfo {
-        TransportInfo {
-            name: "kanal-bounded".into(),
-            description: "kanal::bounded(capacity), sync send/recv (0 = rendezvous)".into(),
-            semantics: Semantics {
-                producers: Arity::Many,
-                consumers: Arity::Many,
-                ordering: Ordering::PerProducerFifo,
-                bound: Bound::Bounded {
-                    min_capacity: 0,
-                    power_of_two: false,
-                },
-                wait: WaitStrategy::SpinThenPark,
-                batch: false,
-                locality: Locality::CrossThread,
-                consumer_style: ConsumerStyle::Pull,
-            },
-            options: vec![],
-            test_only: false,
-        }
-    }
-
-    fn channel<M: Message>(
-        &self,
-        cfg: &ChannelConfig,
-    ) -> Result<Endpoints<KanalTx<M>, KanalRx<M>>, BuildError> {
-        let (tx, rx) = kanal::bounded(cfg.capacity);
-        Ok(Endpoints {
-            senders: (0..cfg.producers).map(|_| KanalTx(tx.clone())).collect(),
-            receivers: (0..cfg.consumers).map(|_| KanalRx(rx.clone())).collect(),
-        })
+transport! {
+    /// `kanal-bounded`: `kanal::bounded(capacity)`.
+    KanalBounded("kanal-bounded"): Transport<KanalTx<M>, KanalRx<M>> {
+        description: "kanal::bounded(capacity), sync send/recv (0 = rendezvous)",
+        semantics: Semantics::mpmc().bounded(0, false),
+        channel(cfg) => Ok(Endpoints::cloned(cfg, kanal::bounded(cfg.capacity), KanalTx, KanalRx)),
     }
 }

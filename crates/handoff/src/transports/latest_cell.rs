@@ -12,9 +12,6 @@
 use crate::prelude::*;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
-/// `latest-cell` (see the module docs).
-pub struct LatestCell;
-
 struct State<M> {
     value: Option<M>,
     sender_alive: bool,
@@ -102,54 +99,31 @@ impl<M> Drop for LatestRx<M> {
     }
 }
 
-impl Transport for LatestCell {
-    type Tx<M: Message> = LatestTx<M>;
-    type Rx<M: Message> = LatestRx<M>;
-
-    fn info(&self) -> TransportInfo {
-        TransportInfo {
-            name: "latest-cell".into(),
-            description: "handoff's conflating single slot: a send replaces an untaken value (latest-value delivery; pipeline hops)".into(),
-            semantics: Semantics {
-                producers: Arity::One,
-                consumers: Arity::One,
-                ordering: Ordering::Latest,
-                bound: Bound::Bounded {
-                    min_capacity: 0,
-                    power_of_two: false,
-                },
-                wait: WaitStrategy::Block,
-                batch: false,
-                locality: Locality::CrossThread,
-                consumer_style: ConsumerStyle::Pull,
-            },
-            options: vec![],
-            test_only: false,
+transport! {
+    /// `latest-cell` (see the module docs).
+    LatestCell("latest-cell"): Transport<LatestTx<M>, LatestRx<M>> {
+        description: "handoff's conflating single slot: a send replaces an untaken value (latest-value delivery; pipeline hops)",
+        semantics: Semantics::spsc()
+            .ordering(Ordering::Latest)
+            .bounded(0, false)
+            .wait(WaitStrategy::Block),
+        channel(cfg) => {
+            if cfg.producers != 1 {
+                return Err(BuildError::Unsupported(
+                    "latest-cell takes one producer".into(),
+                ));
+            }
+            let shared = Arc::new(Shared {
+                state: Mutex::new(State {
+                    value: None,
+                    sender_alive: true,
+                    receiver_alive: true,
+                    receiver_waiting: false,
+                }),
+                filled: Condvar::new(),
+            });
+            Ok(Endpoints::one(LatestTx(shared.clone()), LatestRx(shared)))
         }
-    }
-
-    fn channel<M: Message>(
-        &self,
-        cfg: &ChannelConfig,
-    ) -> Result<Endpoints<LatestTx<M>, LatestRx<M>>, BuildError> {
-        if cfg.producers != 1 {
-            return Err(BuildError::Unsupported(
-                "latest-cell takes one producer".into(),
-            ));
-        }
-        let shared = Arc::new(Shared {
-            state: Mutex::new(State {
-                value: None,
-                sender_alive: true,
-                receiver_alive: true,
-                receiver_waiting: false,
-            }),
-            filled: Condvar::new(),
-        });
-        Ok(Endpoints {
-            senders: vec![LatestTx(shared.clone())],
-            receivers: vec![LatestRx(shared)],
-        })
     }
 }
 

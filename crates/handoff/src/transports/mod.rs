@@ -2,6 +2,15 @@
 //! family), all alike: a unit struct naming the transport, thin producer and consumer handles, and
 //! a [`TransportInfo`](crate::transport::TransportInfo) that declares the semantics honestly.
 //!
+//! Every pull and async transport is stated in one shape (see `shape.rs`): a row with its name,
+//! description, semantics (a `const` [`Semantics`](crate::semantics::Semantics) built from
+//! `spsc()`, `mpsc()` or `mpmc()`), options, handle types and channel creation. Handles that
+//! only wrap a crate's channel ends are rows too, one expression per operation. Handles with
+//! logic of their own are written out: the spinning queues and rings (sharing the retry loops of
+//! `spin.rs`), the mutex-deque baseline, the latest-value cell, tokio's broadcast, watch and
+//! oneshot, the crossbeam fan-out, the bus, and the two callback transports (the disruptor and
+//! the direct callback), which use the same semantics builder and helpers.
+//!
 //! | name                    | what                                              | declared semantics                                   |
 //! |-------------------------|---------------------------------------------------|------------------------------------------------------|
 //! | `std-mpsc`              | `std::sync::mpsc::channel`, blocking `recv`       | MPSC, per-producer FIFO, unbounded, spin-then-park   |
@@ -52,7 +61,9 @@
 //! the stream, so a message sent just before the last sender was dropped is never lost.
 
 use crate::catalog::{Catalog, Entry};
-use crate::transport::{BuildError, ChannelConfig};
+
+#[macro_use]
+mod shape;
 
 mod async_channels;
 mod bus_broadcast;
@@ -144,45 +155,4 @@ fn register_async(catalog: &mut Catalog) {
     catalog.register(Entry::asynchronous(AsyncChannelBounded));
     catalog.register(Entry::asynchronous(FlumeAsync));
     catalog.register(Entry::asynchronous(KanalAsync));
-}
-
-/// The `wake` option of transports whose consumer wake policy can be chosen, `default` first:
-/// `spin` (the consumer never sleeps), `edge` (it sleeps on an empty queue and is woken only on
-/// the empty -> non-empty edge), `every` (a wake-up call on every push, whether anyone sleeps or
-/// not). Measuring one queue under each separates its algorithm from its wake policy.
-fn wake_spec(default: &str) -> crate::transport::OptionSpec {
-    let mut values = vec![default.to_string()];
-    values.extend(
-        ["spin", "edge", "every"]
-            .iter()
-            .filter(|v| **v != default)
-            .map(|v| v.to_string()),
-    );
-    let waits = values
-        .iter()
-        .map(|v| match v.as_str() {
-            "spin" => crate::semantics::WaitStrategy::Spin,
-            _ => crate::semantics::WaitStrategy::SpinThenPark,
-        })
-        .collect();
-    crate::transport::OptionSpec {
-        name: "wake".into(),
-        values,
-        help: "consumer wake policy: spin (never sleeps), edge (woken only on empty->non-empty), every (a wake call on every push)".into(),
-        waits,
-    }
-}
-
-/// Rejects a configuration with more than one producer or consumer, for single-producer,
-/// single-consumer transports (the harness checks arity first; this keeps an adapter from
-/// silently creating fewer handles than asked for).
-fn check_spsc(cfg: &ChannelConfig) -> Result<(), BuildError> {
-    if cfg.producers == 1 && cfg.consumers == 1 {
-        Ok(())
-    } else {
-        Err(BuildError::Unsupported(format!(
-            "single producer and single consumer only (asked for {} and {})",
-            cfg.producers, cfg.consumers
-        )))
-    }
 }

@@ -17,12 +17,11 @@
 //! and then sees the stream end; dropping the last receiver wakes every waiting producer, whose
 //! `send` then returns the message.
 
+use super::shape::WAKE;
 use crate::prelude::*;
+use handoff_mpsc::Wake;
 use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
-
-/// `mutex-deque`: `Mutex<VecDeque<M>>` + two `Condvar`s, bounded, MPMC.
-pub struct MutexDeque;
 
 struct State<M> {
     queue: VecDeque<M>,
@@ -34,15 +33,8 @@ struct State<M> {
     waiting_receivers: usize,
 }
 
-/// The consumer wake policy (option `wake`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Wake {
-    Edge,
-    Every,
-    Spin,
-}
-
 struct Shared<M> {
+    /// The consumer wake policy (option `wake`).
     wake: Wake,
     state: Mutex<State<M>>,
     not_empty: Condvar,
@@ -173,68 +165,37 @@ impl<M> Drop for MutexDequeRx<M> {
     }
 }
 
-impl Transport for MutexDeque {
-    type Tx<M: Message> = MutexDequeTx<M>;
-    type Rx<M: Message> = MutexDequeRx<M>;
-
-    fn info(&self) -> TransportInfo {
-        TransportInfo {
-            name: "mutex-deque".into(),
-            description: "Mutex<VecDeque> + not-empty/not-full Condvars (baseline), bounded, MPMC"
-                .into(),
-            semantics: Semantics {
-                producers: Arity::Many,
-                consumers: Arity::Many,
-                ordering: Ordering::GlobalFifo,
-                bound: Bound::Bounded {
-                    min_capacity: 1,
-                    power_of_two: false,
-                },
-                wait: WaitStrategy::Block,
-                batch: false,
-                locality: Locality::CrossThread,
-                consumer_style: ConsumerStyle::Pull,
-            },
-            options: vec![super::wake_spec("edge")],
-            test_only: false,
+transport! {
+    /// `mutex-deque`: `Mutex<VecDeque<M>>` + two `Condvar`s, bounded, MPMC.
+    MutexDeque("mutex-deque"): Transport<MutexDequeTx<M>, MutexDequeRx<M>> {
+        description: "Mutex<VecDeque> + not-empty/not-full Condvars (baseline), bounded, MPMC",
+        semantics: Semantics::mpmc()
+            .ordering(Ordering::GlobalFifo)
+            .wait(WaitStrategy::Block),
+        options: [WAKE.spec()],
+        channel(cfg) => {
+            let wake = WAKE.get(cfg);
+            if cfg.capacity == 0 {
+                return Err(BuildError::Invalid(
+                    "mutex-deque needs a capacity of at least 1".into(),
+                ));
+            }
+            let state = State {
+                queue: VecDeque::with_capacity(cfg.capacity),
+                senders: cfg.producers,
+                receivers: cfg.consumers,
+                waiting_senders: 0,
+                waiting_receivers: 0,
+            };
+            let shared = Arc::new(Shared {
+                wake,
+                state: Mutex::new(state),
+                not_empty: Condvar::new(),
+                not_full: Condvar::new(),
+                capacity: cfg.capacity,
+            });
+            let ends = (Arc::clone(&shared), shared);
+            Ok(Endpoints::cloned(cfg, ends, MutexDequeTx, MutexDequeRx))
         }
-    }
-
-    fn channel<M: Message>(
-        &self,
-        cfg: &ChannelConfig,
-    ) -> Result<Endpoints<MutexDequeTx<M>, MutexDequeRx<M>>, BuildError> {
-        let wake = match cfg.option("wake") {
-            Some("every") => Wake::Every,
-            Some("spin") => Wake::Spin,
-            _ => Wake::Edge,
-        };
-        if cfg.capacity == 0 {
-            return Err(BuildError::Invalid(
-                "mutex-deque needs a capacity of at least 1".into(),
-            ));
-        }
-        let state = State {
-            queue: VecDeque::with_capacity(cfg.capacity),
-            senders: cfg.producers,
-            receivers: cfg.consumers,
-            waiting_senders: 0,
-            waiting_receivers: 0,
-        };
-        let shared = Arc::new(Shared {
-            wake,
-            state: Mutex::new(state),
-            not_empty: Condvar::new(),
-            not_full: Condvar::new(),
-            capacity: cfg.capacity,
-        });
-        Ok(Endpoints {
-            senders: (0..cfg.producers)
-                .map(|_| MutexDequeTx(Arc::clone(&shared)))
-                .collect(),
-            receivers: (0..cfg.consumers)
-                .map(|_| MutexDequeRx(Arc::clone(&shared)))
-                .collect(),
-        })
     }
 }

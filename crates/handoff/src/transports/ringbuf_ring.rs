@@ -7,13 +7,11 @@
 //! reads the ring once more before ending the stream; a sender only notices a released read end
 //! when the ring is full.
 
-use super::spin::Backoff;
+use super::shape::check_spsc;
+use super::spin::{recv_spinning, send_spinning};
 use crate::prelude::*;
 use ringbuf::traits::{Consumer as _, Observer as _, Producer as _, Split as _};
 use ringbuf::{HeapCons, HeapProd, HeapRb};
-
-/// `ringbuf`: `ringbuf::HeapRb` (bounded SPSC), spinning.
-pub struct Ringbuf;
 
 /// Producer handle of `ringbuf`.
 pub struct RingbufTx<M> {
@@ -30,19 +28,9 @@ pub struct RingbufRx<M> {
 impl<M: Message> Sender<M> for RingbufTx<M> {
     #[inline]
     fn send(&mut self, msg: M) -> Result<(), M> {
-        let mut msg = msg;
-        let mut backoff = Backoff::new();
-        loop {
-            match self.producer.try_push(msg) {
-                Ok(()) => return Ok(()),
-                Err(m) => msg = m,
-            }
-            if !self.producer.read_is_held() {
-                return Err(msg);
-            }
-            self.failed += 1;
-            backoff.snooze();
-        }
+        let push = |p: &mut HeapProd<M>, m| p.try_push(m);
+        let gone = |p: &HeapProd<M>| !p.read_is_held();
+        send_spinning(&mut self.producer, &mut self.failed, msg, push, gone)
     }
 
     #[inline]
@@ -62,19 +50,9 @@ impl<M: Message> Sender<M> for RingbufTx<M> {
 impl<M: Message> Receiver<M> for RingbufRx<M> {
     #[inline]
     fn recv(&mut self) -> Option<M> {
-        let mut backoff = Backoff::new();
-        loop {
-            if let Some(m) = self.consumer.try_pop() {
-                return Some(m);
-            }
-            if !self.consumer.write_is_held() {
-                // The producer's last pushes happened before it released its end: one more pop
-                // sees them.
-                return self.consumer.try_pop();
-            }
-            self.failed += 1;
-            backoff.snooze();
-        }
+        let pop = |c: &mut HeapCons<M>| c.try_pop();
+        let gone = |c: &HeapCons<M>| !c.write_is_held();
+        recv_spinning(&mut self.consumer, &mut self.failed, pop, gone)
     }
 
     fn failed_attempts(&self) -> u64 {
@@ -82,51 +60,20 @@ impl<M: Message> Receiver<M> for RingbufRx<M> {
     }
 }
 
-impl Transport for Ringbuf {
-    type Tx<M: Message> = RingbufTx<M>;
-    type Rx<M: Message> = RingbufRx<M>;
-
-    fn info(&self) -> TransportInfo {
-        TransportInfo {
-            name: "ringbuf".into(),
-            description:
-                "ringbuf::HeapRb (bounded SPSC, caching endpoints), spinning on try_push/try_pop"
-                    .into(),
-            semantics: Semantics {
-                producers: Arity::One,
-                consumers: Arity::One,
-                ordering: Ordering::GlobalFifo,
-                bound: Bound::Bounded {
-                    min_capacity: 1,
-                    power_of_two: false,
-                },
-                wait: WaitStrategy::Spin,
-                batch: false,
-                locality: Locality::CrossThread,
-                consumer_style: ConsumerStyle::Pull,
-            },
-            options: vec![],
-            test_only: false,
+transport! {
+    /// `ringbuf`: `ringbuf::HeapRb` (bounded SPSC), spinning.
+    Ringbuf("ringbuf"): Transport<RingbufTx<M>, RingbufRx<M>> {
+        description: "ringbuf::HeapRb (bounded SPSC, caching endpoints), spinning on try_push/try_pop",
+        semantics: Semantics::spsc(),
+        channel(cfg) => {
+            check_spsc(cfg)?;
+            let rb = HeapRb::<M>::try_new(cfg.capacity)
+                .map_err(|e| BuildError::Invalid(format!("ringbuf: {e}")))?;
+            let (producer, consumer) = rb.split();
+            Ok(Endpoints::one(
+                RingbufTx { producer, failed: 0 },
+                RingbufRx { consumer, failed: 0 },
+            ))
         }
-    }
-
-    fn channel<M: Message>(
-        &self,
-        cfg: &ChannelConfig,
-    ) -> Result<Endpoints<RingbufTx<M>, RingbufRx<M>>, BuildError> {
-        super::check_spsc(cfg)?;
-        let rb = HeapRb::<M>::try_new(cfg.capacity)
-            .map_err(|e| BuildError::Invalid(format!("ringbuf: {e}")))?;
-        let (producer, consumer) = rb.split();
-        Ok(Endpoints {
-            senders: vec![RingbufTx {
-                producer,
-                failed: 0,
-            }],
-            receivers: vec![RingbufRx {
-                consumer,
-                failed: 0,
-            }],
-        })
     }
 }

@@ -10,11 +10,9 @@
 //! consumer when the ring is full (rtrb accepts pushes into an abandoned ring while there is
 //! room).
 
-use super::spin::Backoff;
+use super::shape::check_spsc;
+use super::spin::{recv_spinning, send_spinning, Backoff};
 use crate::prelude::*;
-
-/// `rtrb`: `rtrb::RingBuffer` (bounded SPSC), spinning.
-pub struct Rtrb;
 
 /// Producer handle of `rtrb`.
 pub struct RtrbTx<M> {
@@ -31,19 +29,9 @@ pub struct RtrbRx<M> {
 impl<M: Message> Sender<M> for RtrbTx<M> {
     #[inline]
     fn send(&mut self, msg: M) -> Result<(), M> {
-        let mut msg = msg;
-        let mut backoff = Backoff::new();
-        loop {
-            match self.producer.push(msg) {
-                Ok(()) => return Ok(()),
-                Err(rtrb::PushError::Full(m)) => msg = m,
-            }
-            if self.producer.is_abandoned() {
-                return Err(msg);
-            }
-            self.failed += 1;
-            backoff.snooze();
-        }
+        let push = |p: &mut rtrb::Producer<M>, m| p.push(m).map_err(|rtrb::PushError::Full(m)| m);
+        let gone = |p: &rtrb::Producer<M>| p.is_abandoned();
+        send_spinning(&mut self.producer, &mut self.failed, msg, push, gone)
     }
 
     #[inline]
@@ -115,18 +103,9 @@ impl<M: Message> Sender<M> for RtrbTx<M> {
 impl<M: Message> Receiver<M> for RtrbRx<M> {
     #[inline]
     fn recv(&mut self) -> Option<M> {
-        let mut backoff = Backoff::new();
-        loop {
-            if let Ok(m) = self.consumer.pop() {
-                return Some(m);
-            }
-            if self.consumer.is_abandoned() {
-                // The producer's last pushes happened before it was dropped: one more pop sees them.
-                return self.consumer.pop().ok();
-            }
-            self.failed += 1;
-            backoff.snooze();
-        }
+        let pop = |c: &mut rtrb::Consumer<M>| c.pop().ok();
+        let gone = |c: &rtrb::Consumer<M>| c.is_abandoned();
+        recv_spinning(&mut self.consumer, &mut self.failed, pop, gone)
     }
 
     #[inline]
@@ -188,54 +167,23 @@ impl<M: Message> RtrbRx<M> {
     }
 }
 
-impl Transport for Rtrb {
-    type Tx<M: Message> = RtrbTx<M>;
-    type Rx<M: Message> = RtrbRx<M>;
-
-    fn info(&self) -> TransportInfo {
-        TransportInfo {
-            name: "rtrb".into(),
-            description:
-                "rtrb::RingBuffer (bounded SPSC), spinning; batches through write/read chunks"
-                    .into(),
-            semantics: Semantics {
-                producers: Arity::One,
-                consumers: Arity::One,
-                ordering: Ordering::GlobalFifo,
-                bound: Bound::Bounded {
-                    min_capacity: 1,
-                    power_of_two: false,
-                },
-                wait: WaitStrategy::Spin,
-                batch: true,
-                locality: Locality::CrossThread,
-                consumer_style: ConsumerStyle::Pull,
-            },
-            options: vec![],
-            test_only: false,
+transport! {
+    /// `rtrb`: `rtrb::RingBuffer` (bounded SPSC), spinning.
+    Rtrb("rtrb"): Transport<RtrbTx<M>, RtrbRx<M>> {
+        description: "rtrb::RingBuffer (bounded SPSC), spinning; batches through write/read chunks",
+        semantics: Semantics::spsc().batch(),
+        channel(cfg) => {
+            check_spsc(cfg)?;
+            if cfg.capacity == 0 {
+                return Err(BuildError::Invalid(
+                    "rtrb needs a capacity of at least 1".into(),
+                ));
+            }
+            let (producer, consumer) = rtrb::RingBuffer::new(cfg.capacity);
+            Ok(Endpoints::one(
+                RtrbTx { producer, failed: 0 },
+                RtrbRx { consumer, failed: 0 },
+            ))
         }
-    }
-
-    fn channel<M: Message>(
-        &self,
-        cfg: &ChannelConfig,
-    ) -> Result<Endpoints<RtrbTx<M>, RtrbRx<M>>, BuildError> {
-        super::check_spsc(cfg)?;
-        if cfg.capacity == 0 {
-            return Err(BuildError::Invalid(
-                "rtrb needs a capacity of at least 1".into(),
-            ));
-        }
-        let (producer, consumer) = rtrb::RingBuffer::new(cfg.capacity);
-        Ok(Endpoints {
-            senders: vec![RtrbTx {
-                producer,
-                failed: 0,
-            }],
-            receivers: vec![RtrbRx {
-                consumer,
-                failed: 0,
-            }],
-        })
     }
 }

@@ -6,6 +6,8 @@
 //! each failed attempt and, after [`SPINS_BEFORE_YIELD`] failures in a row, yields the thread's
 //! time slice (`std::thread::yield_now`). A yield does not sleep: with a free core it returns at
 //! once, so such adapters still declare [`WaitStrategy::Spin`](crate::semantics::WaitStrategy::Spin).
+//!
+//! [`send_spinning`] and [`recv_spinning`] are the retry loops of those adapters, written once.
 
 /// Failed attempts in a row after which a spinning adapter yields its time slice.
 ///
@@ -52,5 +54,60 @@ impl Backoff {
             self.failures = 0;
             std::thread::yield_now();
         }
+    }
+}
+
+/// Sends `msg` through `end` by retrying `push`, the way every spinning adapter does: after each
+/// failed attempt it asks `gone` whether every consumer has left (then the message comes back),
+/// counts the attempt in `failed` and waits with a [`Backoff`].
+///
+/// Always inlined, with its closures, into the adapter's `send`: the loop is the adapter's own.
+#[inline(always)]
+pub(crate) fn send_spinning<E, M>(
+    end: &mut E,
+    failed: &mut u64,
+    msg: M,
+    push: impl Fn(&mut E, M) -> Result<(), M>,
+    gone: impl Fn(&E) -> bool,
+) -> Result<(), M> {
+    let mut msg = msg;
+    let mut backoff = Backoff::new();
+    loop {
+        match push(end, msg) {
+            Ok(()) => return Ok(()),
+            Err(m) => msg = m,
+        }
+        if gone(end) {
+            return Err(msg);
+        }
+        *failed += 1;
+        backoff.snooze();
+    }
+}
+
+/// Receives from `end` by retrying `pop`, the way every spinning adapter does: after each failed
+/// attempt it asks `gone` whether every producer has left, counts the attempt in `failed` and
+/// waits with a [`Backoff`]. Once the producers are gone it pops once more before ending the
+/// stream: their last pushes happened before they left, which `gone` observed, so a message sent
+/// just before the last producer was dropped is never lost.
+///
+/// Always inlined, with its closures, into the adapter's `recv`: the loop is the adapter's own.
+#[inline(always)]
+pub(crate) fn recv_spinning<E, M>(
+    end: &mut E,
+    failed: &mut u64,
+    pop: impl Fn(&mut E) -> Option<M>,
+    gone: impl Fn(&E) -> bool,
+) -> Option<M> {
+    let mut backoff = Backoff::new();
+    loop {
+        if let Some(m) = pop(end) {
+            return Some(m);
+        }
+        if gone(end) {
+            return pop(end);
+        }
+        *failed += 1;
+        backoff.snooze();
     }
 }

@@ -30,183 +30,80 @@
 //!   a oneshot created for it (inside the timed region: creating the oneshot is part of the
 //!   pattern measured). Single producer, single consumer, FIFO; the sender never waits.
 
+use super::shape::{check_spsc, Refused};
 use crate::prelude::*;
-use crate::transport_async::{AsyncReceiver, AsyncSender, AsyncTransport};
+use crate::transport::handles;
 use std::future::Future;
 use std::sync::{Arc, Mutex};
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
 
-fn semantics(producers: Arity, ordering: Ordering, bound: Bound) -> Semantics {
-    Semantics {
-        producers,
-        consumers: Arity::One,
-        ordering,
-        bound,
-        wait: WaitStrategy::Async,
-        batch: false,
-        locality: Locality::CrossThread,
-        consumer_style: ConsumerStyle::Pull,
-    }
-}
-
-fn info(name: &str, description: &str, semantics: Semantics) -> TransportInfo {
-    TransportInfo {
-        name: name.into(),
-        description: description.into(),
-        semantics,
-        options: vec![],
-        test_only: false,
-    }
-}
+/// What every tokio channel here shares: one consumer, async waits.
+const TOKIO: Semantics = Semantics::mpsc().wait(WaitStrategy::Async);
 
 // ---------------------------------------------------------------------------------------------
 // mpsc
 
-/// `tokio-mpsc-bounded`: `tokio::sync::mpsc::channel(capacity)`.
-pub struct TokioMpscBounded;
+refused! { mpsc::error::TrySendError { Full, Closed } }
 
-/// `tokio-mpsc-unbounded`: `tokio::sync::mpsc::unbounded_channel()`.
-pub struct TokioMpscUnbounded;
-
-/// Producer handle of `tokio-mpsc-bounded`.
-pub struct TokioMpscTx<M>(mpsc::Sender<M>);
-
-/// Consumer handle of `tokio-mpsc-bounded`.
-pub struct TokioMpscRx<M>(mpsc::Receiver<M>);
-
-/// Producer handle of `tokio-mpsc-unbounded`.
-pub struct TokioUnboundedTx<M>(mpsc::UnboundedSender<M>);
-
-/// Consumer handle of `tokio-mpsc-unbounded`.
-pub struct TokioUnboundedRx<M>(mpsc::UnboundedReceiver<M>);
-
-impl<M: Message> AsyncSender<M> for TokioMpscTx<M> {
-    #[inline]
-    async fn send(&mut self, msg: M) -> Result<(), M> {
-        self.0.send(msg).await.map_err(|e| e.0)
+handles! {
+    /// Producer handle of `tokio-mpsc-bounded`.
+    TokioMpscTx(mpsc::Sender<M>): AsyncSender {
+        #[inline] send(tx, msg) => tx.send(msg).await.map_err(|e| e.0);
+        #[inline] try_send(tx, msg) => tx.try_send(msg).map_err(Refused::refused);
     }
 
-    #[inline]
-    fn try_send(&mut self, msg: M) -> Result<(), TrySendError<M>> {
-        self.0.try_send(msg).map_err(|e| match e {
-            mpsc::error::TrySendError::Full(m) => TrySendError::Full(m),
-            mpsc::error::TrySendError::Closed(m) => TrySendError::Disconnected(m),
-        })
+    /// Consumer handle of `tokio-mpsc-bounded`.
+    TokioMpscRx(mpsc::Receiver<M>): AsyncReceiver {
+        #[inline] recv_future(rx) => rx.recv();
+    }
+
+    /// Producer handle of `tokio-mpsc-unbounded`.
+    TokioUnboundedTx(mpsc::UnboundedSender<M>): AsyncSender {
+        #[inline] send_ready(tx, msg) => tx.send(msg).map_err(|e| e.0);
+        /// Unbounded: a send never waits, so it is never refused.
+        #[inline] try_send(tx, msg) => tx.send(msg).map_err(|e| TrySendError::Disconnected(e.0));
+    }
+
+    /// Consumer handle of `tokio-mpsc-unbounded`.
+    TokioUnboundedRx(mpsc::UnboundedReceiver<M>): AsyncReceiver {
+        #[inline] recv_future(rx) => rx.recv();
     }
 }
 
-impl<M: Message> AsyncReceiver<M> for TokioMpscRx<M> {
-    #[inline]
-    fn recv(&mut self) -> impl Future<Output = Option<M>> + Send {
-        self.0.recv()
-    }
-}
+/// tokio's documented limit on a bounded mpsc channel's capacity: `mpsc::channel` panics above
+/// `Semaphore::MAX_PERMITS` (`usize::MAX >> 3`).
+const MPSC_MAX_CAPACITY: usize = usize::MAX >> 3;
 
-impl<M: Message> AsyncSender<M> for TokioUnboundedTx<M> {
-    #[inline]
-    fn send(&mut self, msg: M) -> impl Future<Output = Result<(), M>> + Send {
-        std::future::ready(self.0.send(msg).map_err(|e| e.0))
-    }
-
-    /// Unbounded: a send never waits, so it is never refused.
-    #[inline]
-    fn try_send(&mut self, msg: M) -> Result<(), TrySendError<M>> {
-        self.0
-            .send(msg)
-            .map_err(|e| TrySendError::Disconnected(e.0))
-    }
-}
-
-impl<M: Message> AsyncReceiver<M> for TokioUnboundedRx<M> {
-    #[inline]
-    fn recv(&mut self) -> impl Future<Output = Option<M>> + Send {
-        self.0.recv()
-    }
-}
-
-impl AsyncTransport for TokioMpscBounded {
-    type Tx<M: Message> = TokioMpscTx<M>;
-    type Rx<M: Message> = TokioMpscRx<M>;
-
-    fn info(&self) -> TransportInfo {
-        info(
-            "tokio-mpsc-bounded",
-            "tokio::sync::mpsc::channel(capacity), async send/recv",
-            semantics(
-                Arity::Many,
-                Ordering::PerProducerFifo,
-                Bound::Bounded {
-                    min_capacity: 1,
-                    power_of_two: false,
-                },
-            ),
-        )
-    }
-
-    fn channel<M: Message>(
-        &self,
-        cfg: &ChannelConfig,
-    ) -> Result<Endpoints<TokioMpscTx<M>, TokioMpscRx<M>>, BuildError> {
-        if cfg.capacity > mpsc::Sender::<M>::max_capacity_limit() {
-            return Err(BuildError::Invalid(format!(
-                "capacity {} is above tokio's limit of {}",
-                cfg.capacity,
-                mpsc::Sender::<M>::max_capacity_limit()
-            )));
+transport! {
+    /// `tokio-mpsc-bounded`: `tokio::sync::mpsc::channel(capacity)`.
+    TokioMpscBounded("tokio-mpsc-bounded"): AsyncTransport<TokioMpscTx<M>, TokioMpscRx<M>> {
+        description: "tokio::sync::mpsc::channel(capacity), async send/recv",
+        semantics: TOKIO,
+        channel(cfg) => {
+            if cfg.capacity > MPSC_MAX_CAPACITY {
+                return Err(BuildError::Invalid(format!(
+                    "capacity {} is above tokio's limit of {MPSC_MAX_CAPACITY}",
+                    cfg.capacity
+                )));
+            }
+            let ends = mpsc::channel(cfg.capacity);
+            Ok(Endpoints::single_consumer(cfg, ends, TokioMpscTx, TokioMpscRx))
         }
-        let (tx, rx) = mpsc::channel(cfg.capacity);
-        Ok(Endpoints {
-            senders: (0..cfg.producers)
-                .map(|_| TokioMpscTx(tx.clone()))
-                .collect(),
-            receivers: vec![TokioMpscRx(rx)],
-        })
-    }
-}
-
-/// Extension: tokio's documented limit on a bounded mpsc channel's capacity.
-trait MaxCapacity {
-    fn max_capacity_limit() -> usize;
-}
-
-impl<M> MaxCapacity for mpsc::Sender<M> {
-    fn max_capacity_limit() -> usize {
-        // `mpsc::channel` panics above `Semaphore::MAX_PERMITS` (usize::MAX >> 3).
-        usize::MAX >> 3
-    }
-}
-
-impl AsyncTransport for TokioMpscUnbounded {
-    type Tx<M: Message> = TokioUnboundedTx<M>;
-    type Rx<M: Message> = TokioUnboundedRx<M>;
-
-    fn info(&self) -> TransportInfo {
-        info(
-            "tokio-mpsc-unbounded",
-            "tokio::sync::mpsc::unbounded_channel(), send never waits, async recv",
-            semantics(Arity::Many, Ordering::PerProducerFifo, Bound::Unbounded),
-        )
     }
 
-    fn channel<M: Message>(
-        &self,
-        cfg: &ChannelConfig,
-    ) -> Result<Endpoints<TokioUnboundedTx<M>, TokioUnboundedRx<M>>, BuildError> {
-        let (tx, rx) = mpsc::unbounded_channel();
-        Ok(Endpoints {
-            senders: (0..cfg.producers)
-                .map(|_| TokioUnboundedTx(tx.clone()))
-                .collect(),
-            receivers: vec![TokioUnboundedRx(rx)],
-        })
+    /// `tokio-mpsc-unbounded`: `tokio::sync::mpsc::unbounded_channel()`.
+    TokioMpscUnbounded("tokio-mpsc-unbounded"): AsyncTransport<TokioUnboundedTx<M>, TokioUnboundedRx<M>> {
+        description: "tokio::sync::mpsc::unbounded_channel(), send never waits, async recv",
+        semantics: TOKIO.unbounded(),
+        channel(cfg) => {
+            let ends = mpsc::unbounded_channel();
+            Ok(Endpoints::single_consumer(cfg, ends, TokioUnboundedTx, TokioUnboundedRx))
+        }
     }
 }
 
 // ---------------------------------------------------------------------------------------------
 // broadcast
-
-/// `tokio-broadcast`: `tokio::sync::broadcast::channel(capacity)` of `Arc<M>`.
-pub struct TokioBroadcast;
 
 /// Producer handle of `tokio-broadcast`.
 pub struct BroadcastTx<M>(broadcast::Sender<Arc<Mutex<M>>>);
@@ -284,64 +181,32 @@ impl<M: Message> AsyncReceiver<M> for BroadcastRx<M> {
     }
 }
 
-impl AsyncTransport for TokioBroadcast {
-    type Tx<M: Message> = BroadcastTx<M>;
-    type Rx<M: Message> = BroadcastRx<M>;
-
-    fn info(&self) -> TransportInfo {
-        info(
-            "tokio-broadcast",
-            "tokio::sync::broadcast::channel(capacity) of Arc<M>; every receiver gets every message; no backpressure: a lagging receiver loses messages (reported as a failure)",
-            Semantics {
-                consumers: Arity::Broadcast,
-                ..semantics(
-                    Arity::Many,
-                    Ordering::PerProducerFifo,
-                    Bound::Bounded {
-                        min_capacity: 1,
-                        power_of_two: true,
-                    },
-                )
-            },
-        )
-    }
-
-    fn channel<M: Message>(
-        &self,
-        cfg: &ChannelConfig,
-    ) -> Result<Endpoints<BroadcastTx<M>, BroadcastRx<M>>, BuildError> {
-        // tokio panics above this.
-        if cfg.capacity > usize::MAX >> 1 {
-            return Err(BuildError::Invalid(format!(
-                "capacity {} is above tokio's broadcast limit of {}",
-                cfg.capacity,
-                usize::MAX >> 1
-            )));
+transport! {
+    /// `tokio-broadcast`: `tokio::sync::broadcast::channel(capacity)` of `Arc<M>`.
+    TokioBroadcast("tokio-broadcast"): AsyncTransport<BroadcastTx<M>, BroadcastRx<M>> {
+        description: "tokio::sync::broadcast::channel(capacity) of Arc<M>; every receiver gets every message; no backpressure: a lagging receiver loses messages (reported as a failure)",
+        semantics: TOKIO.bounded(1, true).broadcast(),
+        channel(cfg) => {
+            // tokio panics above this.
+            if cfg.capacity > usize::MAX >> 1 {
+                return Err(BuildError::Invalid(format!(
+                    "capacity {} is above tokio's broadcast limit of {}",
+                    cfg.capacity,
+                    usize::MAX >> 1
+                )));
+            }
+            let (tx, rx) = broadcast::channel(cfg.capacity);
+            // Every receiver subscribes before the first send, so each sees the whole stream.
+            let rx = std::iter::once(rx).chain((1..cfg.consumers).map(|_| tx.subscribe()));
+            let receivers = rx.map(|rx| BroadcastRx { rx: Some(rx), lost: 0 }).collect();
+            let senders = handles(cfg.producers, tx, BroadcastTx);
+            Ok(Endpoints { senders, receivers })
         }
-        let (tx, rx) = broadcast::channel(cfg.capacity);
-        // Every receiver subscribes before the first send, so each sees the whole stream.
-        let mut receivers = vec![BroadcastRx {
-            rx: Some(rx),
-            lost: 0,
-        }];
-        receivers.extend((1..cfg.consumers).map(|_| BroadcastRx {
-            rx: Some(tx.subscribe()),
-            lost: 0,
-        }));
-        Ok(Endpoints {
-            senders: (0..cfg.producers)
-                .map(|_| BroadcastTx(tx.clone()))
-                .collect(),
-            receivers,
-        })
     }
 }
 
 // ---------------------------------------------------------------------------------------------
 // watch
-
-/// `tokio-watch`: `tokio::sync::watch::channel`, a latest-value cell.
-pub struct TokioWatch;
 
 /// Producer handle of `tokio-watch`.
 pub struct WatchTx<M>(watch::Sender<Option<Mutex<M>>>);
@@ -395,35 +260,17 @@ impl<M: Message> AsyncReceiver<M> for WatchRx<M> {
     }
 }
 
-impl AsyncTransport for TokioWatch {
-    type Tx<M: Message> = WatchTx<M>;
-    type Rx<M: Message> = WatchRx<M>;
-
-    fn info(&self) -> TransportInfo {
-        info(
-            "tokio-watch",
-            "tokio::sync::watch::channel: one value, a send overwrites it (no backpressure); latest value only, for conflating use",
-            semantics(Arity::Many, Ordering::Latest, Bound::Unbounded),
-        )
-    }
-
-    fn channel<M: Message>(
-        &self,
-        cfg: &ChannelConfig,
-    ) -> Result<Endpoints<WatchTx<M>, WatchRx<M>>, BuildError> {
-        let (tx, rx) = watch::channel(None);
-        Ok(Endpoints {
-            senders: (0..cfg.producers).map(|_| WatchTx(tx.clone())).collect(),
-            receivers: vec![WatchRx(rx)],
-        })
+transport! {
+    /// `tokio-watch`: `tokio::sync::watch::channel`, a latest-value cell.
+    TokioWatch("tokio-watch"): AsyncTransport<WatchTx<M>, WatchRx<M>> {
+        description: "tokio::sync::watch::channel: one value, a send overwrites it (no backpressure); latest value only, for conflating use",
+        semantics: TOKIO.ordering(Ordering::Latest).unbounded(),
+        channel(cfg) => Ok(Endpoints::single_consumer(cfg, watch::channel(None), WatchTx, WatchRx)),
     }
 }
 
 // ---------------------------------------------------------------------------------------------
 // oneshot
-
-/// `tokio-oneshot`: a stream of messages, each through a oneshot channel of its own.
-pub struct TokioOneshot;
 
 /// One message and the receiver of the oneshot that will carry the next.
 struct Link<M> {
@@ -479,30 +326,15 @@ impl<M: Message> AsyncReceiver<M> for OneshotRx<M> {
     }
 }
 
-impl AsyncTransport for TokioOneshot {
-    type Tx<M: Message> = OneshotTx<M>;
-    type Rx<M: Message> = OneshotRx<M>;
-
-    fn info(&self) -> TransportInfo {
-        info(
-            "tokio-oneshot",
-            "a fresh tokio::sync::oneshot per message (each carries the next one's receiver); in ping-pong every reply comes through a new oneshot",
-            Semantics {
-                producers: Arity::One,
-                ..semantics(Arity::One, Ordering::GlobalFifo, Bound::Unbounded)
-            },
-        )
-    }
-
-    fn channel<M: Message>(
-        &self,
-        cfg: &ChannelConfig,
-    ) -> Result<Endpoints<OneshotTx<M>, OneshotRx<M>>, BuildError> {
-        super::check_spsc(cfg)?;
-        let (tx, rx) = oneshot::channel();
-        Ok(Endpoints {
-            senders: vec![OneshotTx(Some(tx))],
-            receivers: vec![OneshotRx(Some(rx))],
-        })
+transport! {
+    /// `tokio-oneshot`: a stream of messages, each through a oneshot channel of its own.
+    TokioOneshot("tokio-oneshot"): AsyncTransport<OneshotTx<M>, OneshotRx<M>> {
+        description: "a fresh tokio::sync::oneshot per message (each carries the next one's receiver); in ping-pong every reply comes through a new oneshot",
+        semantics: Semantics::spsc().wait(WaitStrategy::Async).unbounded(),
+        channel(cfg) => {
+            check_spsc(cfg)?;
+            let (tx, rx) = oneshot::channel();
+            Ok(Endpoints::one(OneshotTx(Some(tx)), OneshotRx(Some(rx))))
+        }
     }
 }
