@@ -37,7 +37,13 @@ pub fn list(catalog: &Catalog, all: bool, out: &mut dyn Write) -> std::io::Resul
             )?;
         }
     }
-    if !all {
+    let test_only = catalog.entries().iter().any(|e| e.info().test_only);
+    if !test_only && all {
+        writeln!(
+            out,
+            "  (this build has no test-only transports; they come with the `testing` feature)"
+        )?;
+    } else if test_only && !all {
         writeln!(
             out,
             "  (test-only faulty transports hidden; `handoff list --all` shows them)"

@@ -1580,7 +1580,7 @@ mod tests {
         type Rx<M: crate::message::Message> = Rx<M>;
 
         fn info(&self) -> crate::transport::TransportInfo {
-            let mut info = crate::catalog::Catalog::builtin()
+            let mut info = crate::testing::catalog()
                 .get("faulty-drop")
                 .unwrap()
                 .info()
@@ -1618,7 +1618,7 @@ mod tests {
     }
 
     fn catalog() -> Catalog {
-        let mut c = Catalog::builtin();
+        let mut c = crate::testing::catalog();
         c.register(crate::catalog::Entry::pull(OptQueue("opt-queue")));
         c.register(crate::catalog::Entry::pull(OptQueue("opt-queue-b")));
         c
