@@ -59,3 +59,22 @@ pub fn list(catalog: &Catalog, all: bool, out: &mut dyn Write) -> std::io::Resul
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn listing(catalog: &Catalog, all: bool) -> String {
+        let mut out = Vec::new();
+        list(catalog, all, &mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn a_build_without_test_only_transports_says_so_when_asked_for_them() {
+        let c = Catalog::new();
+        assert!(listing(&c, true).contains("this build has no test-only transports"));
+        let text = listing(&c, false);
+        assert!(!text.contains("test-only"), "{text}");
+    }
+}
