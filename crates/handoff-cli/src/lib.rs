@@ -45,7 +45,16 @@ impl CliError {
 /// Parses the command line and runs it with `catalog`. Trials run in child processes started
 /// from this same executable (`__worker`), so the catalog must be the same in every process:
 /// build it deterministically at the top of `main`.
+///
+/// Built with this crate's `testing` feature (its own tests), the test-only faulty transports
+/// are added to `catalog`.
 pub fn main_with(catalog: Catalog) -> ExitCode {
+    #[cfg(feature = "testing")]
+    let catalog = {
+        let mut catalog = catalog;
+        handoff::testing::register_all(&mut catalog);
+        catalog
+    };
     let cli = Cli::parse();
     let result = match cli.command {
         Command::List(a) => {

@@ -37,7 +37,13 @@ pub fn list(catalog: &Catalog, all: bool, out: &mut dyn Write) -> std::io::Resul
             )?;
         }
     }
-    if !all {
+    let test_only = catalog.entries().iter().any(|e| e.info().test_only);
+    if !test_only && all {
+        writeln!(
+            out,
+            "  (this build has no test-only transports; they come with the `testing` feature)"
+        )?;
+    } else if test_only && !all {
         writeln!(
             out,
             "  (test-only faulty transports hidden; `handoff list --all` shows them)"
@@ -52,4 +58,23 @@ pub fn list(catalog: &Catalog, all: bool, out: &mut dyn Write) -> std::io::Resul
         writeln!(out, "  {:15} {}", p.to_string(), p.description())?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn listing(catalog: &Catalog, all: bool) -> String {
+        let mut out = Vec::new();
+        list(catalog, all, &mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn a_build_without_test_only_transports_says_so_when_asked_for_them() {
+        let c = Catalog::new();
+        assert!(listing(&c, true).contains("this build has no test-only transports"));
+        let text = listing(&c, false);
+        assert!(!text.contains("test-only"), "{text}");
+    }
 }

@@ -17,13 +17,12 @@
 #![deny(missing_docs)]
 
 pub mod async_blocking;
+mod builtin;
 pub mod catalog;
 pub mod consecutive;
 pub mod engine;
 pub mod environment;
 pub mod executor;
-pub mod faulty;
-pub mod faulty_timing;
 pub mod histogram;
 pub mod lints;
 pub mod message;
@@ -33,30 +32,20 @@ pub mod output;
 pub mod payload;
 pub mod placement;
 pub mod plan;
+pub mod prelude;
 pub mod probes;
 pub mod report;
 pub mod round_trip_timer;
+mod runner;
 pub mod semantics;
 pub mod session;
 pub mod stats;
 pub mod suggest;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 pub mod transport;
 pub mod transport_async;
 pub mod transports;
 pub mod verify;
 pub mod worker;
 pub mod workload;
-
-/// The names a transport adapter needs.
-pub mod prelude {
-    pub use crate::catalog::{Catalog, Entry};
-    pub use crate::message::Message;
-    pub use crate::semantics::{
-        Arity, Bound, ConsumerStyle, Locality, Ordering, Semantics, WaitStrategy,
-    };
-    pub use crate::transport::{
-        BuildError, CallbackHandle, CallbackTransport, ChannelConfig, Endpoints, OptionSpec,
-        Receiver, Sender, Sink, Transport, TransportInfo, TrySendError,
-    };
-    pub use crate::transport_async::{AsyncReceiver, AsyncSender, AsyncTransport};
-}

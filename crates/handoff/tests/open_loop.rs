@@ -4,13 +4,13 @@
 //! Timing bounds here are deliberately generous: these tests check that each measurement sees
 //! what it must see (a 50 ms stall, a planted knee), not how fast this machine is.
 
-use handoff::catalog::Catalog;
 use handoff::executor::run_sample;
 use handoff::histogram;
 use handoff::outcome::{SampleStatus, ViolationKind};
 use handoff::payload::PayloadKind;
 use handoff::report::Verdict;
 use handoff::session::{self, Isolation, SessionOptions};
+use handoff::testing;
 use handoff::workload::{
     Delivery, Hop, Messages, PacerMode, Pacing, PipelineSpec, RampSpec, TrialSpec, WorkloadKind,
 };
@@ -72,7 +72,7 @@ fn a_stall_shows_in_the_corrected_histogram_only() {
     // messages due during the stall are sent late. Measured from their intended send time they
     // waited up to 50 ms; measured from their actual send they did not wait at all.
     let _serial = serial();
-    let c = Catalog::builtin();
+    let c = testing::catalog();
     let o = run_sample(&c, &paced("faulty-stall", 10_000), 2_000, None);
     assert_eq!(o.status, SampleStatus::Pass, "{o:?}");
     assert_eq!(o.messages, 2_000);
@@ -101,7 +101,7 @@ fn a_stall_shows_in_the_corrected_histogram_only() {
 #[test]
 fn paced_run_keeps_its_rate_and_counts_no_refusals_below_capacity() {
     let _serial = serial();
-    let c = Catalog::builtin();
+    let c = testing::catalog();
     let o = run_sample(&c, &paced("crossbeam-bounded", 20_000), 4_000, None);
     assert_eq!(o.status, SampleStatus::Pass, "{o:?}");
     assert_eq!(o.messages, 4_000);
@@ -120,7 +120,7 @@ fn paced_run_keeps_its_rate_and_counts_no_refusals_below_capacity() {
 #[test]
 fn conflating_transports_are_refused_where_every_message_must_arrive() {
     let _serial = serial();
-    let c = Catalog::builtin();
+    let c = testing::catalog();
     let o = run_sample(&c, &paced("latest-cell", 1_000), 100, None);
     assert!(
         matches!(&o.status, SampleStatus::Unsupported(s) if s.contains("conflates")),
@@ -131,7 +131,7 @@ fn conflating_transports_are_refused_where_every_message_must_arrive() {
 #[test]
 fn latest_pipeline_passes_and_always_delivers_the_final_event() {
     let _serial = serial();
-    let c = Catalog::builtin();
+    let c = testing::catalog();
     let spec = pipeline(
         &["crossbeam-bounded", "latest-cell", "crossbeam-bounded"],
         Delivery::Latest,
@@ -147,7 +147,7 @@ fn latest_pipeline_passes_and_always_delivers_the_final_event() {
 #[test]
 fn latest_verification_catches_a_stale_value() {
     let _serial = serial();
-    let c = Catalog::builtin();
+    let c = testing::catalog();
     let spec = pipeline(
         &["crossbeam-bounded", "faulty-stale", "crossbeam-bounded"],
         Delivery::Latest,
@@ -166,7 +166,7 @@ fn latest_verification_catches_a_stale_value() {
 #[test]
 fn sequential_pipeline_delivers_every_event_and_samples_each_hop() {
     let _serial = serial();
-    let c = Catalog::builtin();
+    let c = testing::catalog();
     let spec = pipeline(
         &[
             "crossbeam-bounded",
@@ -188,7 +188,7 @@ fn sequential_pipeline_delivers_every_event_and_samples_each_hop() {
 #[test]
 fn a_pipeline_hop_that_cannot_be_one_is_named() {
     let _serial = serial();
-    let c = Catalog::builtin();
+    let c = testing::catalog();
     let spec = pipeline(
         &["crossbeam-bounded", "disruptor", "crossbeam-bounded"],
         Delivery::Sequential,
@@ -217,7 +217,7 @@ fn ramp_finds_a_planted_knee_within_one_refinement_step() {
     });
     spec.options.insert("knee".into(), knee.to_string());
     let report = session::run(
-        &Catalog::builtin(),
+        &testing::catalog(),
         vec![spec],
         &SessionOptions {
             isolation: Isolation::InProcess,
@@ -251,7 +251,7 @@ fn ramp_finds_a_planted_knee_within_one_refinement_step() {
 #[test]
 fn several_injectors_fan_in_to_a_pipeline() {
     let _serial = serial();
-    let c = Catalog::builtin();
+    let c = testing::catalog();
     let mut spec = pipeline(
         &[
             "crossbeam-bounded",
@@ -276,7 +276,7 @@ fn several_injectors_fan_in_to_a_pipeline() {
 #[test]
 fn fan_out_delivers_the_whole_stream_to_every_consumer() {
     let _serial = serial();
-    let c = Catalog::builtin();
+    let c = testing::catalog();
     for broadcast in ["bus", "crossbeam-fanout"] {
         // Paced: one hop, three consumers.
         let mut spec = paced(broadcast, 20_000);
@@ -314,7 +314,7 @@ fn fan_out_delivers_the_whole_stream_to_every_consumer() {
 #[test]
 fn fan_out_names_the_consumer_that_lost_a_message() {
     let _serial = serial();
-    let c = Catalog::builtin();
+    let c = testing::catalog();
     let mut spec = paced("faulty-fanout", 20_000);
     spec.consumers = 3;
     let o = run_sample(&c, &spec, 500, None);
@@ -331,7 +331,7 @@ fn fan_out_names_the_consumer_that_lost_a_message() {
 #[test]
 fn fan_out_needs_a_broadcast_transport_and_broadcasts_need_a_fan_out() {
     let _serial = serial();
-    let c = Catalog::builtin();
+    let c = testing::catalog();
     // A queue hands each message to one consumer: no fan-out.
     let mut spec = paced("crossbeam-bounded", 1_000);
     spec.consumers = 2;
@@ -369,7 +369,7 @@ fn fan_out_needs_a_broadcast_transport_and_broadcasts_need_a_fan_out() {
 #[test]
 fn async_transports_are_hops_driven_from_threads() {
     let _serial = serial();
-    let c = Catalog::builtin();
+    let c = testing::catalog();
     // tokio-watch as the conflating hop of a latest pipeline.
     let spec = pipeline(
         &["crossbeam-bounded", "tokio-watch", "crossbeam-bounded"],
@@ -416,7 +416,7 @@ fn every_hop_carries_the_whole_stamped_message() {
     use handoff::payload::Word;
     use handoff::semantics::{Bound, ConsumerStyle};
     use handoff::transport::ChannelConfig;
-    let c = Catalog::builtin();
+    let c = testing::catalog();
     let mut hops = Vec::new();
     for e in c.entries() {
         let info = e.info();
@@ -429,13 +429,10 @@ fn every_hop_carries_the_whole_stamped_message() {
             Bound::Bounded { min_capacity, .. } => min_capacity.max(256),
             Bound::Unbounded => 0,
         };
-        let hop = e
+        let mut ends: BoxedHop<Stamped<Word>> = e
             .runner()
-            .hop(PayloadKind::U64, &ChannelConfig::new(capacity, 1, 1))
+            .hop::<Word>(&ChannelConfig::new(capacity, 1, 1))
             .unwrap_or_else(|err| panic!("{}: {err}", info.name));
-        let mut ends = *hop
-            .downcast::<BoxedHop<Stamped<Word>>>()
-            .unwrap_or_else(|_| panic!("{}: wrong endpoint type", info.name));
         let mut tx = ends.senders.pop().unwrap();
         let mut rx = ends.receivers.pop().unwrap();
         let producer = std::thread::spawn(move || {

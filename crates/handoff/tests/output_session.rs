@@ -1,11 +1,11 @@
 //! From a suite file to every output format, through a real (small, in-process) session.
 
-use handoff::catalog::Catalog;
 use handoff::output::{render, Format};
 use handoff::plan::Plan;
 use handoff::prelude::*;
 use handoff::report::{RunReport, Verdict};
 use handoff::session::{self, Isolation, SessionOptions};
+use handoff::testing;
 use std::sync::mpsc;
 
 /// A plain std channel: the passing reference beside the faulty ones.
@@ -82,7 +82,7 @@ transports = "std-stub"
 "#;
 
 fn run() -> RunReport {
-    let mut catalog = Catalog::builtin();
+    let mut catalog = testing::catalog();
     catalog.register(Entry::pull(StdStub));
     let suite = Plan::parse(SUITE, "smoke.toml", &catalog).unwrap();
     assert_eq!(suite.trials.len(), 3);

@@ -1,10 +1,10 @@
 //! The faulty transports get the right verdicts, in process, and a clean run keeps going.
 
-use handoff::catalog::Catalog;
 use handoff::outcome::{SampleStatus, ViolationKind};
 use handoff::payload::PayloadKind;
 use handoff::report::Verdict;
 use handoff::session::{self, Isolation, SessionOptions};
+use handoff::testing;
 use handoff::workload::{Messages, TrialSpec, WorkloadKind};
 use std::collections::BTreeMap;
 
@@ -31,7 +31,7 @@ fn spec(transport: &str, workload: WorkloadKind, producers: usize) -> TrialSpec 
 }
 
 fn sample(name: &str, producers: usize) -> SampleStatus {
-    let c = Catalog::builtin();
+    let c = testing::catalog();
     let w = if producers == 1 {
         WorkloadKind::Spsc
     } else {
@@ -89,7 +89,7 @@ fn panic_is_reported_crashed_with_its_message() {
 
 #[test]
 fn a_session_keeps_every_other_result() {
-    let c = Catalog::builtin();
+    let c = testing::catalog();
     let specs = vec![
         spec("faulty-drop", WorkloadKind::Spsc, 1),
         spec("faulty-panic", WorkloadKind::Spsc, 1),
@@ -119,7 +119,7 @@ fn a_session_keeps_every_other_result() {
 #[test]
 fn a_wait_option_sets_the_reported_wait_strategy() {
     use handoff::semantics::WaitStrategy;
-    let c = Catalog::builtin();
+    let c = testing::catalog();
     let with = |key: &str, value: &str, transport: &str| {
         let mut s = spec(transport, WorkloadKind::Mpsc, 2);
         s.options.insert(key.into(), value.into());

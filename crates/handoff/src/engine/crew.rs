@@ -107,6 +107,14 @@ impl<R: Send + 'static> Crew<R> {
     where
         F: FnOnce() -> R + Send + 'static,
     {
+        self.spawn_boxed(name, Box::new(work));
+    }
+
+    /// [`Crew::spawn`] with the member's work boxed: the thread's set-up (spawn, pinning, start
+    /// line, panic capture, report) is compiled once per crew type rather than once per engine,
+    /// transport and payload. The work is called once per thread through the box; everything it
+    /// does per message stays the caller's own monomorphised code.
+    fn spawn_boxed(&mut self, name: &str, work: Box<dyn FnOnce() -> R + Send>) {
         let idx = self.spawned;
         self.spawned += 1;
         let core = self.plan.cores.get(idx).copied().flatten();

@@ -15,6 +15,7 @@
 mod asynch;
 mod callback;
 pub mod crew;
+pub mod hop;
 mod open_loop;
 mod pingpong;
 pub mod pipeline;

@@ -10,40 +10,21 @@
 //! a few nanoseconds against the microseconds a pipeline's events take end to end, and small
 //! next to the clock reads and histogram records every open-loop message costs anyway (both are
 //! measured and reported with each result). Boxing also keeps the engine compiled once per
-//! payload rather than once per transport and payload. The boxing
-//! happens in the catalog's runner ([`crate::catalog::Runner::hop`]), which knows the hop's
-//! concrete transport type, and the result travels type-erased (`dyn Any`) to this module, which
-//! knows the message type and takes it back.
+//! payload rather than once per transport and payload. The hops come from a [`HopSource`] (the
+//! catalog), whose builders know each hop's concrete transport type; the message type is checked
+//! at compile time (see [`super::hop`]).
 
+use super::hop::HopPayload;
 use super::open_loop::{self, HopMeta};
 use super::support::check_support;
-use crate::catalog::Catalog;
-use crate::message::Message;
 use crate::open_loop::Stamped;
 use crate::outcome::{SampleOutcome, SampleStatus};
 use crate::placement::Placement;
 use crate::semantics::{Bound, Ordering};
-use crate::transport::{ChannelConfig, Endpoints, Receiver, Sender};
+use crate::transport::ChannelConfig;
 use crate::workload::{Delivery, PipelineSpec, TrialSpec, WorkloadKind};
 
-/// A hop's endpoints, boxed.
-pub type BoxedHop<M> = Endpoints<Box<dyn Sender<M>>, Box<dyn Receiver<M>>>;
-
-/// Boxes a hop's endpoints.
-pub fn boxed<M: 'static, S: Sender<M>, R: Receiver<M>>(e: Endpoints<S, R>) -> BoxedHop<M> {
-    Endpoints {
-        senders: e
-            .senders
-            .into_iter()
-            .map(|s| Box::new(s) as Box<dyn Sender<M>>)
-            .collect(),
-        receivers: e
-            .receivers
-            .into_iter()
-            .map(|r| Box::new(r) as Box<dyn Receiver<M>>)
-            .collect(),
-    }
-}
+pub use super::hop::{boxed, BoxedHop, HopSource};
 
 /// The hops of an open-loop trial: a pipeline's own, or the trial's transport as the one hop of
 /// `paced` and `ramp`.
@@ -66,7 +47,7 @@ fn hops_of(spec: &TrialSpec) -> Option<std::borrow::Cow<'_, PipelineSpec>> {
 
 /// Checks every hop of a pipeline trial against its transport's declared semantics (each hop
 /// seen as a stream of its own: the injectors into the first, one stage into each other).
-pub fn check(catalog: &Catalog, spec: &TrialSpec) -> Result<(), Box<SampleOutcome>> {
+pub fn check(source: &dyn HopSource, spec: &TrialSpec) -> Result<(), Box<SampleOutcome>> {
     let fail = |status| {
         Err(Box::new(SampleOutcome::status_only(
             status,
@@ -104,8 +85,8 @@ pub fn check(catalog: &Catalog, spec: &TrialSpec) -> Result<(), Box<SampleOutcom
         ));
     }
     for (i, hop) in pipe.hops.iter().enumerate() {
-        let entry = match catalog.lookup(&hop.transport) {
-            Ok(e) => e,
+        let info = match source.hop_transport(&hop.transport) {
+            Ok((info, _)) => info,
             Err(e) => return fail(SampleStatus::Invalid(format!("hop {}: {e}", i + 1))),
         };
         let writers = if i == 0 { spec.producers } else { 1 };
@@ -127,7 +108,7 @@ pub fn check(catalog: &Catalog, spec: &TrialSpec) -> Result<(), Box<SampleOutcom
             pipeline: None,
             ..spec.clone()
         };
-        if let Err(mut o) = check_support(entry.info(), &as_stream) {
+        if let Err(mut o) = check_support(info, &as_stream) {
             if spec.pipeline.is_none() {
                 return Err(o);
             }
@@ -146,14 +127,18 @@ pub fn check(catalog: &Catalog, spec: &TrialSpec) -> Result<(), Box<SampleOutcom
     Ok(())
 }
 
-/// Runs one pipeline sample.
-pub fn run(catalog: &Catalog, spec: &TrialSpec, messages: u64) -> SampleOutcome {
-    crate::with_payload!(spec.payload, M => run_typed::<M>(catalog, spec, messages))
+/// Runs one pipeline sample, its hops built by `source`.
+pub fn run(source: &dyn HopSource, spec: &TrialSpec, messages: u64) -> SampleOutcome {
+    crate::with_payload!(spec.payload, M => run_typed::<M>(source, spec, messages))
 }
 
-fn run_typed<M: Message>(catalog: &Catalog, spec: &TrialSpec, messages: u64) -> SampleOutcome {
+fn run_typed<M: HopPayload>(
+    source: &dyn HopSource,
+    spec: &TrialSpec,
+    messages: u64,
+) -> SampleOutcome {
     let fail = |status| SampleOutcome::status_only(status, Placement::default());
-    if let Err(o) = check(catalog, spec) {
+    if let Err(o) = check(source, spec) {
         return *o;
     }
     let Some(pipe) = hops_of(spec) else {
@@ -166,11 +151,10 @@ fn run_typed<M: Message>(catalog: &Catalog, spec: &TrialSpec, messages: u64) -> 
     let mut fifo = true;
     let mut conflating = false;
     for (i, hop) in pipe.hops.iter().enumerate() {
-        let entry = match catalog.lookup(&hop.transport) {
-            Ok(e) => e,
+        let (info, builder) = match source.hop_transport(&hop.transport) {
+            Ok(t) => t,
             Err(e) => return fail(SampleStatus::Invalid(format!("hop {}: {e}", i + 1))),
         };
-        let info = entry.info();
         let writers = if i == 0 { spec.producers } else { 1 };
         // The last hop feeds the sinks: several in a fan-out.
         let readers = if i + 1 == pipe.hops.len() {
@@ -184,7 +168,7 @@ fn run_typed<M: Message>(catalog: &Catalog, spec: &TrialSpec, messages: u64) -> 
             consumers: readers,
             options: spec.options.clone(),
         };
-        let erased = match entry.runner().hop(spec.payload, &cfg) {
+        let ends = match M::build_hop(builder, &cfg) {
             Ok(h) => h,
             Err(e) => {
                 let mut o = super::stream::build_failed(e, Placement::default());
@@ -193,12 +177,6 @@ fn run_typed<M: Message>(catalog: &Catalog, spec: &TrialSpec, messages: u64) -> 
                 }
                 return o;
             }
-        };
-        let Ok(ends) = erased.downcast::<BoxedHop<Stamped<M>>>() else {
-            return fail(SampleStatus::Crashed(format!(
-                "hop {}: the runner built endpoints of another payload",
-                i + 1
-            )));
         };
         let ordering = info.semantics.ordering;
         fifo &= ordering.is_fifo();
@@ -213,7 +191,7 @@ fn run_typed<M: Message>(catalog: &Catalog, spec: &TrialSpec, messages: u64) -> 
             },
             latest: ordering == Ordering::Latest,
         });
-        hops.push(*ends);
+        hops.push(ends);
     }
     let ordering = match (pipe.delivery, conflating) {
         (Delivery::Latest, true) => Ordering::Latest,

@@ -536,7 +536,7 @@ fn impossible_parameters_are_rejected_where_written() {
 #[test]
 fn drivers_sweep_fastest_and_bad_names_point_at_the_value() {
     let s = parse(
-        "[defaults]\ndriver = \"tokio-current\"\n\n[[benchmark]]\nworkload = \"spsc\"\ntransports = [\"opt-queue\", \"faulty-dup\"]\ndriver = [\"threads\", \"tokio-multi:2\"]\n\n[[benchmark]]\nworkload = \"spsc\"\ntransports = \"opt-queue\"\n",
+        "[defaults]\ndriver = \"tokio-current\"\n\n[[benchmark]]\nworkload = \"spsc\"\ntransports = [\"opt-queue\", \"rtrb\"]\ndriver = [\"threads\", \"tokio-multi:2\"]\n\n[[benchmark]]\nworkload = \"spsc\"\ntransports = \"opt-queue\"\n",
     )
     .unwrap();
     let got: Vec<(String, Driver)> = s
@@ -550,8 +550,8 @@ fn drivers_sweep_fastest_and_bad_names_point_at_the_value() {
         [
             ("opt-queue".to_string(), Driver::Threads),
             ("opt-queue".to_string(), multi),
-            ("faulty-dup".to_string(), Driver::Threads),
-            ("faulty-dup".to_string(), multi),
+            ("rtrb".to_string(), Driver::Threads),
+            ("rtrb".to_string(), multi),
             ("opt-queue".to_string(), Driver::TokioCurrent),
         ]
     );
@@ -592,7 +592,7 @@ fn drivers_sweep_fastest_and_bad_names_point_at_the_value() {
 #[test]
 fn quick_keeps_coverage_and_shortens_samples() {
     let mut s = parse(
-        "[defaults]\nsamples = 10\nwarmup = 3\n\n[[benchmark]]\nworkload = \"spsc\"\ntransports = [\"opt-queue\"]\nmessages = [\"auto\", 100000, 5000, 500]\ntarget_ms = 40\n\n[[benchmark]]\nworkload = \"spsc\"\ntransports = [\"faulty-dup\"]\nsamples = 2\nwarmup = 0\ntarget_ms = 12\n",
+        "[defaults]\nsamples = 10\nwarmup = 3\n\n[[benchmark]]\nworkload = \"spsc\"\ntransports = [\"opt-queue\"]\nmessages = [\"auto\", 100000, 5000, 500]\ntarget_ms = 40\n\n[[benchmark]]\nworkload = \"spsc\"\ntransports = [\"rtrb\"]\nsamples = 2\nwarmup = 0\ntarget_ms = 12\n",
     )
     .unwrap();
     let before = s.trials.len();

@@ -14,9 +14,10 @@
 //! | `faulty-fanout`  | declares broadcast (one std channel per consumer, each sent a copy); the last consumer loses one message | fail (order, naming that consumer in a fan-out) |
 //!
 //! Two more misbehave in time rather than in content, for the open-loop workloads: see
-//! [`crate::faulty_timing`] (`faulty-stall`, `faulty-knee`).
+//! [`super::faulty_timing`] (`faulty-stall`, `faulty-knee`).
 //!
-//! They are marked test-only: hidden from `handoff list` unless asked for, never in default suites.
+//! They are marked test-only: hidden from `handoff list` unless asked for, never in default suites,
+//! and compiled only with the `testing` feature.
 
 use crate::catalog::{Catalog, Entry};
 use crate::message::Message;
@@ -212,10 +213,9 @@ impl Transport for Faulty {
     }
 }
 
-/// Registers every faulty transport.
+/// Registers every faulty transport of this module.
 pub fn register_all(c: &mut Catalog) {
     for f in Fault::ALL {
         c.register(Entry::pull(Faulty(f)));
     }
-    crate::faulty_timing::register_all(c);
 }

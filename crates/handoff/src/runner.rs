@@ -1,0 +1,149 @@
+//! Catalog entries: a transport's declared info and its sample runner.
+//!
+//! [`Entry::pull`], [`Entry::callback`] and [`Entry::asynchronous`] erase a transport's generic
+//! parameters behind the object-safe [`Runner`] trait once per *sample*: inside, the payload is
+//! matched to its concrete message type and the engine runs fully monomorphised code, so no
+//! virtual call sits on the per-message path. A runner also builds the transport's hops for the
+//! open-loop engine ([`HopBuilder`]), typed by payload at compile time.
+//!
+//! This module depends on the engine and the transport traits only; the catalog
+//! ([`crate::catalog`], which re-exports [`Entry`] and [`Runner`]) holds entries, and the
+//! transports register theirs in it.
+
+use crate::engine::hop::{boxed, BoxedHop, BuildHop, HopBuilder, HopPayload};
+use crate::message::Message;
+use crate::open_loop::Stamped;
+use crate::outcome::SampleOutcome;
+use crate::transport::{BuildError, CallbackTransport, ChannelConfig, Transport, TransportInfo};
+use crate::transport_async::AsyncTransport;
+use crate::workload::TrialSpec;
+use std::sync::Arc;
+
+/// Runs samples of one transport (object safe).
+pub trait Runner: Send + Sync {
+    /// Runs one sample of `spec` moving `messages` messages (round trips for ping-pong).
+    ///
+    /// Never panics on a transport's failure: panics, hangs and violations become the outcome's
+    /// status. A hang is detected after `spec.timeout_ms`; the stuck threads are left behind
+    /// (running trials in a child process, as the CLI does, reclaims them).
+    fn run_sample(&self, spec: &TrialSpec, messages: u64) -> SampleOutcome;
+
+    /// Builds this transport's hops of a pipeline, for every payload. Transports that cannot be
+    /// a hop (callback consumers) refuse when asked to build one.
+    fn hops(&self) -> &dyn HopBuilder;
+}
+
+impl<'r> dyn Runner + 'r {
+    /// Builds one channel of stamped messages of payload `M` with boxed endpoints, for a hop of
+    /// a pipeline.
+    pub fn hop<M: HopPayload>(
+        &self,
+        cfg: &ChannelConfig,
+    ) -> Result<BoxedHop<Stamped<M>>, BuildError> {
+        M::build_hop(self.hops(), cfg)
+    }
+}
+
+struct PullRunner<T>(Arc<T>);
+struct CallbackRunner<T>(Arc<T>);
+struct AsyncRunner<T>(Arc<T>);
+
+/// The hop builder of a transport that cannot be a hop.
+struct NoHops;
+
+impl<T: Transport> Runner for PullRunner<T> {
+    fn run_sample(&self, spec: &TrialSpec, messages: u64) -> SampleOutcome {
+        crate::engine::run_pull(&self.0, spec, messages)
+    }
+
+    fn hops(&self) -> &dyn HopBuilder {
+        self
+    }
+}
+
+impl<T: Transport, M: Message> BuildHop<M> for PullRunner<T> {
+    fn build_hop(&self, cfg: &ChannelConfig) -> Result<BoxedHop<Stamped<M>>, BuildError> {
+        Ok(boxed(self.0.channel::<Stamped<M>>(cfg)?))
+    }
+}
+
+impl<T: CallbackTransport> Runner for CallbackRunner<T> {
+    fn run_sample(&self, spec: &TrialSpec, messages: u64) -> SampleOutcome {
+        crate::engine::run_callback(&self.0, spec, messages)
+    }
+
+    fn hops(&self) -> &dyn HopBuilder {
+        &NoHops
+    }
+}
+
+impl<M: Message> BuildHop<M> for NoHops {
+    fn build_hop(&self, _: &ChannelConfig) -> Result<BoxedHop<Stamped<M>>, BuildError> {
+        Err(BuildError::Unsupported(
+            "this transport calls its consumer back; a pipeline hop needs a pull consumer".into(),
+        ))
+    }
+}
+
+impl<T: AsyncTransport> Runner for AsyncRunner<T> {
+    fn run_sample(&self, spec: &TrialSpec, messages: u64) -> SampleOutcome {
+        crate::engine::run_async(&self.0, spec, messages)
+    }
+
+    fn hops(&self) -> &dyn HopBuilder {
+        self
+    }
+}
+
+/// An async channel as a hop: the open-loop engine's threads drive each send and receive with
+/// one `block_on` (see [`crate::async_blocking`]).
+impl<T: AsyncTransport, M: Message> BuildHop<M> for AsyncRunner<T> {
+    fn build_hop(&self, cfg: &ChannelConfig) -> Result<BoxedHop<Stamped<M>>, BuildError> {
+        let ends = self.0.channel::<Stamped<M>>(cfg)?;
+        Ok(boxed(crate::async_blocking::blocking(ends)))
+    }
+}
+
+/// One transport in the catalog.
+#[derive(Clone)]
+pub struct Entry {
+    info: TransportInfo,
+    runner: Arc<dyn Runner>,
+}
+
+impl Entry {
+    /// Wraps a pull-style transport.
+    pub fn pull<T: Transport>(t: T) -> Entry {
+        Entry {
+            info: t.info(),
+            runner: Arc::new(PullRunner(Arc::new(t))),
+        }
+    }
+
+    /// Wraps a callback-style transport.
+    pub fn callback<T: CallbackTransport>(t: T) -> Entry {
+        Entry {
+            info: t.info(),
+            runner: Arc::new(CallbackRunner(Arc::new(t))),
+        }
+    }
+
+    /// Wraps an async transport: it runs under every driver (tasks on a tokio runtime, or OS
+    /// threads each driving its loop with one `block_on`).
+    pub fn asynchronous<T: AsyncTransport>(t: T) -> Entry {
+        Entry {
+            info: t.info(),
+            runner: Arc::new(AsyncRunner(Arc::new(t))),
+        }
+    }
+
+    /// Name, description and semantics.
+    pub fn info(&self) -> &TransportInfo {
+        &self.info
+    }
+
+    /// The sample runner.
+    pub fn runner(&self) -> &dyn Runner {
+        &*self.runner
+    }
+}

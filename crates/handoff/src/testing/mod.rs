@@ -1,0 +1,28 @@
+//! Test-only transports that misbehave on purpose, for proving that the harness catches every
+//! kind of failure: wrong content ([`faulty`]: drops, duplicates, reorders, hangs, panics,
+//! aborts, stale and lost fan-out values) and wrong timing ([`faulty_timing`]: a stalling
+//! producer, a saturation knee).
+//!
+//! Compiled only with the crate's `testing` feature (and in its own unit tests), and never part
+//! of [`Catalog::builtin`]: a test registers them with [`register_all`], or takes [`catalog`].
+//! The crate's integration tests get the feature through a dev-dependency of the crate on
+//! itself; a tool built on the crate (the `handoff` command) forwards it with a `testing`
+//! feature of its own.
+
+pub mod faulty;
+pub mod faulty_timing;
+
+use crate::catalog::Catalog;
+
+/// Registers every test-only transport.
+pub fn register_all(c: &mut Catalog) {
+    faulty::register_all(c);
+    faulty_timing::register_all(c);
+}
+
+/// The built-in catalog plus every test-only transport.
+pub fn catalog() -> Catalog {
+    let mut c = Catalog::builtin();
+    register_all(&mut c);
+    c
+}
