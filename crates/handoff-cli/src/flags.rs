@@ -8,12 +8,16 @@
 //! they apply.
 
 use crate::args::RunArgs;
-use crate::run::{DEFAULT_SUITE, DEFAULT_SUITE_NAME};
 use crate::CliError;
 use handoff::catalog::Catalog;
 use handoff::plan::value::{List, OptValue};
 use handoff::plan::{At, Benchmark, Overlay, Params, Plan};
 use std::collections::BTreeMap;
+
+/// The default suite, built into the binary so `handoff run` works from any directory.
+pub const DEFAULT_SUITE: &str = include_str!("../../../suites/default.toml");
+/// How the built-in suite is named in errors and reports.
+pub const DEFAULT_SUITE_NAME: &str = "suites/default.toml (built in)";
 
 /// The plan the flags ask for, and whether it is ad hoc (built from the flags alone).
 pub fn plan(catalog: &Catalog, args: &RunArgs) -> Result<(Plan, bool), CliError> {

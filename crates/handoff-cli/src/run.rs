@@ -14,11 +14,6 @@ use handoff::probes::ProbeBudget;
 use handoff::session::{self, Isolation, SessionOptions};
 use std::io::Write;
 
-/// The default suite, built into the binary so `handoff run` works from any directory.
-pub const DEFAULT_SUITE: &str = include_str!("../../../suites/default.toml");
-/// How the built-in suite is named in errors and reports.
-pub const DEFAULT_SUITE_NAME: &str = "suites/default.toml (built in)";
-
 /// Runs `handoff run` and returns the exit code.
 pub fn run(catalog: &Catalog, args: &RunArgs) -> Result<u8, CliError> {
     let format: Format = args.format.parse().map_err(CliError::bad_input)?;

@@ -2,7 +2,7 @@
 //! statistic; everything shown is here.
 
 use crate::environment::Environment;
-use crate::lints::Lint;
+use crate::lints::lint::Lint;
 use crate::payload::PayloadKind;
 use crate::placement::Placement;
 use crate::probes::Limits;

@@ -20,7 +20,7 @@
 //!   table. A lint that every result of the run carries is said once, in the header.
 
 use super::fmt;
-use crate::lints::Lint;
+use crate::lints::lint::Lint;
 use crate::probes::Limits;
 use crate::report::{RunReport, TrialResult, Verdict};
 use crate::semantics::{Bound, ConsumerStyle, Locality, Ordering, Semantics, WaitStrategy};

@@ -1,0 +1,222 @@
+//! The lint itself: one warning attached to a result, with its code and its words.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// A methodology warning.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "code")]
+pub enum Lint {
+    /// More threads than cores: the figure includes scheduler time slicing.
+    Oversubscribed {
+        /// Threads run.
+        threads: usize,
+        /// Cores available.
+        cores: usize,
+    },
+    /// Pinning was requested but not obtained.
+    PinningFailed {
+        /// Why.
+        detail: String,
+    },
+    /// Threads were not pinned because the user asked so.
+    Unpinned,
+    /// A same-thread transport appears in a table with cross-thread ones.
+    SameThread,
+    /// The producer and consumer ran as tasks on one current-thread async runtime: they took
+    /// turns on a single OS thread, so no cross-core hand-off happened.
+    SameThreadCooperative,
+    /// The queue can hold every message of the sample: it never fills, backpressure is never
+    /// exercised.
+    CapacityNeverFills {
+        /// Capacity.
+        capacity: usize,
+        /// Messages per sample (per producer shard where it applies).
+        messages: u64,
+    },
+    /// Relative dispersion above the noisy threshold.
+    Noisy {
+        /// Relative MAD.
+        spread: f64,
+        /// Threshold.
+        threshold: f64,
+    },
+    /// A percentile is shown from too few observations.
+    TooFewForPercentile {
+        /// The percentile (e.g. 99.9).
+        percentile: f64,
+        /// Observations recorded.
+        observations: u64,
+        /// Observations needed.
+        needed: u64,
+    },
+    /// Fewer timed samples than a median with a spread needs.
+    FewSamples {
+        /// Samples taken.
+        samples: usize,
+    },
+    /// A batch size was requested but the transport has no native batch operations.
+    BatchEmulated,
+    /// Not an optimised build: figures are not representative.
+    DebugBuild,
+    /// The result beats the machine's measured limit: the limit probe was disturbed (another
+    /// process took a core while it ran), so every distance to the limit in this run is suspect.
+    BeyondLimit {
+        /// The result as a multiple of the limit.
+        ratio: f64,
+        /// Whether the limit is a round trip (a time: lower is better) rather than a rate.
+        #[serde(default)]
+        round_trip: bool,
+    },
+    /// An open-loop run achieved less than 99% of the rate it asked for: the producers could not
+    /// keep the schedule (the transport blocked them, or the machine is too busy).
+    RateMissed {
+        /// Requested messages per second.
+        requested: u64,
+        /// Achieved (median over samples).
+        achieved: f64,
+    },
+    /// The transport has no non-blocking send, so a full transport cannot be seen as refused
+    /// sends; only latency shows saturation.
+    RefusalsUnobservable,
+    /// The harness's own per-message timing cost is not small against the latency reported.
+    TimingOverhead {
+        /// Clock reads and histogram records per message, ns.
+        overhead_ns: f64,
+        /// Median latency, ns.
+        p50_ns: u64,
+    },
+    /// The timer that stamps latencies advances in steps that are not small against the p50
+    /// (see `round_trip_timer`): percentiles are quantised to that step, and differences
+    /// smaller than one step are not resolved.
+    ClockStep {
+        /// The timer's step, ns.
+        step_ns: f64,
+        /// Median latency, ns.
+        p50_ns: u64,
+    },
+    /// A ramp reached its highest rate without finding one it could not sustain.
+    RampCeiling {
+        /// The highest rate tried.
+        max: u64,
+    },
+    /// Some samples ran far slower than the median: the transport ran in two regimes in one
+    /// trial (a thread lost its core, or the two sides fell into a slot-by-slot chase at the
+    /// full or empty edge). The median shows the common regime; the spread can look small.
+    Outliers {
+        /// Samples below [`OUTLIER_FRACTION`] of the median.
+        slow: usize,
+        /// Samples in all.
+        samples: usize,
+        /// The slowest sample as a fraction of the median.
+        slowest: f64,
+    },
+}
+
+impl Lint {
+    /// The lint's short code, e.g. `oversubscribed`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Lint::Oversubscribed { .. } => "oversubscribed",
+            Lint::PinningFailed { .. } => "pinning-failed",
+            Lint::Unpinned => "unpinned",
+            Lint::SameThread => "same-thread",
+            Lint::SameThreadCooperative => "same-thread-cooperative",
+            Lint::CapacityNeverFills { .. } => "capacity-never-fills",
+            Lint::Noisy { .. } => "noisy",
+            Lint::TooFewForPercentile { .. } => "too-few-for-percentile",
+            Lint::FewSamples { .. } => "few-samples",
+            Lint::BatchEmulated => "batch-emulated",
+            Lint::DebugBuild => "debug-build",
+            Lint::BeyondLimit { .. } => "beyond-limit",
+            Lint::RateMissed { .. } => "rate-missed",
+            Lint::RefusalsUnobservable => "refusals-unobservable",
+            Lint::TimingOverhead { .. } => "timing-overhead",
+            Lint::ClockStep { .. } => "clock-step",
+            Lint::RampCeiling { .. } => "ramp-ceiling",
+            Lint::Outliers { .. } => "outliers",
+        }
+    }
+}
+
+impl fmt::Display for Lint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Lint::Oversubscribed { threads, cores } => {
+                write!(f, "oversubscribed: {threads} threads on {cores} cores; includes scheduler time slicing")
+            }
+            Lint::PinningFailed { detail } => write!(f, "pinning requested but not obtained: {detail}"),
+            Lint::Unpinned => write!(f, "threads not pinned (--no-pin)"),
+            Lint::SameThread => {
+                write!(f, "same-thread: the consumer runs on the producer's thread; no cross-core hand-off happens")
+            }
+            Lint::SameThreadCooperative => write!(
+                f,
+                "same-thread-cooperative: producer and consumer tasks took turns on one thread (tokio current-thread runtime); no cross-core hand-off happens"
+            ),
+            Lint::CapacityNeverFills { capacity, messages } => write!(
+                f,
+                "capacity {capacity} >= {messages} messages: the queue never fills, backpressure is not exercised"
+            ),
+            Lint::Noisy { spread, threshold } => write!(
+                f,
+                "noisy: relative MAD {:.1}% > {:.0}%; compare with care or take more samples",
+                spread * 100.0,
+                threshold * 100.0
+            ),
+            Lint::TooFewForPercentile { percentile, observations, needed } => write!(
+                f,
+                "p{percentile} from {observations} observations (needs >= {needed}); treat it as the maximum"
+            ),
+            Lint::FewSamples { samples } => {
+                write!(f, "only {samples} timed sample(s): no meaningful median or spread")
+            }
+            Lint::BatchEmulated => {
+                write!(f, "batch requested but the transport has no native batch operations; sent one by one")
+            }
+            Lint::DebugBuild => write!(f, "debug build: figures are not representative; build with --release"),
+            Lint::BeyondLimit {
+                ratio,
+                round_trip: true,
+            } => write!(
+                f,
+                "{ratio:.2}× the measured round trip, faster than the machine allows: the limit probe was disturbed (a busy machine?); distances to the limit in this run are suspect"
+            ),
+            Lint::BeyondLimit {
+                ratio,
+                round_trip: false,
+            } => write!(
+                f,
+                "{:.0}% of the measured limit: the limit probe was disturbed (a busy machine?); distances to the limit in this run are suspect",
+                ratio * 100.0
+            ),
+            Lint::RateMissed { requested, achieved } => write!(
+                f,
+                "achieved {achieved:.0}/s of {requested}/s requested ({:.1}%): the schedule was not kept",
+                100.0 * achieved / (*requested).max(1) as f64
+            ),
+            Lint::RefusalsUnobservable => write!(
+                f,
+                "the transport has no non-blocking send: refused sends cannot be counted; saturation shows only in latency and achieved rate"
+            ),
+            Lint::TimingOverhead { overhead_ns, p50_ns } => write!(
+                f,
+                "the harness's stamping and recording cost {overhead_ns:.0} ns per message, over 10% of the p50 of {p50_ns} ns"
+            ),
+            Lint::ClockStep { step_ns, p50_ns } => write!(
+                f,
+                "the timer advances in steps of {step_ns:.1} ns, {:.0}% of the p50 of {p50_ns} ns: percentiles are quantised to that step",
+                100.0 * step_ns / (*p50_ns).max(1) as f64
+            ),
+            Lint::RampCeiling { max } => write!(
+                f,
+                "the ramp reached its highest rate ({max}/s) without finding a knee; raise `ramp.max`"
+            ),
+            Lint::Outliers { slow, samples, slowest } => write!(
+                f,
+                "outliers: {slow} of {samples} samples below a third of the median (slowest {:.0}% of it): two regimes in one trial; the median shows the common one",
+                slowest * 100.0
+            ),
+        }
+    }
+}
