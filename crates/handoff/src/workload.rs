@@ -85,28 +85,12 @@ impl WorkloadKind {
         }
     }
 
-    /// Default producer counts swept when none are given.
-    pub fn default_producers(self) -> Vec<usize> {
-        match self {
-            WorkloadKind::Mpsc | WorkloadKind::Mpmc => vec![1, 2, 4, 8],
-            _ => vec![1],
-        }
-    }
-
     /// Whether messages are sent on a schedule (open loop) and carry send timestamps.
     pub fn is_open_loop(self) -> bool {
         matches!(
             self,
             WorkloadKind::Paced | WorkloadKind::Ramp | WorkloadKind::Pipeline
         )
-    }
-
-    /// Default consumer count.
-    pub fn default_consumers(self) -> usize {
-        match self {
-            WorkloadKind::Mpmc => 2,
-            _ => 1,
-        }
     }
 }
 
@@ -462,9 +446,6 @@ pub struct PipelineSpec {
     /// What reaches the sink.
     pub delivery: Delivery,
 }
-
-/// Default hop capacities of a pipeline (the reference scenario's 64, 1024, 256).
-pub const DEFAULT_HOP_CAPACITIES: [usize; 3] = [64, 1024, 256];
 
 impl TrialSpec {
     /// A short label identifying the trial in progress output and errors,

@@ -30,18 +30,25 @@ pub const PROBES: bool = true;
 /// Busy work per pipeline stage and event, nanoseconds.
 pub const STAGE_WORK_NS: u64 = 0;
 /// A pipeline's hop capacities (the reference scenario's).
-pub const HOP_CAPACITIES: [usize; 3] = crate::workload::DEFAULT_HOP_CAPACITIES;
+pub const HOP_CAPACITIES: [usize; 3] = [64, 1024, 256];
 /// The workload of an ad-hoc run that names none.
 pub const WORKLOAD: WorkloadKind = WorkloadKind::Spsc;
 
 /// Producer counts swept when none are given: 1, 2, 4, 8 for `mpsc` and `mpmc`, else 1.
 pub fn producers(workload: WorkloadKind) -> Vec<usize> {
-    workload.default_producers()
+    match workload {
+        WorkloadKind::Mpsc | WorkloadKind::Mpmc => vec![1, 2, 4, 8],
+        _ => vec![1],
+    }
 }
 
 /// Consumers when none are given: 2 for `mpmc`, else 1.
 pub fn consumers(workload: WorkloadKind) -> usize {
-    workload.default_consumers()
+    if workload == WorkloadKind::Mpmc {
+        2
+    } else {
+        1
+    }
 }
 
 /// The rate of an open-loop workload when none is given, messages per second: the pipeline

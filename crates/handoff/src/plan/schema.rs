@@ -141,12 +141,11 @@ pub struct SuiteFile {
 }
 
 /// The keys only a `[[benchmark]]` takes.
-pub const BENCHMARK_ONLY: [&str; 7] = [
+pub const BENCHMARK_ONLY: [&str; 6] = [
     "workload",
     "workloads",
     "transport",
     "transports",
     "hops",
     "options",
-    "benchmark",
 ];

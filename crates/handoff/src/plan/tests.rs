@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::payload::PayloadKind;
-use crate::semantics::{Arity, Bound, ConsumerStyle, Locality, Ordering, Semantics, WaitStrategy};
+use crate::semantics::{Semantics, WaitStrategy};
 use crate::transport::OptionSpec;
 use crate::workload::{Delivery, Driver, Messages, PacerMode, Pacing, WorkloadKind};
 
@@ -32,16 +32,7 @@ impl crate::transport::Transport for OptQueue {
         crate::transport::TransportInfo {
             name: self.0.into(),
             description: "a std channel declaring options".into(),
-            semantics: Semantics {
-                producers: Arity::Many,
-                consumers: Arity::One,
-                ordering: Ordering::PerProducerFifo,
-                bound: Bound::Unbounded,
-                wait: WaitStrategy::Block,
-                batch: false,
-                locality: Locality::CrossThread,
-                consumer_style: ConsumerStyle::Pull,
-            },
+            semantics: Semantics::mpsc().unbounded().wait(WaitStrategy::Block),
             test_only: true,
             options: vec![
                 OptionSpec {
@@ -287,9 +278,9 @@ fn defaults_fill_every_parameter() {
     assert_eq!(s.name, "t");
     assert!(s.probes);
     let producers: Vec<usize> = s.trials.iter().map(|t| t.producers).collect();
-    assert_eq!(producers, WorkloadKind::Mpmc.default_producers());
+    assert_eq!(producers, defaults::producers(WorkloadKind::Mpmc));
     let t = &s.trials[0];
-    assert_eq!(t.consumers, WorkloadKind::Mpmc.default_consumers());
+    assert_eq!(t.consumers, defaults::consumers(WorkloadKind::Mpmc));
     assert_eq!(t.payload, PayloadKind::U64);
     assert_eq!(t.capacity, defaults::CAPACITY);
     assert_eq!(t.samples, defaults::SAMPLES);
