@@ -213,6 +213,11 @@ pub struct TrialResult {
     /// The rate search of a ramp.
     #[serde(default)]
     pub ramp: Option<RampResult>,
+    /// Two regimes in the timed samples of a closed-loop result, if they fell into two (see
+    /// [`crate::stats::modes`]): messages per second for a stream, nanoseconds per round trip
+    /// for ping-pong. The median then describes neither. Absent from older reports.
+    #[serde(default)]
+    pub modes: Option<crate::stats::modes::Modes>,
 }
 
 /// Open-loop figures over the timed samples. The trial's `latency` is the latency from each

@@ -26,6 +26,7 @@ use crate::report::{
     Verdict,
 };
 use crate::semantics::{Bound, Locality, Semantics};
+use crate::stats::modes::{self, Modes};
 use crate::stats::Summary;
 use crate::workload::{Driver, Messages, Pacing, RampSpec, TrialSpec, WorkloadKind};
 use std::time::Instant;
@@ -422,6 +423,7 @@ fn summarise(
     let rates: Vec<f64> = samples.iter().map(|s| s.msgs_per_s).collect();
     let throughput = Summary::of(&rates);
     let ns_per_msg = Summary::of(&samples.iter().map(|s| s.ns_per_msg).collect::<Vec<_>>());
+    let modes = regimes(spec, &samples);
     let open_loop = spec.workload.is_open_loop();
     let latency = merged_latency(
         t.outcomes.iter().map(|o| o.latency.as_deref()),
@@ -467,6 +469,7 @@ fn summarise(
         samples,
         paced,
         ramp,
+        modes,
     };
     result.lints = lints::evaluate(
         &result,
@@ -534,6 +537,20 @@ fn raw_samples(outcomes: &[SampleOutcome]) -> Vec<RawSample> {
             }
         })
         .collect()
+}
+
+/// Two regimes in the timed samples, if they fell into two: a stream's messages per second, a
+/// ping-pong's nanoseconds per round trip. An open-loop run's samples go at the rate asked
+/// for, so they are not judged.
+fn regimes(spec: &TrialSpec, samples: &[RawSample]) -> Option<Modes> {
+    let figure: fn(&RawSample) -> f64 = match spec.workload {
+        _ if spec.workload.is_open_loop() || !matches!(spec.pacing, Pacing::Closed) => {
+            return None
+        }
+        WorkloadKind::PingPong => |s| s.ns_per_msg,
+        _ => |s| s.msgs_per_s,
+    };
+    modes::detect(&samples.iter().map(figure).collect::<Vec<_>>())
 }
 
 /// Messages per sample as run: `messages` shared out evenly among the producers (round trips

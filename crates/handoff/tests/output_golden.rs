@@ -25,6 +25,7 @@ use handoff::report::{
 use handoff::semantics::{
     Arity, Bound, ConsumerStyle, Locality, Ordering, Semantics, WaitStrategy,
 };
+use handoff::stats::modes::{Mode, Modes};
 use handoff::stats::Summary;
 use handoff::workload::{Delivery, Driver, Hop, Pacing, PipelineSpec, RampSpec, WorkloadKind};
 use std::collections::BTreeMap;
@@ -141,6 +142,7 @@ fn result(
         }],
         paced: None,
         ramp: None,
+        modes: None,
     }
 }
 
@@ -190,6 +192,31 @@ fn spsc() -> Vec<TrialResult> {
         round_trip: false,
     });
     out.push(c);
+    // Samples in two regimes (two memory layouts): the median is marked, the lint names both.
+    let mut two = result("ring-layout", WorkloadKind::Spsc, Some(1024), 150_000_000.0);
+    two.modes = Some(Modes {
+        low: Mode {
+            median: 41_200_000.0,
+            samples: 6,
+            share: 0.4,
+        },
+        high: Mode {
+            median: 283_000_000.0,
+            samples: 9,
+            share: 0.6,
+        },
+        ratio: 283.0 / 41.2,
+        separation: 31.5,
+        needed: 4.0 + 40.0 / 15.0,
+    });
+    two.lints.push(Lint::Bimodal {
+        low: 41_200_000.0,
+        low_share: 0.4,
+        high: 283_000_000.0,
+        high_share: 0.6,
+        round_trip: false,
+    });
+    out.push(two);
     let mut d = result("bag", WorkloadKind::Spsc, None, 40_000_000.0);
     d.semantics.ordering = Ordering::None;
     out.push(d);
@@ -302,6 +329,28 @@ fn ping_pong() -> Vec<TrialResult> {
         percentile: 99.9,
         observations: 2_000,
         needed: 10_000,
+    });
+    out[1].modes = Some(Modes {
+        low: Mode {
+            median: 610.0,
+            samples: 5,
+            share: 5.0 / 7.0,
+        },
+        high: Mode {
+            median: 2_400.0,
+            samples: 2,
+            share: 2.0 / 7.0,
+        },
+        ratio: 2_400.0 / 610.0,
+        separation: 19.0,
+        needed: 4.0 + 40.0 / 7.0,
+    });
+    out[1].lints.push(Lint::Bimodal {
+        low: 610.0,
+        low_share: 5.0 / 7.0,
+        high: 2_400.0,
+        high_share: 2.0 / 7.0,
+        round_trip: true,
     });
     out[0].lints.push(Lint::ClockStep {
         step_ns: 20.0,
@@ -680,5 +729,5 @@ fn the_fixture_covers_every_shape() {
         .iter()
         .flat_map(|x| x.lints.iter().map(Lint::code))
         .collect();
-    assert_eq!(codes.len(), 18, "{codes:?}");
+    assert_eq!(codes.len(), 19, "{codes:?}");
 }

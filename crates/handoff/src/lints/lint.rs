@@ -1,7 +1,8 @@
 //! The lint itself: one warning attached to a result, with its code and its words.
 
+use crate::output::fmt;
 use serde::{Deserialize, Serialize};
-use std::fmt;
+use std::fmt as sfmt;
 
 /// A methodology warning.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -111,6 +112,21 @@ pub enum Lint {
         /// The slowest sample as a fraction of the median.
         slowest: f64,
     },
+    /// The timed samples fell into two regimes (see [`crate::stats::modes`]): the median
+    /// describes neither. Both are named, lower value first.
+    Bimodal {
+        /// The lower regime's median (messages per second, or ns per round trip).
+        low: f64,
+        /// Its share of the samples (0 to 1).
+        low_share: f64,
+        /// The higher regime's median.
+        high: f64,
+        /// Its share of the samples.
+        high_share: f64,
+        /// Whether the figures are round trips (ns) rather than rates.
+        #[serde(default)]
+        round_trip: bool,
+    },
 }
 
 impl Lint {
@@ -135,12 +151,13 @@ impl Lint {
             Lint::ClockStep { .. } => "clock-step",
             Lint::RampCeiling { .. } => "ramp-ceiling",
             Lint::Outliers { .. } => "outliers",
+            Lint::Bimodal { .. } => "bimodal",
         }
     }
 }
 
-impl fmt::Display for Lint {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl sfmt::Display for Lint {
+    fn fmt(&self, f: &mut sfmt::Formatter<'_>) -> sfmt::Result {
         match self {
             Lint::Oversubscribed { threads, cores } => {
                 write!(f, "oversubscribed: {threads} threads on {cores} cores; includes scheduler time slicing")
@@ -217,6 +234,24 @@ impl fmt::Display for Lint {
                 "outliers: {slow} of {samples} samples below a third of the median (slowest {:.0}% of it): two regimes in one trial; the median shows the common one",
                 slowest * 100.0
             ),
+            Lint::Bimodal { low, low_share, high, high_share, round_trip } => {
+                let figure = |v: f64| {
+                    if *round_trip {
+                        fmt::duration(v)
+                    } else {
+                        fmt::rate(v)
+                    }
+                };
+                write!(
+                    f,
+                    "two regimes: {} ({:.0}% of samples) and {} ({:.0}%){}; the median describes neither: compare the modes or the range, not medians, and take more samples to see how often each occurs",
+                    figure(*low),
+                    low_share * 100.0,
+                    figure(*high),
+                    high_share * 100.0,
+                    if *round_trip { " per round trip" } else { "" }
+                )
+            }
         }
     }
 }

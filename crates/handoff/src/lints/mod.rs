@@ -10,7 +10,7 @@
 //! | file           | rules                                                                  |
 //! |----------------|------------------------------------------------------------------------|
 //! | `placement.rs` | threads and cores (`oversubscribed`, `unpinned`, `pinning-failed`), same-thread hand-offs, `batch-emulated`, `debug-build` |
-//! | `samples.rs`   | the quality of the timed samples (`capacity-never-fills`, `noisy`, `outliers`, `few-samples`) |
+//! | `samples.rs`   | the quality of the timed samples (`capacity-never-fills`, `noisy`, `outliers`, `few-samples`, `bimodal`; `outliers` gives way to `bimodal`, which names both regimes) |
 //! | `latency.rs`   | latency percentiles (`clock-step`, `too-few-for-percentile`)            |
 //! | `open_loop.rs` | paced runs and ramps (`rate-missed`, `refusals-unobservable`, `timing-overhead`, `ramp-ceiling`) |
 //! | `limits.rs`    | the distance to the machine's limit (`beyond-limit`)                    |
@@ -52,6 +52,7 @@ pub fn evaluate(result: &TrialResult, cx: &Context) -> Vec<Lint> {
     lints.extend(placement::locality(result));
     lints.extend(samples::capacity_never_fills(result));
     lints.extend(samples::throughput(result));
+    lints.extend(samples::bimodal(result));
     lints.extend(latency::clock_step(cx.limits, result.latency.as_ref()));
     lints.extend(latency::too_few_for_percentile(result));
     lints.extend(placement::batch_emulated(result));

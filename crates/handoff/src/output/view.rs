@@ -18,6 +18,8 @@
 //!   that differs is shown on each row.
 //! * **Lints.** A row shows short codes with footnote numbers; the full messages follow the
 //!   table. A lint that every result of the run carries is said once, in the header.
+//! * **Two regimes.** The median of a result whose samples fell into two regimes is marked
+//!   [`BIMODAL_MARK`]: it is not one number, and its `bimodal` footnote names both regimes.
 
 use super::fmt;
 use crate::lints::lint::Lint;
@@ -36,6 +38,9 @@ pub(crate) const SEMANTICS_LEGEND: &str = "topology, order (fifo = one FIFO, fif
 
 /// Marker appended to the label of an oversubscribed row.
 pub(crate) const OVERSUBSCRIBED_MARK: &str = " *";
+
+/// Marker appended to the median of a result whose samples fell into two regimes.
+pub(crate) const BIMODAL_MARK: &str = " ‖";
 
 /// The whole report, ready to render.
 pub(crate) struct View {
@@ -362,6 +367,12 @@ fn group(mut rows: Vec<&TrialResult>, every: &[String]) -> Group {
         }
     }
     notes.extend(ordering_note(&cross));
+    if rows.iter().any(|r| r.modes.is_some()) {
+        notes.push(format!(
+            "{} two regimes: the samples fell into two clusters and the median describes neither; the bimodal footnote names both",
+            BIMODAL_MARK.trim()
+        ));
+    }
     if oversubscribed {
         notes.push(format!(
             "{} oversubscribed: more threads than cores, figures include scheduler time slicing",
@@ -671,6 +682,15 @@ fn open_loop_notes(rows: &[&TrialResult]) -> Vec<String> {
     notes
 }
 
+/// [`BIMODAL_MARK`] if the result's samples fell into two regimes, else nothing.
+fn bimodal_mark(r: &TrialResult) -> &'static str {
+    if r.modes.is_some() {
+        BIMODAL_MARK
+    } else {
+        ""
+    }
+}
+
 /// The empty cell.
 fn dash() -> String {
     "–".to_string()
@@ -681,7 +701,7 @@ fn dash() -> String {
 fn stream_cells(r: &TrialResult, cells: &mut Vec<String>) {
     match &r.throughput {
         Some(t) => {
-            cells.push(fmt::rate(t.median));
+            cells.push(format!("{}{}", fmt::rate(t.median), bimodal_mark(r)));
             cells.push(format!("{} – {}", fmt::si(t.min), fmt::si(t.max)));
         }
         None => cells.extend([dash(), dash()]),
@@ -716,7 +736,8 @@ fn stream_cells(r: &TrialResult, cells: &mut Vec<String>) {
 fn ping_pong_cells(r: &TrialResult, cells: &mut Vec<String>) {
     match &r.latency {
         Some(l) => {
-            cells.extend([l.p50, l.p90, l.p99, l.p999, l.max].map(|v| fmt::duration(v as f64)))
+            cells.push(format!("{}{}", fmt::duration(l.p50 as f64), bimodal_mark(r)));
+            cells.extend([l.p90, l.p99, l.p999, l.max].map(|v| fmt::duration(v as f64)))
         }
         None => cells.extend((0..5).map(|_| dash())),
     }
