@@ -544,9 +544,7 @@ fn raw_samples(outcomes: &[SampleOutcome]) -> Vec<RawSample> {
 /// for, so they are not judged.
 fn regimes(spec: &TrialSpec, samples: &[RawSample]) -> Option<Modes> {
     let figure: fn(&RawSample) -> f64 = match spec.workload {
-        _ if spec.workload.is_open_loop() || !matches!(spec.pacing, Pacing::Closed) => {
-            return None
-        }
+        _ if spec.workload.is_open_loop() || !matches!(spec.pacing, Pacing::Closed) => return None,
         WorkloadKind::PingPong => |s| s.ns_per_msg,
         _ => |s| s.msgs_per_s,
     };
@@ -605,7 +603,7 @@ fn limit_distance(
         (_, _, Some(tp)) => {
             let cap = lim.stream_msgs_per_s(spec.payload.wire_bytes());
             Some(LimitDistance {
-                probe: "stream-bandwidth".into(),
+                probe: probes::STREAM.into(),
                 limit: cap,
                 ratio: tp.median / cap.max(1e-9),
             })
@@ -619,8 +617,8 @@ fn limit_distance(
 /// reports from before that probe existed, against the bulk-timed one.
 fn round_trip_distance(lim: &Limits, p50: u64) -> LimitDistance {
     let (probe, limit) = match lim.rtt_stamped_ns() {
-        Some(stamped) => ("cacheline-rtt-stamped", stamped),
-        None => ("cacheline-rtt", lim.rtt_ns()),
+        Some(stamped) => (probes::RTT_STAMPED, stamped),
+        None => (probes::RTT, lim.rtt_ns()),
     };
     LimitDistance {
         probe: probe.into(),

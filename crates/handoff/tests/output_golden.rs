@@ -10,14 +10,14 @@
 //! `HANDOFF_BLESS=1 cargo test -p handoff --test output_golden` and review their diff.
 
 use handoff::environment::Environment;
-use handoff::lints::Lint;
+use handoff::lints::{BeyondCause, Lint};
 use handoff::open_loop::clock::Overhead;
 use handoff::open_loop::ramp::{RampOutcome, RampStep, StepFigures};
 use handoff::outcome::HopFigures;
 use handoff::output::{render, Format};
 use handoff::payload::PayloadKind;
 use handoff::placement::Placement;
-use handoff::probes::Limits;
+use handoff::probes::{self, Limits, Repetitions};
 use handoff::report::{
     Latency, LimitDistance, PacedResult, Params, RampResult, RawSample, RunReport, TrialResult,
     Verdict, SCHEMA_VERSION,
@@ -190,6 +190,7 @@ fn spsc() -> Vec<TrialResult> {
     c.lints.push(Lint::BeyondLimit {
         ratio: 1.12,
         round_trip: false,
+        cause: BeyondCause::ProbeGeometry,
     });
     out.push(c);
     // Samples in two regimes (two memory layouts): the median is marked, the lint names both.
@@ -366,9 +367,16 @@ fn ping_pong() -> Vec<TrialResult> {
     });
     unpinned.placement = Placement::default();
     unpinned.lints.insert(0, Lint::Unpinned);
+    unpinned.lints.push(Lint::ProbeUnstable {
+        probe: probes::RTT.into(),
+        set_aside: vec![17.8],
+        median: 85.0,
+        repetitions: 9,
+    });
     unpinned.lints.push(Lint::BeyondLimit {
         ratio: 0.8,
         round_trip: true,
+        cause: BeyondCause::Disturbed,
     });
     out.push(unpinned);
     out.push(not_passed(
@@ -612,6 +620,30 @@ fn pipelines() -> Vec<TrialResult> {
     out
 }
 
+/// The limits of the run: one bulk-timed round trip far faster than the others (set aside),
+/// steady stamped round trips and bandwidth.
+fn limits() -> Limits {
+    let rtt = Repetitions::new(
+        probes::RTT,
+        vec![84.0, 85.0, 86.0, 85.5, 17.8, 84.5, 85.0, 86.5, 84.8],
+    );
+    let stamped = Repetitions::new(
+        probes::RTT_STAMPED,
+        vec![100.0, 98.0, 101.0, 99.0, 100.0, 102.0, 100.0, 97.0, 100.5],
+    );
+    let bw = Repetitions::new(probes::STREAM, vec![20.0e9, 19.8e9, 20.3e9, 20.1e9, 19.6e9]);
+    Limits {
+        cacheline_rtt_ns: rtt.summary().unwrap(),
+        cacheline_rtt_stamped_ns: stamped.summary(),
+        clock_step_ns: Some(20.0),
+        stream_bytes_per_s: bw.summary().unwrap(),
+        cores: vec![0, 2],
+        pinned: true,
+        note: Some("probe threads pinned to distinct physical cores".into()),
+        repetitions: vec![rtt, stamped, bw],
+    }
+}
+
 fn report() -> RunReport {
     let mut results = Vec::new();
     results.extend(spsc());
@@ -640,15 +672,7 @@ fn report() -> RunReport {
             git_commit: "abc1234".into(),
             invariant_tsc: Some(true),
         },
-        limits: Some(Limits {
-            cacheline_rtt_ns: summary(85.0, 0.01, 9),
-            cacheline_rtt_stamped_ns: Some(summary(100.0, 0.02, 9)),
-            clock_step_ns: Some(20.0),
-            stream_bytes_per_s: summary(20.0e9, 0.01, 5),
-            cores: vec![0, 2],
-            pinned: true,
-            note: Some("probe threads pinned to distinct physical cores".into()),
-        }),
+        limits: Some(limits()),
         results,
     }
 }
@@ -729,5 +753,5 @@ fn the_fixture_covers_every_shape() {
         .iter()
         .flat_map(|x| x.lints.iter().map(Lint::code))
         .collect();
-    assert_eq!(codes.len(), 19, "{codes:?}");
+    assert_eq!(codes.len(), 20, "{codes:?}");
 }

@@ -131,7 +131,7 @@ pub(crate) fn latency(p50: u64, count: u64) -> Latency {
 
 /// Limits with a bulk-timed round trip of 50 ns, optionally a stamped one and a timer step.
 pub(crate) fn limits(stamped: Option<f64>, step: Option<f64>) -> Limits {
-    let summary = |v: f64| Summary::of(&[v, v + 5.0]).unwrap();
+    let summary = |v: f64| Summary::of(&[v - 1.0, v, v + 1.0]).unwrap();
     Limits {
         cacheline_rtt_ns: summary(50.0),
         cacheline_rtt_stamped_ns: stamped.map(summary),
@@ -140,6 +140,7 @@ pub(crate) fn limits(stamped: Option<f64>, step: Option<f64>) -> Limits {
         cores: vec![0, 1],
         pinned: true,
         note: None,
+        repetitions: Vec::new(),
     }
 }
 

@@ -13,7 +13,7 @@
 //! | `samples.rs`   | the quality of the timed samples (`capacity-never-fills`, `noisy`, `outliers`, `few-samples`, `bimodal`; `outliers` gives way to `bimodal`, which names both regimes) |
 //! | `latency.rs`   | latency percentiles (`clock-step`, `too-few-for-percentile`)            |
 //! | `open_loop.rs` | paced runs and ramps (`rate-missed`, `refusals-unobservable`, `timing-overhead`, `ramp-ceiling`) |
-//! | `limits.rs`    | the distance to the machine's limit (`beyond-limit`)                    |
+//! | `limits.rs`    | the distance to the machine's limit (`probe-unstable`: the probe had repetitions set aside; `beyond-limit`: disturbed probe or beyond its geometry) |
 
 mod latency;
 mod limits;
@@ -26,7 +26,7 @@ mod samples;
 pub(crate) mod fixture;
 
 pub use latency::MIN_TAIL_OBSERVATIONS;
-pub use lint::Lint;
+pub use lint::{BeyondCause, Lint};
 pub use samples::{outliers, OUTLIER_FRACTION};
 
 use crate::environment::Environment;
@@ -59,7 +59,8 @@ pub fn evaluate(result: &TrialResult, cx: &Context) -> Vec<Lint> {
     lints.extend(placement::debug_build(cx.environment));
     lints.extend(open_loop::paced(result));
     lints.extend(open_loop::ramp_ceiling(result));
-    lints.extend(limits::beyond_limit(result));
+    lints.extend(limits::probe_unstable(result, cx.limits));
+    lints.extend(limits::beyond_limit(result, cx.limits));
     lints
 }
 
@@ -98,7 +99,11 @@ mod tests {
         });
         let mut env = environment();
         env.build_profile = "debug".into();
-        let lim = limits(None, Some(10.0));
+        let mut lim = limits(None, Some(10.0));
+        lim.repetitions = vec![crate::probes::Repetitions::new(
+            crate::probes::STREAM,
+            vec![20e9, 20.5e9, 19.5e9, 90e9, 20e9],
+        )];
         let cx = Context {
             pin_requested: true,
             limits: Some(&lim),
@@ -117,6 +122,7 @@ mod tests {
                 "too-few-for-percentile",
                 "batch-emulated",
                 "debug-build",
+                "probe-unstable",
                 "beyond-limit",
             ]
         );
@@ -152,6 +158,7 @@ mod tests {
         let rtt = Lint::BeyondLimit {
             ratio: 0.8,
             round_trip: true,
+            cause: BeyondCause::Unjudged,
         };
         assert!(
             rtt.to_string().starts_with("0.80× the measured round trip"),
@@ -160,6 +167,7 @@ mod tests {
         let rate = Lint::BeyondLimit {
             ratio: 1.2,
             round_trip: false,
+            cause: BeyondCause::Unjudged,
         };
         assert!(
             rate.to_string().starts_with("120% of the measured limit"),

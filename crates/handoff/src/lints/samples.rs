@@ -255,7 +255,13 @@ mod tests {
             95.0, 96.0, 94.0, 95.5, 94.5, 410.0, 400.0, 420.0, 405.0, 415.0,
         ]);
         let lint = bimodal(&r).expect("two regimes");
-        assert!(matches!(lint, Lint::Bimodal { round_trip: true, .. }));
+        assert!(matches!(
+            lint,
+            Lint::Bimodal {
+                round_trip: true,
+                ..
+            }
+        ));
         assert!(
             lint.to_string().starts_with(
                 "two regimes: 95.0 ns (50% of samples) and 410 ns (50%) per round trip"
