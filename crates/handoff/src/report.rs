@@ -230,6 +230,10 @@ pub struct PacedResult {
     pub achieved_rate: Option<Summary>,
     /// Sends refused (transport full when due) over the samples.
     pub refused: u64,
+    /// The longest a refused send then waited for room, ns, over the samples (0 if none was
+    /// refused, or in reports written before it was measured).
+    #[serde(default)]
+    pub refused_wait_max_ns: u64,
     /// Whether the transport can refuse a send at all.
     pub refusals_observable: bool,
     /// How the pacer waited.

@@ -662,6 +662,11 @@ fn paced_result(outcomes: &[SampleOutcome]) -> Option<PacedResult> {
         requested_rate: last.requested_rate,
         achieved_rate: Summary::of(&achieved),
         refused: figures.iter().map(|p| p.refused).sum(),
+        refused_wait_max_ns: figures
+            .iter()
+            .map(|p| p.refused_wait_max_ns)
+            .max()
+            .unwrap_or(0),
         refusals_observable: figures.iter().all(|p| p.refusals_observable),
         pacer: last.pacer.clone(),
         uncorrected: merged_latency(

@@ -404,6 +404,7 @@ fn paced_result(rate: u64, achieved: f64, observable: bool, hops: Vec<HopFigures
         requested_rate: rate,
         achieved_rate: Some(summary(achieved, 0.002, 5)),
         refused: if observable { 12 } else { 0 },
+        refused_wait_max_ns: if observable { 150_000 } else { 0 },
         refusals_observable: observable,
         pacer: "spin".into(),
         uncorrected: Some(latency(
@@ -418,6 +419,14 @@ fn paced_result(rate: u64, achieved: f64, observable: bool, hops: Vec<HopFigures
         sent: 500_000,
         delivered: 500_000,
         hops,
+    }
+}
+
+/// `r` with no send refused.
+fn no_refusals(r: &mut TrialResult) {
+    if let Some(p) = r.paced.as_mut() {
+        p.refused = 0;
+        p.refused_wait_max_ns = 0;
     }
 }
 
@@ -445,6 +454,12 @@ fn paced() -> Vec<TrialResult> {
         true,
         vec![hop("paced-a", Some(1024), 3)],
     ));
+    a.lints.push(Lint::Refused {
+        refused: 12,
+        rate: 100_000,
+        max_wait_ns: 150_000,
+        max_latency_ns: Some(200_000),
+    });
     out.push(a);
     let mut b = open_loop("paced-b", WorkloadKind::Paced, Pacing::Rate(100_000));
     b.latency = Some(latency("one-way from intended send", 4_000, 500_000));
@@ -526,6 +541,7 @@ fn ramps() -> Vec<TrialResult> {
         true,
         vec![hop("ramp-a", Some(1024), 40)],
     ));
+    no_refusals(&mut a);
     a.ramp = Some(RampResult {
         search: RampOutcome {
             steps: vec![
@@ -584,6 +600,12 @@ fn pipelines() -> Vec<TrialResult> {
         true,
         vec![hop("hop-a", Some(64), 1), hop("hop-b", Some(1024), 2)],
     ));
+    seq.lints.push(Lint::Refused {
+        refused: 12,
+        rate: 20_000,
+        max_wait_ns: 150_000,
+        max_latency_ns: Some(200_000),
+    });
     out.push(seq);
     let mut work = open_loop("hop-a", WorkloadKind::Pipeline, Pacing::Rate(20_000));
     work.params.pipeline = Some(pipeline_spec(Delivery::Sequential, 1_500));
@@ -594,6 +616,7 @@ fn pipelines() -> Vec<TrialResult> {
         true,
         vec![hop("hop-a", Some(64), 5), hop("hop-b", Some(1024), 9)],
     ));
+    no_refusals(&mut work);
     out.push(work);
     let mut latest = open_loop("hop-a", WorkloadKind::Pipeline, Pacing::Rate(20_000));
     latest.params.pipeline = Some(pipeline_spec(Delivery::Latest, 0));
@@ -604,6 +627,7 @@ fn pipelines() -> Vec<TrialResult> {
         true,
         vec![hop("hop-a", Some(64), 0), hop("hop-b", None, 1)],
     ));
+    no_refusals(&mut latest);
     out.push(latest);
 
     // A fan-out pipeline: every consumer gets every event.
@@ -616,6 +640,7 @@ fn pipelines() -> Vec<TrialResult> {
         true,
         vec![hop("hop-a", Some(64), 2), hop("hop-b", Some(1024), 4)],
     ));
+    no_refusals(&mut fan);
     out.push(fan);
     out
 }
@@ -753,5 +778,5 @@ fn the_fixture_covers_every_shape() {
         .iter()
         .flat_map(|x| x.lints.iter().map(Lint::code))
         .collect();
-    assert_eq!(codes.len(), 20, "{codes:?}");
+    assert_eq!(codes.len(), 21, "{codes:?}");
 }

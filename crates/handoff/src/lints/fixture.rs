@@ -98,6 +98,7 @@ pub(crate) fn paced(requested: u64, achieved: f64) -> TrialResult {
         requested_rate: requested,
         achieved_rate: Summary::of(&[achieved]),
         refused: 0,
+        refused_wait_max_ns: 0,
         refusals_observable: true,
         pacer: "spin".into(),
         uncorrected: None,

@@ -145,6 +145,20 @@ pub enum Lint {
         #[serde(default)]
         round_trip: bool,
     },
+    /// An open-loop run at a fixed rate had sends refused: the transport was full when they were
+    /// due, so the rate was not sustained throughout (a ramp counts a single refusal as not
+    /// sustained). Each refused send was then made blocking, and its wait is in the latency.
+    Refused {
+        /// Sends refused over the timed samples.
+        refused: u64,
+        /// The rate asked for, messages per second.
+        rate: u64,
+        /// The longest a refused send waited for room, ns (0 if not measured: older reports).
+        #[serde(default)]
+        max_wait_ns: u64,
+        /// The largest latency from intended send, ns, if measured.
+        max_latency_ns: Option<u64>,
+    },
 }
 
 /// Why a result is beyond the machine's measured limit (see [`Lint::BeyondLimit`]).
@@ -186,6 +200,7 @@ impl Lint {
             Lint::Outliers { .. } => "outliers",
             Lint::ProbeUnstable { .. } => "probe-unstable",
             Lint::Bimodal { .. } => "bimodal",
+            Lint::Refused { .. } => "refused",
         }
     }
 }
@@ -316,6 +331,25 @@ impl sfmt::Display for Lint {
                     figure(*high),
                     high_share * 100.0,
                     if *round_trip { " per round trip" } else { "" }
+                )
+            }
+            Lint::Refused { refused, rate, max_wait_ns, max_latency_ns } => {
+                write!(
+                    f,
+                    "{refused} {} refused at {}: the transport was full when {} due",
+                    if *refused == 1 { "send" } else { "sends" },
+                    fmt::rate(*rate as f64),
+                    if *refused == 1 { "it was" } else { "they were" },
+                )?;
+                if *max_wait_ns > 0 {
+                    write!(f, ", and the longest waited {} for room", fmt::duration(*max_wait_ns as f64))?;
+                }
+                if let Some(max) = max_latency_ns {
+                    write!(f, " (max latency {})", fmt::duration(*max as f64))?;
+                }
+                write!(
+                    f,
+                    "; the rate was not sustained throughout (a ramp counts a single refusal as not sustained)"
                 )
             }
         }

@@ -12,7 +12,7 @@
 //! | `placement.rs` | threads and cores (`oversubscribed`, `unpinned`, `pinning-failed`), same-thread hand-offs, `batch-emulated`, `debug-build` |
 //! | `samples.rs`   | the quality of the timed samples (`capacity-never-fills`, `noisy`, `outliers`, `few-samples`, `bimodal`; `outliers` gives way to `bimodal`, which names both regimes) |
 //! | `latency.rs`   | latency percentiles (`clock-step`, `too-few-for-percentile`)            |
-//! | `open_loop.rs` | paced runs and ramps (`rate-missed`, `refusals-unobservable`, `timing-overhead`, `ramp-ceiling`) |
+//! | `open_loop.rs` | paced runs and ramps (`rate-missed`, `refusals-unobservable`, `timing-overhead`, `refused` at a fixed rate, `ramp-ceiling`) |
 //! | `limits.rs`    | the distance to the machine's limit (`probe-unstable`: the probe had repetitions set aside; `beyond-limit`: disturbed probe or beyond its geometry) |
 
 mod latency;
@@ -58,6 +58,7 @@ pub fn evaluate(result: &TrialResult, cx: &Context) -> Vec<Lint> {
     lints.extend(placement::batch_emulated(result));
     lints.extend(placement::debug_build(cx.environment));
     lints.extend(open_loop::paced(result));
+    lints.extend(open_loop::refused(result));
     lints.extend(open_loop::ramp_ceiling(result));
     lints.extend(limits::probe_unstable(result, cx.limits));
     lints.extend(limits::beyond_limit(result, cx.limits));
