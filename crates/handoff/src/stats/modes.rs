@@ -126,7 +126,7 @@ fn best_split(logs: &[f64]) -> Option<usize> {
         let (a, b) = (k as f64, (n - k) as f64);
         let gap = below / a - (total - below) / b;
         let between = a * b * gap * gap;
-        if best.is_none_or(|(v, _)| between > v) {
+        if best.map_or(true, |(v, _)| between > v) {
             best = Some((between, k));
         }
     }
