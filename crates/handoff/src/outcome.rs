@@ -173,6 +173,10 @@ pub struct PacedFigures {
     /// Sends refused because the transport was full when the message was due (the message was
     /// then sent blocking, and its wait counts in its latency).
     pub refused: u64,
+    /// The longest a refused send then waited for room, ns (0 if none was refused; absent from
+    /// outcomes written before it was measured).
+    #[serde(default)]
+    pub refused_wait_max_ns: u64,
     /// Whether the transport can refuse a send at all (it has a non-blocking `try_send`); if not,
     /// refusals cannot be seen and only latency shows saturation.
     pub refusals_observable: bool,

@@ -15,6 +15,14 @@
 //!   and the protocol costs two position stores per 2 KiB, so a 1->1 stream of N-byte messages
 //!   should not move more than `bandwidth / N` messages per second; a result over it is flagged
 //!   (`beyond-limit`).
+//!
+//! Each probe runs several repetitions. The limit is the **median** of those kept, and a
+//! repetition that disagrees with the rest is set aside, never the limit (see [`repetitions`]
+//! for why the median and not the best one, and the rule that sets one aside).
+
+pub mod repetitions;
+
+pub use repetitions::Repetitions;
 
 use crate::histogram;
 use crate::placement;
@@ -28,7 +36,17 @@ use std::sync::{Arc, Barrier};
 use std::thread;
 use std::time::Instant;
 
+/// The probe of the cache-line round trip timed in bulk.
+pub const RTT: &str = "cacheline-rtt";
+/// The probe of the cache-line round trip stamped per trip as the ping-pong workload stamps it.
+pub const RTT_STAMPED: &str = "cacheline-rtt-stamped";
+/// The probe of the streaming bandwidth.
+pub const STREAM: &str = "stream-bandwidth";
+
 /// The limits measured in a run.
+///
+/// Each figure is summarised over the repetitions *kept* (in reports written before
+/// repetitions were kept, over all of them); its median is the limit.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Limits {
     /// Cache-line round trip between two cores, nanoseconds (per repetition), timed in bulk.
@@ -50,24 +68,32 @@ pub struct Limits {
     pub pinned: bool,
     /// Anything that weakens the figures (e.g. only one core available).
     pub note: Option<String>,
+    /// Every probe's repetitions in the order run, with those set aside. Empty in reports
+    /// written before they were kept.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub repetitions: Vec<Repetitions>,
 }
 
 impl Limits {
-    /// The limit on a round trip: the best repetition (noise on a shared machine only ever makes
-    /// a repetition slower, so the fastest one is the closest to what the hardware can do).
+    /// The limit on a round trip: the median repetition kept (see [`repetitions`]).
     pub fn rtt_ns(&self) -> f64 {
-        self.cacheline_rtt_ns.min
+        self.cacheline_rtt_ns.median
     }
 
-    /// The limit a stamped round-trip percentile is compared with: the best repetition's median
-    /// stamped round trip, if it was measured.
+    /// The limit a stamped round-trip percentile is compared with: the median over the kept
+    /// repetitions of each one's median stamped round trip, if it was measured.
     pub fn rtt_stamped_ns(&self) -> Option<f64> {
-        self.cacheline_rtt_stamped_ns.as_ref().map(|s| s.min)
+        self.cacheline_rtt_stamped_ns.as_ref().map(|s| s.median)
     }
 
-    /// The limit on streaming: the best repetition, in bytes per second.
+    /// The limit on streaming: the median repetition kept, in bytes per second.
     pub fn stream_bytes(&self) -> f64 {
-        self.stream_bytes_per_s.max
+        self.stream_bytes_per_s.median
+    }
+
+    /// The repetitions of `probe` ([`RTT`], [`RTT_STAMPED`], [`STREAM`]), if they were kept.
+    pub fn repetitions_of(&self, probe: &str) -> Option<&Repetitions> {
+        self.repetitions.iter().find(|r| r.probe == probe)
     }
 
     /// The most messages per second a 1->1 stream of `bytes`-byte messages could move.
@@ -102,7 +128,7 @@ impl ProbeBudget {
     };
 }
 
-/// Runs both probes.
+/// Runs both probes (the round trip both ways), `budget.repetitions` times each, interleaved.
 pub fn measure(budget: ProbeBudget) -> Limits {
     let plan = placement::plan(2, true);
     let mut note = plan.placement.note.clone();
@@ -117,14 +143,18 @@ pub fn measure(budget: ProbeBudget) -> Limits {
         stamped.push(stamped_round_trip(&plan, budget.round_trips));
         bw.push(stream(&plan, budget.lines, StreamGeometry::LIMIT));
     }
+    let rtt = Repetitions::new(RTT, rtt);
+    let stamped = Repetitions::new(RTT_STAMPED, stamped);
+    let bw = Repetitions::new(STREAM, bw);
     Limits {
-        cacheline_rtt_ns: Summary::of(&rtt).expect("at least one repetition"),
-        cacheline_rtt_stamped_ns: Summary::of(&stamped),
+        cacheline_rtt_ns: rtt.summary().expect("at least one repetition"),
+        cacheline_rtt_stamped_ns: stamped.summary(),
         clock_step_ns: RoundTripTimer::new().step_ns(STEP_PAIRS),
-        stream_bytes_per_s: Summary::of(&bw).expect("at least one repetition"),
+        stream_bytes_per_s: bw.summary().expect("at least one repetition"),
         cores: plan.placement.cores.clone(),
         pinned: plan.placement.pinned,
         note,
+        repetitions: vec![rtt, stamped, bw],
     }
 }
 
@@ -386,10 +416,15 @@ mod tests {
             lines: 10 * (StreamGeometry::LIMIT.ring_bytes as u64 / 64) + 7,
         });
         for (what, v) in [
-            ("round trip", limits.cacheline_rtt_ns.min),
-            ("stream", limits.stream_bytes_per_s.max),
+            ("round trip", limits.rtt_ns()),
+            ("stream", limits.stream_bytes()),
         ] {
             assert!(v.is_finite() && v > 0.0, "{what}: {v}");
+        }
+        // Every repetition is kept in the report, each probe's under its name.
+        for probe in [RTT, RTT_STAMPED, STREAM] {
+            let r = limits.repetitions_of(probe).expect(probe);
+            assert_eq!(r.values.len(), 2, "{probe}");
         }
     }
 

@@ -220,6 +220,11 @@ pub struct TrialResult {
     /// The rate search of a ramp.
     #[serde(default)]
     pub ramp: Option<RampResult>,
+    /// Two regimes in the timed samples of a closed-loop result, if they fell into two (see
+    /// [`crate::stats::modes`]): messages per second for a stream, nanoseconds per round trip
+    /// for ping-pong. The median then describes neither. Absent from older reports.
+    #[serde(default)]
+    pub modes: Option<crate::stats::modes::Modes>,
 }
 
 /// Open-loop figures over the timed samples. The trial's `latency` is the latency from each
@@ -232,6 +237,10 @@ pub struct PacedResult {
     pub achieved_rate: Option<Summary>,
     /// Sends refused (transport full when due) over the samples.
     pub refused: u64,
+    /// The longest a refused send then waited for room, ns, over the samples (0 if none was
+    /// refused, or in reports written before it was measured).
+    #[serde(default)]
+    pub refused_wait_max_ns: u64,
     /// Whether the transport can refuse a send at all.
     pub refusals_observable: bool,
     /// How the pacer waited.

@@ -27,6 +27,7 @@ use crate::report::{
     Verdict,
 };
 use crate::semantics::{Bound, Locality, Semantics};
+use crate::stats::modes::{self, Modes};
 use crate::stats::Summary;
 use crate::workload::{Driver, Messages, Pacing, RampSpec, TrialSpec, WorkloadKind};
 use std::time::Instant;
@@ -444,6 +445,7 @@ fn summarise(
     let rates: Vec<f64> = samples.iter().map(|s| s.msgs_per_s).collect();
     let throughput = Summary::of(&rates);
     let ns_per_msg = Summary::of(&samples.iter().map(|s| s.ns_per_msg).collect::<Vec<_>>());
+    let modes = regimes(spec, &samples);
     let open_loop = spec.workload.is_open_loop();
     let latency = merged_latency(
         t.outcomes.iter().map(|o| o.latency.as_deref()),
@@ -489,6 +491,7 @@ fn summarise(
         samples,
         paced,
         ramp,
+        modes,
     };
     result.lints = lints::evaluate(
         &result,
@@ -559,6 +562,18 @@ fn raw_samples(outcomes: &[SampleOutcome]) -> Vec<RawSample> {
         .collect()
 }
 
+/// Two regimes in the timed samples, if they fell into two: a stream's messages per second, a
+/// ping-pong's nanoseconds per round trip. An open-loop run's samples go at the rate asked
+/// for, so they are not judged.
+fn regimes(spec: &TrialSpec, samples: &[RawSample]) -> Option<Modes> {
+    let figure: fn(&RawSample) -> f64 = match spec.workload {
+        _ if spec.workload.is_open_loop() || !matches!(spec.pacing, Pacing::Closed) => return None,
+        WorkloadKind::PingPong => |s| s.ns_per_msg,
+        _ => |s| s.msgs_per_s,
+    };
+    modes::detect(&samples.iter().map(figure).collect::<Vec<_>>())
+}
+
 /// Messages per sample as run: `messages` shared out evenly among the producers (round trips
 /// for ping-pong).
 fn effective_messages(spec: &TrialSpec, messages: u64) -> u64 {
@@ -611,7 +626,7 @@ fn limit_distance(
         (_, _, Some(tp)) => {
             let cap = lim.stream_msgs_per_s(spec.payload.wire_bytes());
             Some(LimitDistance {
-                probe: "stream-bandwidth".into(),
+                probe: probes::STREAM.into(),
                 limit: cap,
                 ratio: tp.median / cap.max(1e-9),
             })
@@ -625,8 +640,8 @@ fn limit_distance(
 /// reports from before that probe existed, against the bulk-timed one.
 fn round_trip_distance(lim: &Limits, p50: u64) -> LimitDistance {
     let (probe, limit) = match lim.rtt_stamped_ns() {
-        Some(stamped) => ("cacheline-rtt-stamped", stamped),
-        None => ("cacheline-rtt", lim.rtt_ns()),
+        Some(stamped) => (probes::RTT_STAMPED, stamped),
+        None => (probes::RTT, lim.rtt_ns()),
     };
     LimitDistance {
         probe: probe.into(),
@@ -670,6 +685,11 @@ fn paced_result(outcomes: &[SampleOutcome]) -> Option<PacedResult> {
         requested_rate: last.requested_rate,
         achieved_rate: Summary::of(&achieved),
         refused: figures.iter().map(|p| p.refused).sum(),
+        refused_wait_max_ns: figures
+            .iter()
+            .map(|p| p.refused_wait_max_ns)
+            .max()
+            .unwrap_or(0),
         refusals_observable: figures.iter().all(|p| p.refusals_observable),
         pacer: last.pacer.clone(),
         uncorrected: merged_latency(

@@ -3,6 +3,10 @@
 //! Dispersion is the median absolute deviation relative to the median (`mad / median`), which,
 //! unlike the coefficient of variation, is not dragged by one outlying sample on a shared machine.
 //! A result whose relative MAD exceeds [`NOISY_SPREAD`] is flagged as noisy.
+//!
+//! A median is one number; samples that fall into two regimes are found apart, by [`modes`].
+
+pub mod modes;
 
 use serde::{Deserialize, Serialize};
 

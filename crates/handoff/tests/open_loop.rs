@@ -6,6 +6,7 @@
 
 use handoff::executor::{run_sample, SampleRequest};
 use handoff::histogram;
+use handoff::lints::Lint;
 use handoff::outcome::{SampleStatus, ViolationKind};
 use handoff::payload::PayloadKind;
 use handoff::report::Verdict;
@@ -120,6 +121,49 @@ fn paced_run_keeps_its_rate_and_counts_no_refusals_below_capacity() {
     );
     assert!(p.overhead.clock_read_ns > 0.0);
     assert_eq!(p.hops.len(), 1);
+}
+
+#[test]
+fn refused_sends_at_a_fixed_rate_are_counted_timed_and_said() {
+    // The planted knee refuses sends while the producer runs above 20 000/s; asked for 100 000/s
+    // it is refused, each refused message is then sent blocking and still arrives.
+    let _serial = serial();
+    let mut spec = paced("faulty-knee", 100_000);
+    spec.options.insert("knee".into(), "20000".into());
+    spec.messages = Messages::Fixed(4_000);
+    let report = session::run(
+        &testing::catalog(),
+        vec![spec],
+        &SessionOptions {
+            isolation: Isolation::InProcess,
+            probes: None,
+            suite: "test".into(),
+            layout: handoff::layout::LayoutMode::Fixed,
+        },
+        &mut |_| {},
+    );
+    let r = &report.results[0];
+    assert_eq!(r.verdict, Verdict::Pass, "{:?}", r.violation);
+    let p = r.paced.as_ref().unwrap();
+    assert!(p.refused > 0, "{p:?}");
+    let max_latency = r.latency.as_ref().unwrap().max;
+    // A refused message's wait for room is part of its latency from its intended send.
+    assert!(p.refused_wait_max_ns <= max_latency, "{p:?} {max_latency}");
+    let said = r.lints.iter().find_map(|l| match l {
+        Lint::Refused {
+            refused,
+            rate,
+            max_wait_ns,
+            max_latency_ns,
+        } => Some((*refused, *rate, *max_wait_ns, *max_latency_ns)),
+        _ => None,
+    });
+    assert_eq!(
+        said,
+        Some((p.refused, 100_000, p.refused_wait_max_ns, Some(max_latency))),
+        "{:?}",
+        r.lints
+    );
 }
 
 #[test]

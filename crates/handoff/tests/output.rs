@@ -125,6 +125,7 @@ fn stream(
             .unwrap_or_default(),
         paced: None,
         ramp: None,
+        modes: None,
     }
 }
 
@@ -236,6 +237,7 @@ fn report() -> RunReport {
             cores: vec![0, 1],
             pinned: true,
             note: None,
+            repetitions: Vec::new(),
         }),
         layout: None,
         results,
@@ -258,12 +260,13 @@ fn line_of(text: &str, needle: &str) -> usize {
 fn human_facts(text: &str, separator: &str) {
     for needle in [
         "Test CPU 3000",
-        "81.2 ns",
+        // the limit is the probes' median, with the repetitions and spread behind it
+        "cache-line round trip 85.0 ns (median of 5, spread 1.0%)",
         // the stamped probe and the timer's step, next to the bulk-timed figure
-        "stamped per trip as ping-pong is 97.0 ns",
+        "stamped per trip as ping-pong is 100 ns (median of 5, spread 2.0%)",
         "timer step 10.0 ns",
-        "12.4 GB/s",
-        "1.55 G msgs/s of 8 B",
+        "streaming bandwidth 12.0 GB/s (median of 5, spread 1.0%)",
+        "1.50 G msgs/s of 8 B",
         // the lint on every result is said once, in the header
         "debug build: figures are not representative",
         // group headings echo the parameters

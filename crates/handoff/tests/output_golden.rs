@@ -11,14 +11,14 @@
 
 use handoff::environment::Environment;
 use handoff::layout::LayoutMode;
-use handoff::lints::Lint;
+use handoff::lints::{BeyondCause, Lint};
 use handoff::open_loop::clock::Overhead;
 use handoff::open_loop::ramp::{RampOutcome, RampStep, StepFigures};
 use handoff::outcome::HopFigures;
 use handoff::output::{render, Format};
 use handoff::payload::PayloadKind;
 use handoff::placement::Placement;
-use handoff::probes::Limits;
+use handoff::probes::{self, Limits, Repetitions};
 use handoff::report::{
     Latency, LimitDistance, PacedResult, Params, RampResult, RawSample, RunReport, TrialResult,
     Verdict, SCHEMA_VERSION,
@@ -26,6 +26,7 @@ use handoff::report::{
 use handoff::semantics::{
     Arity, Bound, ConsumerStyle, Locality, Ordering, Semantics, WaitStrategy,
 };
+use handoff::stats::modes::{Mode, Modes};
 use handoff::stats::Summary;
 use handoff::workload::{Delivery, Driver, Hop, Pacing, PipelineSpec, RampSpec, WorkloadKind};
 use std::collections::BTreeMap;
@@ -143,6 +144,7 @@ fn result(
         }],
         paced: None,
         ramp: None,
+        modes: None,
     }
 }
 
@@ -190,8 +192,34 @@ fn spsc() -> Vec<TrialResult> {
     c.lints.push(Lint::BeyondLimit {
         ratio: 1.12,
         round_trip: false,
+        cause: BeyondCause::ProbeGeometry,
     });
     out.push(c);
+    // Samples in two regimes (two memory layouts): the median is marked, the lint names both.
+    let mut two = result("ring-layout", WorkloadKind::Spsc, Some(1024), 150_000_000.0);
+    two.modes = Some(Modes {
+        low: Mode {
+            median: 41_200_000.0,
+            samples: 6,
+            share: 0.4,
+        },
+        high: Mode {
+            median: 283_000_000.0,
+            samples: 9,
+            share: 0.6,
+        },
+        ratio: 283.0 / 41.2,
+        separation: 31.5,
+        needed: 4.0 + 40.0 / 15.0,
+    });
+    two.lints.push(Lint::Bimodal {
+        low: 41_200_000.0,
+        low_share: 0.4,
+        high: 283_000_000.0,
+        high_share: 0.6,
+        round_trip: false,
+    });
+    out.push(two);
     let mut d = result("bag", WorkloadKind::Spsc, None, 40_000_000.0);
     d.semantics.ordering = Ordering::None;
     out.push(d);
@@ -305,6 +333,28 @@ fn ping_pong() -> Vec<TrialResult> {
         observations: 2_000,
         needed: 10_000,
     });
+    out[1].modes = Some(Modes {
+        low: Mode {
+            median: 610.0,
+            samples: 5,
+            share: 5.0 / 7.0,
+        },
+        high: Mode {
+            median: 2_400.0,
+            samples: 2,
+            share: 2.0 / 7.0,
+        },
+        ratio: 2_400.0 / 610.0,
+        separation: 19.0,
+        needed: 4.0 + 40.0 / 7.0,
+    });
+    out[1].lints.push(Lint::Bimodal {
+        low: 610.0,
+        low_share: 5.0 / 7.0,
+        high: 2_400.0,
+        high_share: 2.0 / 7.0,
+        round_trip: true,
+    });
     out[0].lints.push(Lint::ClockStep {
         step_ns: 20.0,
         p50_ns: 180,
@@ -319,9 +369,16 @@ fn ping_pong() -> Vec<TrialResult> {
     });
     unpinned.placement = Placement::default();
     unpinned.lints.insert(0, Lint::Unpinned);
+    unpinned.lints.push(Lint::ProbeUnstable {
+        probe: probes::RTT.into(),
+        set_aside: vec![17.8],
+        median: 85.0,
+        repetitions: 9,
+    });
     unpinned.lints.push(Lint::BeyondLimit {
         ratio: 0.8,
         round_trip: true,
+        cause: BeyondCause::Disturbed,
     });
     out.push(unpinned);
     out.push(not_passed(
@@ -349,6 +406,7 @@ fn paced_result(rate: u64, achieved: f64, observable: bool, hops: Vec<HopFigures
         requested_rate: rate,
         achieved_rate: Some(summary(achieved, 0.002, 5)),
         refused: if observable { 12 } else { 0 },
+        refused_wait_max_ns: if observable { 150_000 } else { 0 },
         refusals_observable: observable,
         pacer: "spin".into(),
         uncorrected: Some(latency(
@@ -363,6 +421,14 @@ fn paced_result(rate: u64, achieved: f64, observable: bool, hops: Vec<HopFigures
         sent: 500_000,
         delivered: 500_000,
         hops,
+    }
+}
+
+/// `r` with no send refused.
+fn no_refusals(r: &mut TrialResult) {
+    if let Some(p) = r.paced.as_mut() {
+        p.refused = 0;
+        p.refused_wait_max_ns = 0;
     }
 }
 
@@ -390,6 +456,12 @@ fn paced() -> Vec<TrialResult> {
         true,
         vec![hop("paced-a", Some(1024), 3)],
     ));
+    a.lints.push(Lint::Refused {
+        refused: 12,
+        rate: 100_000,
+        max_wait_ns: 150_000,
+        max_latency_ns: Some(200_000),
+    });
     out.push(a);
     let mut b = open_loop("paced-b", WorkloadKind::Paced, Pacing::Rate(100_000));
     b.latency = Some(latency("one-way from intended send", 4_000, 500_000));
@@ -471,6 +543,7 @@ fn ramps() -> Vec<TrialResult> {
         true,
         vec![hop("ramp-a", Some(1024), 40)],
     ));
+    no_refusals(&mut a);
     a.ramp = Some(RampResult {
         search: RampOutcome {
             steps: vec![
@@ -529,6 +602,12 @@ fn pipelines() -> Vec<TrialResult> {
         true,
         vec![hop("hop-a", Some(64), 1), hop("hop-b", Some(1024), 2)],
     ));
+    seq.lints.push(Lint::Refused {
+        refused: 12,
+        rate: 20_000,
+        max_wait_ns: 150_000,
+        max_latency_ns: Some(200_000),
+    });
     out.push(seq);
     let mut work = open_loop("hop-a", WorkloadKind::Pipeline, Pacing::Rate(20_000));
     work.params.pipeline = Some(pipeline_spec(Delivery::Sequential, 1_500));
@@ -539,6 +618,7 @@ fn pipelines() -> Vec<TrialResult> {
         true,
         vec![hop("hop-a", Some(64), 5), hop("hop-b", Some(1024), 9)],
     ));
+    no_refusals(&mut work);
     out.push(work);
     let mut latest = open_loop("hop-a", WorkloadKind::Pipeline, Pacing::Rate(20_000));
     latest.params.pipeline = Some(pipeline_spec(Delivery::Latest, 0));
@@ -549,6 +629,7 @@ fn pipelines() -> Vec<TrialResult> {
         true,
         vec![hop("hop-a", Some(64), 0), hop("hop-b", None, 1)],
     ));
+    no_refusals(&mut latest);
     out.push(latest);
 
     // A fan-out pipeline: every consumer gets every event.
@@ -561,8 +642,33 @@ fn pipelines() -> Vec<TrialResult> {
         true,
         vec![hop("hop-a", Some(64), 2), hop("hop-b", Some(1024), 4)],
     ));
+    no_refusals(&mut fan);
     out.push(fan);
     out
+}
+
+/// The limits of the run: one bulk-timed round trip far faster than the others (set aside),
+/// steady stamped round trips and bandwidth.
+fn limits() -> Limits {
+    let rtt = Repetitions::new(
+        probes::RTT,
+        vec![84.0, 85.0, 86.0, 85.5, 17.8, 84.5, 85.0, 86.5, 84.8],
+    );
+    let stamped = Repetitions::new(
+        probes::RTT_STAMPED,
+        vec![100.0, 98.0, 101.0, 99.0, 100.0, 102.0, 100.0, 97.0, 100.5],
+    );
+    let bw = Repetitions::new(probes::STREAM, vec![20.0e9, 19.8e9, 20.3e9, 20.1e9, 19.6e9]);
+    Limits {
+        cacheline_rtt_ns: rtt.summary().unwrap(),
+        cacheline_rtt_stamped_ns: stamped.summary(),
+        clock_step_ns: Some(20.0),
+        stream_bytes_per_s: bw.summary().unwrap(),
+        cores: vec![0, 2],
+        pinned: true,
+        note: Some("probe threads pinned to distinct physical cores".into()),
+        repetitions: vec![rtt, stamped, bw],
+    }
 }
 
 fn report() -> RunReport {
@@ -593,15 +699,7 @@ fn report() -> RunReport {
             git_commit: "abc1234".into(),
             invariant_tsc: Some(true),
         },
-        limits: Some(Limits {
-            cacheline_rtt_ns: summary(85.0, 0.01, 9),
-            cacheline_rtt_stamped_ns: Some(summary(100.0, 0.02, 9)),
-            clock_step_ns: Some(20.0),
-            stream_bytes_per_s: summary(20.0e9, 0.01, 5),
-            cores: vec![0, 2],
-            pinned: true,
-            note: Some("probe threads pinned to distinct physical cores".into()),
-        }),
+        limits: Some(limits()),
         layout: Some(LayoutMode::Random { seed: 42 }),
         results,
     }
@@ -683,5 +781,5 @@ fn the_fixture_covers_every_shape() {
         .iter()
         .flat_map(|x| x.lints.iter().map(Lint::code))
         .collect();
-    assert_eq!(codes.len(), 18, "{codes:?}");
+    assert_eq!(codes.len(), 21, "{codes:?}");
 }

@@ -5,7 +5,7 @@
 //! * **injectors** (one per producer) send on a [`Pacer`] schedule. Each message is stamped with
 //!   the time it was due and the time it was offered; a send the transport refuses (full) is
 //!   counted and then made blocking, so the message still arrives and its wait shows in its
-//!   latency. Injector 0 also samples every hop's depth now and then.
+//!   latency (the longest such wait is kept too). Injector 0 also samples every hop's depth now and then.
 //! * **stages** receive from one hop, spin for the stage's work, and send into the next.
 //! * the **sink** verifies every event and records, per event, the latency from its intended
 //!   send (corrected for coordinated omission) and from its actual send (uncorrected). In a
@@ -102,6 +102,7 @@ enum Member {
         last_sent: u64,
         sent: u64,
         refused: u64,
+        refused_wait_max: u64,
         observable: bool,
         disconnected: Option<(u32, u64)>,
         failed: u64,
@@ -214,7 +215,7 @@ where
         crew.spawn(&format!("injector-{id}"), move || {
             let stagger = interval * id as f64 / injectors as f64;
             let first_due = clock.now_ns() + stagger as u64;
-            let pacer = Pacer::new(clock, first_due, interval, wait);
+            let pacer = Pacer::new(clock.clone(), first_due, interval, wait);
             let mut depths: Vec<Histogram<u64>> = if id == 0 {
                 (0..gauges.len()).map(|_| depth_histogram()).collect()
             } else {
@@ -222,6 +223,7 @@ where
             };
             let counter = &gauges[0].sent[id];
             let (mut refused, mut observable, mut use_try) = (0u64, true, true);
+            let mut refused_wait_max = 0u64;
             let mut disconnected = None;
             let mut last_sent = first_due;
             let mut sent = 0;
@@ -231,11 +233,13 @@ where
                 msg.intended_ns = due;
                 let now = pacer.wait_until(due);
                 msg.sent_ns = now;
+                let mut was_refused = false;
                 let blocked = if use_try {
                     match tx.try_send(msg) {
                         Ok(()) => None,
                         Err(TrySendError::Full(m)) => {
                             refused += 1;
+                            was_refused = true;
                             Some(m)
                         }
                         Err(TrySendError::Unsupported(m)) => {
@@ -256,6 +260,11 @@ where
                         disconnected = Some((id as u32, seq));
                         break;
                     }
+                    // Only a refused send pays this clock read.
+                    if was_refused {
+                        let waited = clock.now_ns().saturating_sub(now);
+                        refused_wait_max = refused_wait_max.max(waited);
+                    }
                 }
                 sent = seq + 1;
                 counter.store(sent, AtomicOrdering::Relaxed);
@@ -274,6 +283,7 @@ where
                 last_sent,
                 sent,
                 refused,
+                refused_wait_max,
                 observable,
                 disconnected,
                 failed,
@@ -372,6 +382,7 @@ where
     let mut achieved = 0.0;
     let (mut refused, mut observable, mut sent_total, mut failed_sends, mut failed_recvs) =
         (0, true, 0, 0, 0);
+    let mut refused_wait_max_ns = 0;
     let mut first = u64::MAX;
     let mut disconnect = None;
     let mut depth_hists = Vec::new();
@@ -383,6 +394,7 @@ where
                 last_sent,
                 sent,
                 refused: r,
+                refused_wait_max: w,
                 observable: o,
                 disconnected,
                 failed,
@@ -390,6 +402,7 @@ where
             } => {
                 achieved += pacer::achieved_rate(sent, first_due, last_sent, interval);
                 refused += r;
+                refused_wait_max_ns = refused_wait_max_ns.max(w);
                 observable &= o;
                 sent_total += sent;
                 failed_sends += failed;
@@ -480,6 +493,7 @@ where
             requested_rate: rate,
             achieved_rate: achieved,
             refused,
+            refused_wait_max_ns,
             refusals_observable: observable,
             pacer: match wait {
                 Wait::Spin => "spin",

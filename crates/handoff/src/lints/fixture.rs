@@ -65,6 +65,7 @@ pub(crate) fn stream() -> TrialResult {
         samples: Vec::new(),
         paced: None,
         ramp: None,
+        modes: None,
     };
     with_rates(r, &[100e6, 101e6, 99e6, 100e6, 100.5e6])
 }
@@ -98,6 +99,7 @@ pub(crate) fn paced(requested: u64, achieved: f64) -> TrialResult {
         requested_rate: requested,
         achieved_rate: Summary::of(&[achieved]),
         refused: 0,
+        refused_wait_max_ns: 0,
         refusals_observable: true,
         pacer: "spin".into(),
         uncorrected: None,
@@ -131,7 +133,7 @@ pub(crate) fn latency(p50: u64, count: u64) -> Latency {
 
 /// Limits with a bulk-timed round trip of 50 ns, optionally a stamped one and a timer step.
 pub(crate) fn limits(stamped: Option<f64>, step: Option<f64>) -> Limits {
-    let summary = |v: f64| Summary::of(&[v, v + 5.0]).unwrap();
+    let summary = |v: f64| Summary::of(&[v - 1.0, v, v + 1.0]).unwrap();
     Limits {
         cacheline_rtt_ns: summary(50.0),
         cacheline_rtt_stamped_ns: stamped.map(summary),
@@ -140,6 +142,7 @@ pub(crate) fn limits(stamped: Option<f64>, step: Option<f64>) -> Limits {
         cores: vec![0, 1],
         pinned: true,
         note: None,
+        repetitions: Vec::new(),
     }
 }
 

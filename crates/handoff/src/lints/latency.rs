@@ -7,7 +7,8 @@ use crate::report::{Latency, TrialResult};
 
 /// Percentiles need enough observations to be more than the maximum in disguise: a percentile
 /// `q` is shown without a lint only if at least `MIN_TAIL_OBSERVATIONS / (1 - q)` values were
-/// recorded (so at least this many lie beyond it).
+/// recorded (so at least this many lie beyond it): 1,000 for p99, 10,000 for p99.9 and 100,000
+/// for p99.99.
 pub const MIN_TAIL_OBSERVATIONS: f64 = 10.0;
 
 /// A latency is flagged ([`Lint::ClockStep`]) when the timer's step is over this share of its p50.
@@ -24,11 +25,15 @@ pub(super) fn clock_step(limits: Option<&Limits>, latency: Option<&Latency>) -> 
     })
 }
 
-/// [`Lint::TooFewForPercentile`] for the first of p99 and p99.9 shown from too few
-/// observations (p99.9 is not flagged when p99 already is).
+/// The tail percentiles a result's latency carries (and the views print: the open-loop tables
+/// all three, ping-pong p99 and p99.9, JSON and CSV all three).
+const TAIL_PERCENTILES: [f64; 3] = [0.99, 0.999, 0.9999];
+
+/// [`Lint::TooFewForPercentile`] for the first of p99, p99.9 and p99.99 shown from too few
+/// observations (a higher one is not flagged again: it is thinner still).
 pub(super) fn too_few_for_percentile(r: &TrialResult) -> Option<Lint> {
     let l = r.latency.as_ref()?;
-    [0.99, 0.999].into_iter().find_map(|q| {
+    TAIL_PERCENTILES.into_iter().find_map(|q| {
         let needed = (MIN_TAIL_OBSERVATIONS / (1.0 - q)).round() as u64;
         (l.count < needed).then_some(Lint::TooFewForPercentile {
             percentile: q * 100.0,
@@ -89,7 +94,18 @@ mod tests {
             panic!("p99.9 from 5000 observations not flagged");
         };
         assert!((percentile - 99.9).abs() < 1e-9, "{percentile}");
+        // 10,000 observations hold p99.9 but not p99.99.
         r.latency = Some(latency(200, 10_000));
+        let Some(Lint::TooFewForPercentile {
+            percentile,
+            observations: 10_000,
+            needed: 100_000,
+        }) = too_few_for_percentile(&r)
+        else {
+            panic!("p99.99 from 10,000 observations not flagged");
+        };
+        assert!((percentile - 99.99).abs() < 1e-9, "{percentile}");
+        r.latency = Some(latency(200, 100_000));
         assert_eq!(too_few_for_percentile(&r), None);
     }
 }

@@ -1,7 +1,8 @@
 //! The lint itself: one warning attached to a result, with its code and its words.
 
+use crate::output::fmt;
 use serde::{Deserialize, Serialize};
-use std::fmt;
+use std::fmt as sfmt;
 
 /// A methodology warning.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -59,14 +60,19 @@ pub enum Lint {
     BatchEmulated,
     /// Not an optimised build: figures are not representative.
     DebugBuild,
-    /// The result beats the machine's measured limit: the limit probe was disturbed (another
-    /// process took a core while it ran), so every distance to the limit in this run is suspect.
+    /// The result beats the machine's measured limit. Either the limit probe was disturbed (its
+    /// repetitions disagree), so every distance to the limit in this run is suspect, or the
+    /// probe was stable and the transport does something the probe does not ([`BeyondCause`]).
     BeyondLimit {
         /// The result as a multiple of the limit.
         ratio: f64,
         /// Whether the limit is a round trip (a time: lower is better) rather than a rate.
         #[serde(default)]
         round_trip: bool,
+        /// Which of the two it is; reports written before it was judged read as
+        /// [`BeyondCause::Unjudged`].
+        #[serde(default)]
+        cause: BeyondCause,
     },
     /// An open-loop run achieved less than 99% of the rate it asked for: the producers could not
     /// keep the schedule (the transport blocked them, or the machine is too busy).
@@ -111,6 +117,63 @@ pub enum Lint {
         /// The slowest sample as a fraction of the median.
         slowest: f64,
     },
+    /// Some repetitions of a limit probe disagree with the rest (see
+    /// [`crate::probes::repetitions`]): they were set aside, and the limit is the median of the
+    /// others. Said on each result measured against that probe.
+    ProbeUnstable {
+        /// The probe (`cacheline-rtt`, `cacheline-rtt-stamped`, `stream-bandwidth`).
+        probe: String,
+        /// The repetitions set aside (ns per round trip, or bytes per second).
+        set_aside: Vec<f64>,
+        /// The median of the repetitions kept: the limit.
+        median: f64,
+        /// Repetitions run.
+        repetitions: usize,
+    },
+    /// The timed samples fell into two regimes (see [`crate::stats::modes`]): the median
+    /// describes neither. Both are named, lower value first.
+    Bimodal {
+        /// The lower regime's median (messages per second, or ns per round trip).
+        low: f64,
+        /// Its share of the samples (0 to 1).
+        low_share: f64,
+        /// The higher regime's median.
+        high: f64,
+        /// Its share of the samples.
+        high_share: f64,
+        /// Whether the figures are round trips (ns) rather than rates.
+        #[serde(default)]
+        round_trip: bool,
+    },
+    /// An open-loop run at a fixed rate had sends refused: the transport was full when they were
+    /// due, so the rate was not sustained throughout (a ramp counts a single refusal as not
+    /// sustained). Each refused send was then made blocking, and its wait is in the latency.
+    Refused {
+        /// Sends refused over the timed samples.
+        refused: u64,
+        /// The rate asked for, messages per second.
+        rate: u64,
+        /// The longest a refused send waited for room, ns (0 if not measured: older reports).
+        #[serde(default)]
+        max_wait_ns: u64,
+        /// The largest latency from intended send, ns, if measured.
+        max_latency_ns: Option<u64>,
+    },
+}
+
+/// Why a result is beyond the machine's measured limit (see [`Lint::BeyondLimit`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BeyondCause {
+    /// The probe's repetitions were not kept (a report from before they were), so it cannot be
+    /// said; such reports blamed the probe.
+    #[default]
+    Unjudged,
+    /// The probe was disturbed: some repetitions were set aside, or the rest spread more than a
+    /// quiet result may.
+    Disturbed,
+    /// The probe was stable: the result is genuinely beyond what the probe's geometry measures.
+    ProbeGeometry,
 }
 
 impl Lint {
@@ -135,12 +198,15 @@ impl Lint {
             Lint::ClockStep { .. } => "clock-step",
             Lint::RampCeiling { .. } => "ramp-ceiling",
             Lint::Outliers { .. } => "outliers",
+            Lint::ProbeUnstable { .. } => "probe-unstable",
+            Lint::Bimodal { .. } => "bimodal",
+            Lint::Refused { .. } => "refused",
         }
     }
 }
 
-impl fmt::Display for Lint {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl sfmt::Display for Lint {
+    fn fmt(&self, f: &mut sfmt::Formatter<'_>) -> sfmt::Result {
         match self {
             Lint::Oversubscribed { threads, cores } => {
                 write!(f, "oversubscribed: {threads} threads on {cores} cores; includes scheduler time slicing")
@@ -175,21 +241,35 @@ impl fmt::Display for Lint {
                 write!(f, "batch requested but the transport has no native batch operations; sent one by one")
             }
             Lint::DebugBuild => write!(f, "debug build: figures are not representative; build with --release"),
-            Lint::BeyondLimit {
-                ratio,
-                round_trip: true,
-            } => write!(
-                f,
-                "{ratio:.2}× the measured round trip, faster than the machine allows: the limit probe was disturbed (a busy machine?); distances to the limit in this run are suspect"
-            ),
-            Lint::BeyondLimit {
-                ratio,
-                round_trip: false,
-            } => write!(
-                f,
-                "{:.0}% of the measured limit: the limit probe was disturbed (a busy machine?); distances to the limit in this run are suspect",
-                ratio * 100.0
-            ),
+            Lint::BeyondLimit { ratio, round_trip, cause } => {
+                if *round_trip {
+                    write!(f, "{ratio:.2}× the measured round trip")?;
+                } else {
+                    write!(f, "{:.0}% of the measured limit", ratio * 100.0)?;
+                }
+                match (cause, round_trip) {
+                    (BeyondCause::Unjudged, true) => write!(
+                        f,
+                        ", faster than the machine allows: the limit probe was disturbed (a busy machine?); distances to the limit in this run are suspect"
+                    ),
+                    (BeyondCause::Unjudged, false) => write!(
+                        f,
+                        ": the limit probe was disturbed (a busy machine?); distances to the limit in this run are suspect"
+                    ),
+                    (BeyondCause::Disturbed, _) => write!(
+                        f,
+                        ": the limit probe was disturbed (its repetitions disagree; see the limits line); distances to the limit in this run are suspect"
+                    ),
+                    (BeyondCause::ProbeGeometry, false) => write!(
+                        f,
+                        ", against a stable probe: the transport moves data in a way the probe does not (more than 2 KiB per position store, fewer bytes per message than declared, a ring that stays in a nearer cache); the limit is the probe's geometry, not the machine's"
+                    ),
+                    (BeyondCause::ProbeGeometry, true) => write!(
+                        f,
+                        ", against a stable probe: the transport's round trip does less than one cache line's, or its threads ran on a closer pair of cores than the probe's; the limit is the probe's, not the machine's"
+                    ),
+                }
+            }
             Lint::RateMissed { requested, achieved } => write!(
                 f,
                 "achieved {achieved:.0}/s of {requested}/s requested ({:.1}%): the schedule was not kept",
@@ -217,6 +297,61 @@ impl fmt::Display for Lint {
                 "outliers: {slow} of {samples} samples below a third of the median (slowest {:.0}% of it): two regimes in one trial; the median shows the common one",
                 slowest * 100.0
             ),
+            Lint::ProbeUnstable { probe, set_aside, median, repetitions } => {
+                let figure = |v: f64| {
+                    if probe == crate::probes::STREAM {
+                        fmt::bandwidth(v)
+                    } else {
+                        fmt::duration(v)
+                    }
+                };
+                let aside: Vec<String> = set_aside.iter().map(|v| figure(*v)).collect();
+                write!(
+                    f,
+                    "probe {probe}: {} {} {} with the median {} of {repetitions} repetitions; set aside, the limit is the median",
+                    if aside.len() == 1 { "repetition" } else { "repetitions" },
+                    aside.join(", "),
+                    if aside.len() == 1 { "disagrees" } else { "disagree" },
+                    figure(*median),
+                )
+            }
+            Lint::Bimodal { low, low_share, high, high_share, round_trip } => {
+                let figure = |v: f64| {
+                    if *round_trip {
+                        fmt::duration(v)
+                    } else {
+                        fmt::rate(v)
+                    }
+                };
+                write!(
+                    f,
+                    "two regimes: {} ({:.0}% of samples) and {} ({:.0}%){}; the median describes neither: compare the modes or the range, not medians, and take more samples to see how often each occurs",
+                    figure(*low),
+                    low_share * 100.0,
+                    figure(*high),
+                    high_share * 100.0,
+                    if *round_trip { " per round trip" } else { "" }
+                )
+            }
+            Lint::Refused { refused, rate, max_wait_ns, max_latency_ns } => {
+                write!(
+                    f,
+                    "{refused} {} refused at {}: the transport was full when {} due",
+                    if *refused == 1 { "send" } else { "sends" },
+                    fmt::rate(*rate as f64),
+                    if *refused == 1 { "it was" } else { "they were" },
+                )?;
+                if *max_wait_ns > 0 {
+                    write!(f, ", and the longest waited {} for room", fmt::duration(*max_wait_ns as f64))?;
+                }
+                if let Some(max) = max_latency_ns {
+                    write!(f, " (max latency {})", fmt::duration(*max as f64))?;
+                }
+                write!(
+                    f,
+                    "; the rate was not sustained throughout (a ramp counts a single refusal as not sustained)"
+                )
+            }
         }
     }
 }

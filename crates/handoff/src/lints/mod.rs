@@ -10,10 +10,10 @@
 //! | file           | rules                                                                  |
 //! |----------------|------------------------------------------------------------------------|
 //! | `placement.rs` | threads and cores (`oversubscribed`, `unpinned`, `pinning-failed`), same-thread hand-offs, `batch-emulated`, `debug-build` |
-//! | `samples.rs`   | the quality of the timed samples (`capacity-never-fills`, `noisy`, `outliers`, `few-samples`) |
+//! | `samples.rs`   | the quality of the timed samples (`capacity-never-fills`, `noisy`, `outliers`, `few-samples`, `bimodal`; `outliers` gives way to `bimodal`, which names both regimes) |
 //! | `latency.rs`   | latency percentiles (`clock-step`, `too-few-for-percentile`)            |
-//! | `open_loop.rs` | paced runs and ramps (`rate-missed`, `refusals-unobservable`, `timing-overhead`, `ramp-ceiling`) |
-//! | `limits.rs`    | the distance to the machine's limit (`beyond-limit`)                    |
+//! | `open_loop.rs` | paced runs and ramps (`rate-missed`, `refusals-unobservable`, `timing-overhead`, `refused` at a fixed rate, `ramp-ceiling`) |
+//! | `limits.rs`    | the distance to the machine's limit (`probe-unstable`: the probe had repetitions set aside; `beyond-limit`: disturbed probe or beyond its geometry) |
 
 mod latency;
 mod limits;
@@ -26,7 +26,7 @@ mod samples;
 pub(crate) mod fixture;
 
 pub use latency::MIN_TAIL_OBSERVATIONS;
-pub use lint::Lint;
+pub use lint::{BeyondCause, Lint};
 pub use samples::{outliers, OUTLIER_FRACTION};
 
 use crate::environment::Environment;
@@ -52,13 +52,16 @@ pub fn evaluate(result: &TrialResult, cx: &Context) -> Vec<Lint> {
     lints.extend(placement::locality(result));
     lints.extend(samples::capacity_never_fills(result));
     lints.extend(samples::throughput(result));
+    lints.extend(samples::bimodal(result));
     lints.extend(latency::clock_step(cx.limits, result.latency.as_ref()));
     lints.extend(latency::too_few_for_percentile(result));
     lints.extend(placement::batch_emulated(result));
     lints.extend(placement::debug_build(cx.environment));
     lints.extend(open_loop::paced(result));
+    lints.extend(open_loop::refused(result));
     lints.extend(open_loop::ramp_ceiling(result));
-    lints.extend(limits::beyond_limit(result));
+    lints.extend(limits::probe_unstable(result, cx.limits));
+    lints.extend(limits::beyond_limit(result, cx.limits));
     lints
 }
 
@@ -97,7 +100,11 @@ mod tests {
         });
         let mut env = environment();
         env.build_profile = "debug".into();
-        let lim = limits(None, Some(10.0));
+        let mut lim = limits(None, Some(10.0));
+        lim.repetitions = vec![crate::probes::Repetitions::new(
+            crate::probes::STREAM,
+            vec![20e9, 20.5e9, 19.5e9, 90e9, 20e9],
+        )];
         let cx = Context {
             pin_requested: true,
             limits: Some(&lim),
@@ -116,6 +123,7 @@ mod tests {
                 "too-few-for-percentile",
                 "batch-emulated",
                 "debug-build",
+                "probe-unstable",
                 "beyond-limit",
             ]
         );
@@ -151,6 +159,7 @@ mod tests {
         let rtt = Lint::BeyondLimit {
             ratio: 0.8,
             round_trip: true,
+            cause: BeyondCause::Unjudged,
         };
         assert!(
             rtt.to_string().starts_with("0.80× the measured round trip"),
@@ -159,6 +168,7 @@ mod tests {
         let rate = Lint::BeyondLimit {
             ratio: 1.2,
             round_trip: false,
+            cause: BeyondCause::Unjudged,
         };
         assert!(
             rate.to_string().starts_with("120% of the measured limit"),

@@ -1,6 +1,6 @@
-//! Rules on open-loop runs: whether the schedule was kept, whether saturation could be seen,
-//! whether the harness's own timing is small against the latency, and whether a ramp found its
-//! knee.
+//! Rules on open-loop runs: whether the schedule was kept, whether saturation could be seen (and
+//! was, as refused sends), whether the harness's own timing is small against the latency, and
+//! whether a ramp found its knee.
 
 use super::Lint;
 use crate::open_loop::ramp::MIN_ACHIEVED;
@@ -38,6 +38,20 @@ pub(super) fn paced(r: &TrialResult) -> Vec<Lint> {
         }
     }
     lints
+}
+
+/// [`Lint::Refused`]: a run at a fixed rate (not a ramp, whose steps judge refusals
+/// themselves) had sends refused.
+pub(super) fn refused(r: &TrialResult) -> Option<Lint> {
+    let (Some(p), Pacing::Rate(rate), None) = (&r.paced, &r.params.pacing, &r.ramp) else {
+        return None;
+    };
+    (p.refused > 0).then(|| Lint::Refused {
+        refused: p.refused,
+        rate: *rate,
+        max_wait_ns: p.refused_wait_max_ns,
+        max_latency_ns: r.latency.as_ref().map(|l| l.max),
+    })
 }
 
 /// [`Lint::RampCeiling`]: a ramp sustained every rate up to its highest.
@@ -135,5 +149,50 @@ mod tests {
         assert_eq!(ramp_ceiling(&r), None);
         r.ramp = with(None, Some(1_000));
         assert_eq!(ramp_ceiling(&r), None);
+    }
+
+    #[test]
+    fn refused_sends_at_a_fixed_rate_are_said_with_their_wait() {
+        let mut r = paced_result(1_000, 1_000.0);
+        r.workload = crate::workload::WorkloadKind::Pipeline;
+        r.latency = Some(latency(20_000, 10_000));
+        r.latency.as_mut().unwrap().max = 99_900_000;
+        let p = r.paced.as_mut().unwrap();
+        p.refused = 2;
+        p.refused_wait_max_ns = 99_800_000;
+        let lint = refused(&r).expect("refusals said");
+        assert_eq!(
+            lint,
+            Lint::Refused {
+                refused: 2,
+                rate: 1_000,
+                max_wait_ns: 99_800_000,
+                max_latency_ns: Some(99_900_000),
+            }
+        );
+        assert!(
+            lint.to_string().starts_with(
+                "2 sends refused at 1.00 k/s: the transport was full when they were due, and the longest waited 99.8 ms for room (max latency 99.9 ms); the rate was not sustained throughout"
+            ),
+            "{lint}"
+        );
+    }
+
+    #[test]
+    fn no_refusal_or_a_ramp_says_nothing_of_refusals() {
+        // None refused.
+        assert_eq!(refused(&paced_result(1_000, 1_000.0)), None);
+        // A closed-loop result has no schedule to refuse.
+        assert_eq!(refused(&stream()), None);
+        // A ramp judges its steps by their refusals itself.
+        let mut r = paced_result(1_000, 1_000.0);
+        r.paced.as_mut().unwrap().refused = 3;
+        assert!(refused(&r).is_some());
+        r.params.pacing = Pacing::Ramp(RampSpec::default());
+        r.ramp = Some(RampResult {
+            search: RampOutcome::default(),
+            saturating_hop: None,
+        });
+        assert_eq!(refused(&r), None);
     }
 }

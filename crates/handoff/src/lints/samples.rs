@@ -53,8 +53,9 @@ pub(super) fn throughput(r: &TrialResult) -> Vec<Lint> {
             threshold: NOISY_SPREAD,
         });
     }
-    // A ramp's samples are its steps, at rates that differ on purpose.
-    if r.ramp.is_none() && !r.workload.is_open_loop() {
+    // A ramp's samples are its steps, at rates that differ on purpose. Two regimes found by
+    // the mode detector are said by [`bimodal`], with both their figures.
+    if r.ramp.is_none() && !r.workload.is_open_loop() && r.modes.is_none() {
         let rates: Vec<f64> = r.samples.iter().map(|x| x.msgs_per_s).collect();
         lints.extend(outliers(&rates));
     }
@@ -65,11 +66,24 @@ pub(super) fn throughput(r: &TrialResult) -> Vec<Lint> {
     lints
 }
 
+/// [`Lint::Bimodal`]: the timed samples fell into two regimes (the result's `modes`).
+pub(super) fn bimodal(r: &TrialResult) -> Option<Lint> {
+    let m = r.modes.as_ref()?;
+    Some(Lint::Bimodal {
+        low: m.low.median,
+        low_share: m.low.share,
+        high: m.high.median,
+        high_share: m.high.share,
+        round_trip: r.workload == WorkloadKind::PingPong,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::lints::fixture::{stream, with_rates};
     use crate::report::RampResult;
+    use crate::stats::modes;
 
     #[test]
     fn one_slow_sample_is_an_outlier() {
@@ -190,5 +204,69 @@ mod tests {
         ));
         r.workload = WorkloadKind::Paced;
         assert!(matches!(throughput(&r)[..], [Lint::Noisy { .. }]));
+    }
+
+    #[test]
+    fn two_regimes_are_named_with_their_shares() {
+        let rates = [
+            41e6, 42e6, 40.5e6, 41.2e6, 41.8e6, 41.2e6, 283e6, 280e6, 285e6, 290e6, 279e6, 284e6,
+            282e6, 286e6, 281e6,
+        ];
+        let mut r = with_rates(stream(), &rates);
+        r.modes = modes::detect(&rates);
+        let Some(Lint::Bimodal {
+            low,
+            low_share,
+            high,
+            high_share,
+            round_trip: false,
+        }) = bimodal(&r)
+        else {
+            panic!("two regimes not said: {:?}", r.modes);
+        };
+        assert!((low / 41.2e6 - 1.0).abs() < 0.01 && (high / 283e6 - 1.0).abs() < 0.01);
+        assert!((low_share - 0.4).abs() < 1e-9 && (high_share - 0.6).abs() < 1e-9);
+        let text = bimodal(&r).unwrap().to_string();
+        assert!(
+            text.starts_with("two regimes: 41.2 M/s (40% of samples) and 283 M/s (60%)"),
+            "{text}"
+        );
+        // Said once: not again as outliers, though the slow regime is below a third of the
+        // median.
+        assert!(throughput(&r)
+            .iter()
+            .all(|l| !matches!(l, Lint::Outliers { .. })));
+    }
+
+    #[test]
+    fn one_regime_is_not_bimodal() {
+        let rates = [100.0, 101.0, 99.0, 100.5, 99.5, 100.2];
+        let mut r = with_rates(stream(), &rates);
+        r.modes = modes::detect(&rates);
+        assert_eq!(bimodal(&r), None);
+        assert_eq!(bimodal(&stream()), None);
+    }
+
+    #[test]
+    fn ping_pong_regimes_are_round_trips() {
+        let mut r = stream();
+        r.workload = WorkloadKind::PingPong;
+        r.modes = modes::detect(&[
+            95.0, 96.0, 94.0, 95.5, 94.5, 410.0, 400.0, 420.0, 405.0, 415.0,
+        ]);
+        let lint = bimodal(&r).expect("two regimes");
+        assert!(matches!(
+            lint,
+            Lint::Bimodal {
+                round_trip: true,
+                ..
+            }
+        ));
+        assert!(
+            lint.to_string().starts_with(
+                "two regimes: 95.0 ns (50% of samples) and 410 ns (50%) per round trip"
+            ),
+            "{lint}"
+        );
     }
 }

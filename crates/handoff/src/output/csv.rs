@@ -1,6 +1,8 @@
 //! `csv`: one flat row per result, figures as raw numbers (messages per second, nanoseconds),
 //! empty where not measured; the verdict as in JSON (`pass`, `fail`, `hung`, …). Multi-valued
-//! cells (options, lint codes) are joined with `;`.
+//! cells (options, lint codes) are joined with `;`. A result whose samples fell into two regimes
+//! has both in the `mode_*` columns (the median of each, in the unit of `tput_median` for a
+//! stream and of `ns_per_msg_median` for ping-pong, and its share of the samples).
 
 use super::Exporter;
 use crate::report::RunReport;
@@ -8,7 +10,7 @@ use crate::workload::Pacing;
 use std::io::{self, Write};
 
 /// Column headings, in order.
-const COLUMNS: [&str; 41] = [
+const COLUMNS: [&str; 45] = [
     "transport",
     "workload",
     "semantics",
@@ -50,6 +52,10 @@ const COLUMNS: [&str; 41] = [
     "uncorrected_p99",
     "sustained_rate",
     "saturating_hop",
+    "mode_low",
+    "mode_low_share",
+    "mode_high",
+    "mode_high_share",
 ];
 
 /// Writes one CSV row per result.
@@ -132,6 +138,10 @@ impl Exporter for CsvExporter {
                     .as_ref()
                     .and_then(|x| x.saturating_hop.clone())
                     .unwrap_or_default(),
+                opt(r.modes.map(|m| m.low.median)),
+                opt(r.modes.map(|m| m.low.share)),
+                opt(r.modes.map(|m| m.high.median)),
+                opt(r.modes.map(|m| m.high.share)),
             ];
             w.write_record(&record)?;
         }

@@ -18,13 +18,16 @@
 //!   that differs is shown on each row.
 //! * **Lints.** A row shows short codes with footnote numbers; the full messages follow the
 //!   table. A lint that every result of the run carries is said once, in the header.
+//! * **Two regimes.** The median of a result whose samples fell into two regimes is marked
+//!   [`BIMODAL_MARK`]: it is not one number, and its `bimodal` footnote names both regimes.
 
 use super::fmt;
 use crate::layout::LayoutMode;
 use crate::lints::lint::Lint;
-use crate::probes::Limits;
+use crate::probes::{self, Limits};
 use crate::report::{RunReport, TrialResult, Verdict};
 use crate::semantics::{Bound, ConsumerStyle, Locality, Ordering, Semantics, WaitStrategy};
+use crate::stats::Summary;
 use crate::workload::{Pacing, WorkloadKind};
 use std::collections::BTreeSet;
 
@@ -37,6 +40,9 @@ pub(crate) const SEMANTICS_LEGEND: &str = "topology, order (fifo = one FIFO, fif
 
 /// Marker appended to the label of an oversubscribed row.
 pub(crate) const OVERSUBSCRIBED_MARK: &str = " *";
+
+/// Marker appended to the median of a result whose samples fell into two regimes.
+pub(crate) const BIMODAL_MARK: &str = " ‖";
 
 /// The whole report, ready to render.
 pub(crate) struct View {
@@ -222,28 +228,25 @@ fn layout_line(layout: &LayoutMode) -> String {
     }
 }
 
-/// The header's line on the machine's limits.
+/// The header's line on the machine's limits: each probe's median (the limit) with the number
+/// of repetitions behind it, their spread, and any set aside.
 fn limits_line(limits: Option<&Limits>) -> String {
     let Some(l) = limits else {
         return "not measured in this run: results show no distance to the machine's limit"
             .to_string();
     };
     let mut s = format!(
-        "cache-line round trip {} (best of {}; median {}); streaming bandwidth {} (best; median {}) ≈ {} msgs/s of 8 B; probes on cores {}{}",
-        fmt::duration(l.rtt_ns()),
-        l.cacheline_rtt_ns.n,
-        fmt::duration(l.cacheline_rtt_ns.median),
-        fmt::bandwidth(l.stream_bytes()),
-        fmt::bandwidth(l.stream_bytes_per_s.median),
+        "cache-line round trip {}; streaming bandwidth {} ≈ {} msgs/s of 8 B; probes on cores {}{}",
+        probe_figure(l, probes::RTT, &l.cacheline_rtt_ns, fmt::duration),
+        probe_figure(l, probes::STREAM, &l.stream_bytes_per_s, fmt::bandwidth),
         fmt::si(l.stream_msgs_per_s(8)),
         join(l.cores.iter(), ","),
         if l.pinned { ", pinned" } else { ", not pinned" },
     );
     if let Some(stamped) = &l.cacheline_rtt_stamped_ns {
         s.push_str(&format!(
-            "; round trip stamped per trip as ping-pong is {} (best median of {})",
-            fmt::duration(stamped.min),
-            stamped.n
+            "; round trip stamped per trip as ping-pong is {}",
+            probe_figure(l, probes::RTT_STAMPED, stamped, fmt::duration)
         ));
     }
     if let Some(step) = l.clock_step_ns {
@@ -252,6 +255,28 @@ fn limits_line(limits: Option<&Limits>) -> String {
     if let Some(note) = &l.note {
         s.push_str(&format!(" ({note})"));
     }
+    s
+}
+
+/// One probe's limit as the limits line says it: `124 ns (median of 6, spread 1.2%; set aside
+/// 1 of 7: 17.8 ns)`.
+fn probe_figure(l: &Limits, probe: &str, summary: &Summary, show: fn(f64) -> String) -> String {
+    let mut s = format!(
+        "{} (median of {}, spread {}",
+        show(summary.median),
+        summary.n,
+        fmt::percent(summary.spread)
+    );
+    if let Some(reps) = l.repetitions_of(probe).filter(|r| !r.outlying.is_empty()) {
+        let aside: Vec<String> = reps.set_aside().into_iter().map(show).collect();
+        s.push_str(&format!(
+            "; set aside {} of {}: {}",
+            aside.len(),
+            reps.values.len(),
+            aside.join(", ")
+        ));
+    }
+    s.push(')');
     s
 }
 
@@ -376,6 +401,12 @@ fn group(mut rows: Vec<&TrialResult>, every: &[String]) -> Group {
         }
     }
     notes.extend(ordering_note(&cross));
+    if rows.iter().any(|r| r.modes.is_some()) {
+        notes.push(format!(
+            "{} two regimes: the samples fell into two clusters and the median describes neither; the bimodal footnote names both",
+            BIMODAL_MARK.trim()
+        ));
+    }
     if oversubscribed {
         notes.push(format!(
             "{} oversubscribed: more threads than cores, figures include scheduler time slicing",
@@ -685,6 +716,15 @@ fn open_loop_notes(rows: &[&TrialResult]) -> Vec<String> {
     notes
 }
 
+/// [`BIMODAL_MARK`] if the result's samples fell into two regimes, else nothing.
+fn bimodal_mark(r: &TrialResult) -> &'static str {
+    if r.modes.is_some() {
+        BIMODAL_MARK
+    } else {
+        ""
+    }
+}
+
 /// The empty cell.
 fn dash() -> String {
     "–".to_string()
@@ -695,7 +735,7 @@ fn dash() -> String {
 fn stream_cells(r: &TrialResult, cells: &mut Vec<String>) {
     match &r.throughput {
         Some(t) => {
-            cells.push(fmt::rate(t.median));
+            cells.push(format!("{}{}", fmt::rate(t.median), bimodal_mark(r)));
             cells.push(format!("{} – {}", fmt::si(t.min), fmt::si(t.max)));
         }
         None => cells.extend([dash(), dash()]),
@@ -716,7 +756,7 @@ fn stream_cells(r: &TrialResult, cells: &mut Vec<String>) {
     } else {
         r.limit
             .as_ref()
-            .filter(|l| l.probe == "stream-bandwidth")
+            .filter(|l| l.probe == probes::STREAM)
             .map_or_else(dash, |l| fmt::percent(l.ratio))
     });
     cells.push(format!(
@@ -730,7 +770,12 @@ fn stream_cells(r: &TrialResult, cells: &mut Vec<String>) {
 fn ping_pong_cells(r: &TrialResult, cells: &mut Vec<String>) {
     match &r.latency {
         Some(l) => {
-            cells.extend([l.p50, l.p90, l.p99, l.p999, l.max].map(|v| fmt::duration(v as f64)))
+            cells.push(format!(
+                "{}{}",
+                fmt::duration(l.p50 as f64),
+                bimodal_mark(r)
+            ));
+            cells.extend([l.p90, l.p99, l.p999, l.max].map(|v| fmt::duration(v as f64)))
         }
         None => cells.extend((0..5).map(|_| dash())),
     }
