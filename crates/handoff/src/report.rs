@@ -43,7 +43,7 @@ pub enum Verdict {
     Pass,
     /// A sample had a verification violation.
     Fail,
-    /// A sample did not finish within the timeout.
+    /// A sample delivered nothing for a whole watchdog interval.
     Hung,
     /// A thread panicked or the process died.
     Crashed,
@@ -102,7 +102,7 @@ pub struct Params {
     pub samples: usize,
     /// Warm-up samples.
     pub warmup: usize,
-    /// Watchdog timeout per sample, ms.
+    /// The watchdog interval, ms: a sample that delivered nothing for this long was hung.
     pub timeout_ms: u64,
     /// Pacing (closed loop, a rate, or a ramp).
     #[serde(default)]
