@@ -111,6 +111,15 @@ pub enum Lint {
         /// The slowest sample as a fraction of the median.
         slowest: f64,
     },
+    /// The median timed sample of a closed-loop trial ran longer than the watchdog interval: the
+    /// transport kept delivering, so it finished and is not hung, but it is far slower than a
+    /// sample is meant to be (see `lints/duration.rs` for why the interval is the yardstick).
+    Slow {
+        /// The median sample's duration, ms.
+        median_ms: f64,
+        /// The watchdog interval, ms.
+        watchdog_ms: u64,
+    },
 }
 
 impl Lint {
@@ -135,6 +144,7 @@ impl Lint {
             Lint::ClockStep { .. } => "clock-step",
             Lint::RampCeiling { .. } => "ramp-ceiling",
             Lint::Outliers { .. } => "outliers",
+            Lint::Slow { .. } => "slow",
         }
     }
 }
@@ -217,6 +227,21 @@ impl fmt::Display for Lint {
                 "outliers: {slow} of {samples} samples below a third of the median (slowest {:.0}% of it): two regimes in one trial; the median shows the common one",
                 slowest * 100.0
             ),
+            Lint::Slow { median_ms, watchdog_ms } => write!(
+                f,
+                "slow: the median sample ran {}, longer than the {} watchdog interval; it kept delivering, so it finished and is not hung, but a sample is meant to take a small part of that",
+                seconds(*median_ms),
+                seconds(*watchdog_ms as f64)
+            ),
         }
+    }
+}
+
+/// Milliseconds as a short duration: `850 ms`, `12.4 s`.
+fn seconds(ms: f64) -> String {
+    if ms < 1000.0 {
+        format!("{ms:.0} ms")
+    } else {
+        format!("{:.1} s", ms / 1000.0)
     }
 }
