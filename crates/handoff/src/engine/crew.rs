@@ -51,9 +51,7 @@ impl Progress {
     /// The progress of a sample starting on this thread: the one [`watched`] installed, or a
     /// fresh one.
     pub fn for_sample() -> Arc<Progress> {
-        WATCHED
-            .with(|w| w.borrow().clone())
-            .unwrap_or_default()
+        WATCHED.with(|w| w.borrow().clone()).unwrap_or_default()
     }
 }
 

@@ -362,7 +362,8 @@ mod tests {
 
         // Past the last message, only publications remain.
         let mut s = Stops::new(10_000, true);
-        s.cadence.finish(9_990, &std::sync::atomic::AtomicU64::new(0));
+        s.cadence
+            .finish(9_990, &std::sync::atomic::AtomicU64::new(0));
         assert_eq!(s.after(9_990), 9_991);
         assert_eq!(s.after(10_000), s.cadence.next());
 
