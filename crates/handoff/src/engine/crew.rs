@@ -16,7 +16,7 @@
 //!
 //! The one case a moving stream can be taken for a stalled one: a consumer at the largest stride
 //! (a stream of millions of messages per second) that suddenly falls to fewer than
-//! [`PROGRESS_EVERY`] messages per interval (under 1 639 messages per second at the default 10 s)
+//! [`PROGRESS_EVERY`] messages per interval (about 1 640 messages per second at the default 10 s)
 //! publishes its next count only after the interval has passed. At any steady rate, and after
 //! any smaller change of pace, it is not.
 
