@@ -104,7 +104,8 @@ pub struct RunArgs {
     /// Warm-up samples per trial.
     #[arg(long)]
     pub warmup: Option<Natural>,
-    /// Watchdog: a sample running longer than this many milliseconds is declared hung.
+    /// Watchdog interval: a sample in which no message is delivered for this many milliseconds
+    /// is declared hung; a slow sample that keeps delivering runs to its end (default 10000).
     #[arg(long)]
     pub timeout_ms: Option<Positive>,
     /// Open-loop rate, messages per second in total, or `ramp` to search for the highest

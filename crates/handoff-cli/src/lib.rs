@@ -69,7 +69,8 @@ pub fn main_with(catalog: Catalog) -> ExitCode {
         Command::Run(a) => run::run(&catalog, &a),
         Command::Worker => {
             let stdin = std::io::stdin().lock();
-            let stdout = std::io::stdout().lock();
+            // Not locked: the worker writes heartbeats from a thread of its own.
+            let stdout = std::io::stdout();
             handoff::worker::serve(&catalog, stdin, stdout)
                 .map(|_| exit::OK)
                 .map_err(|e| CliError {

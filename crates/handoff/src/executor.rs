@@ -4,9 +4,10 @@
 //!   (they cannot be killed from inside the process) and an aborting transport takes the whole
 //!   process down; fine for tests and library use with trusted transports.
 //! * [`Child`] runs the trial in a child process speaking the [`crate::worker`] protocol over its
-//!   standard input and output. A hang is cut off by killing the child, a crash (abort, segfault)
-//!   is read from its exit status and the tail of its standard error, and in both cases the run
-//!   goes on with every other result intact.
+//!   standard input and output. The child's own watchdog reports a hang; a child that reports
+//!   no progress at all (see [`Heartbeat`]) for the watchdog interval plus [`GRACE`] is stuck as
+//!   a whole and is killed. A crash (abort, segfault) is read from its exit status and the tail
+//!   of its standard error. In every case the run goes on with every other result intact.
 
 use crate::catalog::Catalog;
 use crate::layout::SampleLayout;
@@ -20,7 +21,7 @@ use std::path::PathBuf;
 use std::process::{ChildStdin, Command, Stdio};
 use std::sync::{mpsc, Arc, Mutex};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// What the session asks of one sample.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -124,8 +125,18 @@ pub struct WorkerCommand {
     pub args: Vec<String>,
 }
 
-/// Extra time the parent grants a child beyond the sample's own watchdog before killing it.
-const GRACE: Duration = Duration::from_secs(5);
+/// Extra time the parent grants a child beyond the sample's own watchdog interval before killing
+/// it: the child's watchdog normally reports the hang first, with its own account of it.
+pub const GRACE: Duration = Duration::from_secs(5);
+
+/// A line a worker sends while a sample runs (see [`crate::worker`]): `{"progress": N}`, the
+/// messages delivered so far in the sample as its consumers last published them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Heartbeat {
+    /// Messages (round trips for ping-pong) delivered so far in the sample.
+    pub progress: u64,
+}
 /// Lines of a child's standard error kept for crash reports.
 const STDERR_TAIL: usize = 12;
 
@@ -284,8 +295,26 @@ impl Executor for Child {
             );
             return self.fail(SampleStatus::Crashed(why));
         }
-        let wait = Duration::from_millis(self.spec.watchdog_ms(messages, rate)) + GRACE;
-        let got = self.lines.as_ref().expect("started").recv_timeout(wait);
+        // The parent's own watchdog: heartbeats restart it whenever their count moves.
+        let watchdog = self.spec.watchdog(rate);
+        let limit = watchdog + GRACE;
+        let lines = self.lines.as_ref().expect("started");
+        let (mut delivered, mut moved) = (0u64, Instant::now());
+        let got = loop {
+            let left = (moved + limit).saturating_duration_since(Instant::now());
+            match lines.recv_timeout(left) {
+                Ok(Line::Out(l)) => match serde_json::from_str::<Heartbeat>(&l) {
+                    Ok(beat) => {
+                        if beat.progress != delivered {
+                            delivered = beat.progress;
+                            moved = Instant::now();
+                        }
+                    }
+                    Err(_) => break Ok(Line::Out(l)),
+                },
+                other => break other,
+            }
+        };
         match got {
             Ok(Line::Out(l)) => match serde_json::from_str::<SampleOutcome>(&l) {
                 Ok(o) => {
@@ -311,10 +340,15 @@ impl Executor for Child {
                 };
                 self.fail(SampleStatus::Crashed(why))
             }
-            Err(mpsc::RecvTimeoutError::Timeout) => self.fail(SampleStatus::Hung(format!(
-                "worker gave no answer within {} ms; killed",
-                wait.as_millis()
-            ))),
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                let quiet = moved.elapsed();
+                self.fail(SampleStatus::Hung(format!(
+                    "no message delivered for {:.1} s (watchdog {} ms + {} s grace): the worker reported no progress and gave no answer, about {delivered} of {messages} messages delivered; killed",
+                    quiet.as_secs_f64(),
+                    watchdog.as_millis(),
+                    GRACE.as_secs()
+                )))
+            }
         }
     }
 

@@ -117,7 +117,7 @@ pub enum SampleStatus {
     Pass,
     /// The verifier found a violation.
     Fail(Violation),
-    /// The watchdog fired: the sample did not finish within the timeout.
+    /// The watchdog fired: no message was delivered for a whole watchdog interval.
     Hung(String),
     /// A thread panicked or the process died.
     Crashed(String),

@@ -47,7 +47,7 @@ pub enum Verdict {
     Pass,
     /// A sample had a verification violation.
     Fail,
-    /// A sample did not finish within the timeout.
+    /// A sample delivered nothing for a whole watchdog interval.
     Hung,
     /// A thread panicked or the process died.
     Crashed,
@@ -106,7 +106,7 @@ pub struct Params {
     pub samples: usize,
     /// Warm-up samples.
     pub warmup: usize,
-    /// Watchdog timeout per sample, ms.
+    /// The watchdog interval, ms: a sample that delivered nothing for this long was hung.
     pub timeout_ms: u64,
     /// Pacing (closed loop, a rate, or a ramp).
     #[serde(default)]

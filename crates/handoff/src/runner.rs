@@ -24,8 +24,9 @@ pub trait Runner: Send + Sync {
     /// Runs one sample of `spec` moving `messages` messages (round trips for ping-pong).
     ///
     /// Never panics on a transport's failure: panics, hangs and violations become the outcome's
-    /// status. A hang is detected after `spec.timeout_ms`; the stuck threads are left behind
-    /// (running trials in a child process, as the CLI does, reclaims them).
+    /// status. A hang is detected when nothing is delivered for the watchdog interval
+    /// ([`TrialSpec::watchdog`]); the stuck threads are left behind (running trials in a child
+    /// process, as the CLI does, reclaims them).
     fn run_sample(&self, spec: &TrialSpec, messages: u64) -> SampleOutcome;
 
     /// Builds this transport's hops of a pipeline, for every payload. Transports that cannot be

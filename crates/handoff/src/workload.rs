@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
+use std::time::Duration;
 
 /// The shape of a workload.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -292,7 +293,9 @@ pub struct TrialSpec {
     pub samples: usize,
     /// Untimed warm-up samples.
     pub warmup: usize,
-    /// Watchdog: a sample running longer than this is declared hung.
+    /// The watchdog interval, milliseconds: a sample during which no message is delivered for
+    /// this long is declared hung (see [`TrialSpec::watchdog`]). A slow sample that keeps
+    /// delivering is not.
     pub timeout_ms: u64,
     /// Pin threads to distinct cores where the machine has enough.
     pub pin: bool,
@@ -506,14 +509,17 @@ impl TrialSpec {
         s
     }
 
-    /// How long a sample of `messages` may run before the watchdog calls it hung: the timeout,
-    /// plus, for an open-loop trial, the time its schedule takes at `rate` (or its own rate).
-    pub fn watchdog_ms(&self, messages: u64, rate: Option<u64>) -> u64 {
-        let schedule = match rate.or(self.pacing.rate()) {
-            Some(r) if self.workload.is_open_loop() => messages.saturating_mul(1000) / r.max(1),
+    /// The watchdog interval of a sample: a sample during which no message is delivered for this
+    /// long is hung (see [`crate::engine::crew`]); a slow one that keeps delivering runs to its
+    /// end. It is `timeout_ms`, plus, for an open-loop trial, the gap between two scheduled
+    /// messages at `rate` (or the trial's own rate), so that a slow schedule is never taken for
+    /// a stall.
+    pub fn watchdog(&self, rate: Option<u64>) -> Duration {
+        let gap_ms = match rate.or(self.pacing.rate()) {
+            Some(r) if self.workload.is_open_loop() => 1000u64.div_ceil(r.max(1)),
             _ => 0,
         };
-        self.timeout_ms.saturating_add(schedule)
+        Duration::from_millis(self.timeout_ms.saturating_add(gap_ms))
     }
 
     /// Threads the workload runs (not counting threads a callback transport starts itself).

@@ -157,7 +157,7 @@ fn report() -> RunReport {
     ));
 
     let mut hang = stream("faulty-hang", None, Verdict::Hung, None);
-    hang.violation = Some("sample did not finish within 10000 ms".into());
+    hang.violation = Some("no message delivered for 10.0 s (watchdog 10000 ms): 1 of 2 threads finished, about 7 of 5000 messages delivered".into());
     results.push(hang);
 
     // Another group: 8 producers on 2 cores, one unsupported transport.
@@ -286,7 +286,7 @@ fn human_facts(text: &str, separator: &str) {
         "MPSC fifo/pp bounded block",
         // verdict reasons under the table
         "faulty-drop: FAIL — producer 0: expected seq 9, got 10",
-        "faulty-hang: HUNG — sample did not finish within 10000 ms",
+        "faulty-hang: HUNG — no message delivered for 10.0 s (watchdog 10000 ms): 1 of 2 threads finished, about 7 of 5000 messages delivered",
         "single-ring: unsupported — 8 producers: this transport takes exactly one",
         // lint footnotes
         "noisy[1]",

@@ -73,11 +73,20 @@ fn reorder_is_found() {
 }
 
 #[test]
-fn hang_is_reported_hung() {
+fn hang_is_reported_hung_within_the_watchdog_interval_and_a_margin() {
+    let start = std::time::Instant::now();
     match sample("faulty-hang", 1) {
-        SampleStatus::Hung(why) => assert!(why.contains("no end after 1000 ms"), "{why}"),
+        // The consumer stops at its tenth message; what it had published is said.
+        SampleStatus::Hung(why) => {
+            assert!(why.starts_with("no message delivered for "), "{why}");
+            assert!(why.contains("(watchdog 1000 ms)"), "{why}");
+            assert!(why.contains("1 of 2 threads finished"), "{why}");
+            assert!(why.contains(" of 2000 messages delivered"), "{why}");
+        }
         other => panic!("{other:?}"),
     }
+    // Loosely: one interval (1 s), plus a margin for a busy machine.
+    assert!(start.elapsed() < std::time::Duration::from_secs(6));
 }
 
 #[test]

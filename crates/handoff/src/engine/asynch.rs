@@ -22,10 +22,11 @@
 //! sample runs from the earliest of those reads to the moment the consumer received the last
 //! expected message, as in the thread engine. Every message is verified by the consumer
 //! ([`Verifier`]); a receiver that lost messages by lagging ([`AsyncReceiver::lost`]) fails the
-//! sample. A task that panics makes the sample `crashed` with its message, a sample that does not
-//! end before the watchdog `hung`.
+//! sample. A task that panics makes the sample `crashed` with its message, a sample in which no
+//! message is delivered for the watchdog interval `hung` (the consumers publish their progress as
+//! the thread engine's do; the watchdog watches the crew of threads or the conductor).
 
-use super::crew::{panic_message, Crew, CrewError, Progress, PROGRESS_EVERY};
+use super::crew::{panic_message, Cadence, Crew, CrewError, Progress};
 use super::stream::build_failed;
 use crate::histogram;
 use crate::message::Message;
@@ -40,7 +41,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// One producer's or consumer's whole loop.
 type Task<R> = Pin<Box<dyn Future<Output = R> + Send>>;
@@ -84,7 +85,7 @@ fn drive<R: Send + 'static>(
     tasks: Vec<(String, Task<R>)>,
     progress: Arc<Progress>,
 ) -> (Result<Vec<R>, DriveError>, Placement) {
-    let deadline = |spec: &TrialSpec| Instant::now() + Duration::from_millis(spec.timeout_ms);
+    let watchdog = spec.watchdog(None);
     match spec.driver {
         Driver::Threads => {
             let plan = placement::plan(tasks.len(), spec.pin);
@@ -94,7 +95,7 @@ fn drive<R: Send + 'static>(
             for (name, task) in tasks {
                 crew.spawn(&name, move || futures_lite::future::block_on(task));
             }
-            let r = crew.collect(deadline(spec)).map_err(DriveError::Crew);
+            let r = crew.collect(watchdog).map_err(DriveError::Crew);
             note_pins(&mut place, &progress);
             (r, place)
         }
@@ -117,7 +118,7 @@ fn drive<R: Send + 'static>(
                 rt.shutdown_background();
                 out
             });
-            let r = match crew.collect(deadline(spec)) {
+            let r = match crew.collect(watchdog) {
                 Ok(mut v) => match v.pop() {
                     Some(Ok(members)) => Ok(members),
                     Some(Err(panic)) => Err(DriveError::Crew(CrewError::Panicked(panic))),
@@ -229,14 +230,18 @@ fn drive_failed(
         DriveError::Crew(CrewError::Hung {
             finished,
             total: members,
+            quiet,
         }) => {
             let what = match spec.driver {
                 Driver::Threads => format!("{finished} of {members} threads finished"),
                 d => format!("the tasks on the {d} runtime did not finish"),
             };
-            SampleStatus::Hung(format!(
-                "no end after {} ms: {what}, about {delivered} of {total} messages delivered",
-                spec.timeout_ms
+            SampleStatus::Hung(CrewError::hang_report(
+                quiet,
+                spec.watchdog(None),
+                what,
+                delivered,
+                total,
             ))
         }
     };
@@ -289,12 +294,13 @@ async fn consume<M: Message, R: AsyncReceiver<M>>(
 ) -> ConsumerReport {
     let start = Instant::now();
     let mut end = None;
+    let mut cadence = Cadence::new();
     {
         let mut s = v.stream();
         while rx.recv_with(|m| s.observe(m)).await {
             let n = s.count();
-            if n % PROGRESS_EVERY == 0 {
-                progress.delivered.store(n, AtomicOrdering::Relaxed);
+            if n >= cadence.next() {
+                cadence.publish(n, &progress.delivered);
             }
             if single && n == total {
                 end = Some(Instant::now());
@@ -306,7 +312,7 @@ async fn consume<M: Message, R: AsyncReceiver<M>>(
     if lost > 0 {
         v.note_lagged(lost);
     }
-    progress.delivered.store(v.count(), AtomicOrdering::Relaxed);
+    cadence.finish(v.count(), &progress.delivered);
     ConsumerReport {
         start,
         end,
@@ -344,7 +350,7 @@ pub(super) fn stream<T: AsyncTransport, M: Message>(
         return SampleOutcome::status_only(SampleStatus::Crashed(why), Placement::default());
     }
 
-    let progress = Arc::new(Progress::default());
+    let progress = Progress::for_sample();
     let mut tasks: Vec<(String, Task<Member>)> = Vec::with_capacity(producers + consumers);
     for (c, rx) in receivers.into_iter().enumerate() {
         let verifier = Verifier::new(producers, per, sem.ordering, consumers);
@@ -462,12 +468,13 @@ pub(super) fn pingpong<T: AsyncTransport, M: Message>(
         );
     };
 
-    let progress = Arc::new(Progress::default());
+    let progress = Progress::for_sample();
     let mut hist = histogram::new();
     let clock = quanta::Clock::new();
     let prog = progress.clone();
     let pinger: Task<PingMember> = Box::pin(async move {
         let mut verifier = Verifier::new(1, round_trips, Ordering::PerProducerFifo, 1);
+        let mut cadence = Cadence::new();
         let start = Instant::now();
         for i in 0..round_trips {
             let t0 = clock.raw();
@@ -482,15 +489,16 @@ pub(super) fn pingpong<T: AsyncTransport, M: Message>(
             verifier.observe(&reply);
             drop(reply);
             histogram::record(&mut hist, clock.delta_as_nanos(t0, t1));
-            if verifier.count() % PROGRESS_EVERY == 0 {
-                prog.delivered
-                    .store(verifier.count(), AtomicOrdering::Relaxed);
+            // Round trips count as progress, published between two of them.
+            if verifier.count() >= cadence.next() {
+                cadence.publish(verifier.count(), &prog.delivered);
             }
             if verifier.count() != i + 1 {
                 break;
             }
         }
         let end = Instant::now();
+        cadence.finish(verifier.count(), &prog.delivered);
         drop(req_tx);
         PingMember::Pinger {
             start,

@@ -1,6 +1,6 @@
 //! Streaming workloads over a callback transport: the transport calls the harness's [`Sink`].
 
-use super::crew::{Crew, Progress, PROGRESS_EVERY};
+use super::crew::{Cadence, Crew, Progress};
 use super::stream::{build_failed, crew_failed, note_refusals, produce, ProducerReport};
 use crate::message::Message;
 use crate::outcome::{SampleOutcome, SampleStatus};
@@ -11,7 +11,7 @@ use crate::verify::{self, Verifier};
 use crate::workload::TrialSpec;
 use std::sync::atomic::Ordering as AtomicOrdering;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// The harness's consumer as handed to a callback transport.
 pub struct EngineSink {
@@ -19,6 +19,7 @@ pub struct EngineSink {
     total: u64,
     end: Option<Instant>,
     progress: Arc<Progress>,
+    cadence: Cadence,
 }
 
 impl<M: Message> Sink<M> for EngineSink {
@@ -26,8 +27,8 @@ impl<M: Message> Sink<M> for EngineSink {
     fn accept(&mut self, msg: &M) {
         self.verifier.observe(msg);
         let n = self.verifier.count();
-        if n % PROGRESS_EVERY == 0 {
-            self.progress.delivered.store(n, AtomicOrdering::Relaxed);
+        if n >= self.cadence.next() {
+            self.cadence.publish(n, &self.progress.delivered);
         }
         if n == self.total {
             self.end = Some(Instant::now());
@@ -66,6 +67,7 @@ pub(super) fn run<T: CallbackTransport, M: Message>(
         total,
         end: None,
         progress: crew.progress.clone(),
+        cadence: Cadence::new(),
     };
     let cfg = ChannelConfig {
         capacity: spec.capacity,
@@ -92,15 +94,14 @@ pub(super) fn run<T: CallbackTransport, M: Message>(
         Member::Finished(sink, Instant::now())
     });
     let progress = crew.progress.clone();
-    let deadline = Instant::now() + Duration::from_millis(spec.timeout_ms);
-    let members = match crew.collect(deadline) {
+    let members = match crew.collect(spec.watchdog(None)) {
         Ok(m) => m,
         Err(e) => {
             return crew_failed(
                 e,
                 &progress.delivered.load(AtomicOrdering::Relaxed),
                 total,
-                spec,
+                spec.watchdog(None),
                 place,
             )
         }

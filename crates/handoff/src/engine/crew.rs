@@ -1,14 +1,29 @@
 //! A crew of worker threads: spawned, pinned and parked at a start barrier before timing begins,
-//! then collected under a watchdog.
+//! then collected under a watchdog that judges progress.
 //!
 //! Every member runs inside `catch_unwind`, so a transport that panics is reported as crashed
-//! instead of taking the harness down. A member that never reports before the deadline makes the
-//! whole sample `hung`; its thread is left behind (it cannot be killed from inside the process),
-//! which is why the command-line tool runs each trial in a child process it can kill.
+//! instead of taking the harness down.
+//!
+//! **The watchdog.** Consumers publish how many messages they have delivered in [`Progress`],
+//! on a [`Cadence`] that keeps publications frequent whatever the rate (about every
+//! [`PUBLISH_PERIOD`] while messages arrive, and at least every [`PROGRESS_EVERY`] messages)
+//! without a shared write per message. [`Crew::collect`] reads that count a few times per
+//! watchdog interval and restarts the interval whenever it moves: a sample is `hung` only when
+//! *no message has been delivered* for a whole interval, never for being slow. A hung member's
+//! thread is left behind (it cannot be killed from inside the process), which is why the
+//! command-line tool runs each trial in a child process it can kill; that process reports the
+//! same count to its parent (see [`crate::worker`]), which judges progress the same way.
+//!
+//! The one case a moving stream can be taken for a stalled one: a consumer at the largest stride
+//! (a stream of millions of messages per second) that suddenly falls to fewer than
+//! [`PROGRESS_EVERY`] messages per interval (about 1 640 messages per second at the default 10 s)
+//! publishes its next count only after the interval has passed. At any steady rate, and after
+//! any smaller change of pace, it is not.
 
 use crate::layout::{self, SampleLayout};
 use crate::placement::{self, Plan};
 use std::any::Any;
+use std::cell::RefCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
@@ -16,8 +31,9 @@ use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-/// Shared between the crew and the watchdog: consumers publish their progress here now and then
-/// so a hang report can say how far the stream got.
+/// Shared between the crew and the watchdog: consumers publish their progress here on their
+/// [`Cadence`], so the watchdog can tell a slow sample from a stalled one and a hang report can
+/// say how far the stream got.
 ///
 /// Aligned to two cache lines so the consumers' occasional stores never share a line (or an
 /// adjacent-line prefetch pair) with a transport's own allocation: the harness must not add
@@ -25,10 +41,122 @@ use std::time::{Duration, Instant};
 #[derive(Default)]
 #[repr(align(128))]
 pub struct Progress {
-    /// Messages delivered so far (updated every few thousand messages).
+    /// Messages delivered so far, over every consumer that publishes (as of each one's last
+    /// publication).
     pub delivered: AtomicU64,
     /// A pin request was refused by the OS.
     pub pin_failed: AtomicBool,
+}
+
+thread_local! {
+    /// The progress installed by [`watched`] for the samples run on this thread.
+    static WATCHED: RefCell<Option<Arc<Progress>>> = const { RefCell::new(None) };
+}
+
+impl Progress {
+    /// The progress of a sample starting on this thread: the one [`watched`] installed, or a
+    /// fresh one.
+    pub fn for_sample() -> Arc<Progress> {
+        WATCHED.with(|w| w.borrow().clone()).unwrap_or_default()
+    }
+}
+
+/// Runs `f` (one sample) with `progress` as the [`Progress`] of the crew it starts on this
+/// thread, so that another thread can follow the sample while it runs: the worker process
+/// reports it to its parent (see [`crate::worker`]). Samples keep their usual signature; the
+/// engine takes its progress from [`Progress::for_sample`].
+pub fn watched<T>(progress: Arc<Progress>, f: impl FnOnce() -> T) -> T {
+    struct Restore(Option<Arc<Progress>>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let previous = self.0.take();
+            WATCHED.with(|w| *w.borrow_mut() = previous);
+        }
+    }
+    let _restore = Restore(WATCHED.with(|w| w.borrow_mut().replace(progress)));
+    f()
+}
+
+/// The most messages a consumer delivers between two publications of its progress.
+pub const PROGRESS_EVERY: u64 = 16_384;
+
+/// The time a consumer aims to leave between two publications while messages arrive.
+pub const PUBLISH_PERIOD: Duration = Duration::from_millis(10);
+
+/// When a consumer publishes its progress: every `stride` messages, the stride adapted at each
+/// publication so that publications come about every [`PUBLISH_PERIOD`] (doubled while they come
+/// faster than half of it, cut in proportion when they come slower), between 1 and
+/// [`PROGRESS_EVERY`].
+///
+/// The hot path costs one comparison with [`Cadence::next`], which a consumer loop usually folds
+/// into a check it makes anyway; a publication (one clock read and one atomic add) is taken on a
+/// cold path: every [`PROGRESS_EVERY`] messages on a fast stream, about every
+/// [`PUBLISH_PERIOD`] on a slow one. A consumer never writes the shared count per message.
+#[derive(Clone, Copy, Debug)]
+pub struct Cadence {
+    stride: u64,
+    published: u64,
+    last: Instant,
+}
+
+impl Default for Cadence {
+    fn default() -> Self {
+        Cadence::new()
+    }
+}
+
+impl Cadence {
+    /// A cadence starting now, with nothing published: the first publication comes at the first
+    /// message.
+    pub fn new() -> Cadence {
+        Cadence {
+            stride: 1,
+            published: 0,
+            last: Instant::now(),
+        }
+    }
+
+    /// The delivered count at which the next publication is due.
+    #[inline(always)]
+    pub fn next(&self) -> u64 {
+        self.published.saturating_add(self.stride)
+    }
+
+    /// Publishes `delivered` (this consumer's count so far) into `progress` and adapts the
+    /// stride to the time since the last publication.
+    #[cold]
+    #[inline(never)]
+    pub fn publish(&mut self, delivered: u64, progress: &AtomicU64) {
+        self.publish_at(delivered, progress, Instant::now());
+    }
+
+    /// [`Cadence::publish`] at `now`.
+    pub(crate) fn publish_at(&mut self, delivered: u64, progress: &AtomicU64, now: Instant) {
+        self.add(delivered, progress);
+        let gap = now.saturating_duration_since(self.last);
+        self.last = now;
+        self.stride = if gap < PUBLISH_PERIOD / 2 {
+            (self.stride * 2).min(PROGRESS_EVERY)
+        } else if gap > PUBLISH_PERIOD {
+            let scaled = self.stride as u128 * PUBLISH_PERIOD.as_nanos() / gap.as_nanos().max(1);
+            (scaled as u64).clamp(1, PROGRESS_EVERY)
+        } else {
+            self.stride
+        };
+    }
+
+    /// Publishes the final count (at the end of the consumer's stream).
+    pub fn finish(&mut self, delivered: u64, progress: &AtomicU64) {
+        self.add(delivered, progress);
+    }
+
+    fn add(&mut self, delivered: u64, progress: &AtomicU64) {
+        let new = delivered.saturating_sub(self.published);
+        if new > 0 {
+            progress.fetch_add(new, Ordering::Relaxed);
+            self.published = delivered;
+        }
+    }
 }
 
 /// The start line: every member spins (yielding now and then) until all have arrived.
@@ -67,9 +195,6 @@ impl StartLine {
     }
 }
 
-/// How often consumers publish progress (messages).
-pub const PROGRESS_EVERY: u64 = 4096;
-
 /// The crew under construction and, once started, being collected.
 pub struct Crew<R> {
     tx: mpsc::Sender<(usize, thread::Result<R>)>,
@@ -85,16 +210,48 @@ pub struct Crew<R> {
 
 /// Why collecting failed.
 pub enum CrewError {
-    /// The deadline passed with members still running.
+    /// No message was delivered for a whole watchdog interval, with members still running.
     Hung {
         /// Members that reported.
         finished: usize,
         /// Members in all.
         total: usize,
+        /// How long nothing had been delivered when the watchdog fired.
+        quiet: Duration,
     },
     /// A member panicked.
     Panicked(String),
 }
+
+impl CrewError {
+    /// The hang report of a sample that was to deliver `total` messages, e.g.
+    /// `no message delivered for 10.0 s (watchdog 10000 ms): 1 of 2 threads finished, about 9 of
+    /// 5000 messages delivered`. `delivered` is the count last published; `what` says who had
+    /// finished.
+    pub fn hang_report(
+        quiet: Duration,
+        watchdog: Duration,
+        what: String,
+        delivered: u64,
+        total: u64,
+    ) -> String {
+        format!(
+            "no message delivered for {:.1} s (watchdog {} ms): {what}, about {delivered} of {total} messages delivered",
+            quiet.as_secs_f64(),
+            watchdog.as_millis()
+        )
+    }
+}
+
+/// How often [`Crew::collect`] looks at the progress: a tenth of the watchdog interval, between
+/// 5 ms and half a second. A move is noticed at most that late, so a stalled sample is called
+/// hung between one interval and one interval plus this period after its last delivery.
+fn poll_period(watchdog: Duration) -> Duration {
+    (watchdog / 10).clamp(Duration::from_millis(5), Duration::from_millis(500))
+}
+
+/// After a member panicked, how long the others get to finish (they may be stranded by it).
+const AFTER_PANIC: Duration = Duration::from_secs(1);
 
 impl<R: Send + 'static> Crew<R> {
     /// A crew of `size` threads placed by `plan`.
@@ -107,7 +264,7 @@ impl<R: Send + 'static> Crew<R> {
             plan,
             spawned: 0,
             layout: None,
-            progress: Arc::new(Progress::default()),
+            progress: Progress::for_sample(),
         }
     }
 
@@ -158,46 +315,73 @@ impl<R: Send + 'static> Crew<R> {
         }
     }
 
-    /// Waits for every member, at most until `deadline`. Results are in spawn order.
-    pub fn collect(self, deadline: Instant) -> Result<Vec<R>, CrewError> {
+    /// Waits for every member. Results are in spawn order.
+    ///
+    /// The watchdog: whenever [`Progress::delivered`] moves, the `watchdog` interval starts
+    /// again; when it runs out with members still running, the sample is [`CrewError::Hung`]. A
+    /// slow sample that keeps delivering is waited for as long as it takes.
+    pub fn collect(self, watchdog: Duration) -> Result<Vec<R>, CrewError> {
         let Crew {
-            tx, rx, spawned, ..
+            tx,
+            rx,
+            spawned,
+            progress,
+            ..
         } = self;
         drop(tx);
+        let poll = poll_period(watchdog);
         let mut out: Vec<Option<R>> = (0..spawned).map(|_| None).collect();
         let mut finished = 0;
-        let mut panic = None;
-        let mut deadline = deadline;
+        let mut panic: Option<(String, Instant)> = None;
+        let mut seen = progress.delivered.load(Ordering::Relaxed);
+        let mut moved = Instant::now();
         while finished < spawned {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match rx.recv_timeout(left.max(Duration::from_millis(1))) {
+            let now = Instant::now();
+            let mut wake = (moved + watchdog).min(now + poll);
+            if let Some((_, until)) = &panic {
+                wake = wake.min(*until);
+            }
+            let wait = wake.saturating_duration_since(now);
+            match rx.recv_timeout(wait.max(Duration::from_millis(1))) {
                 Ok((idx, Ok(r))) => {
                     out[idx] = Some(r);
                     finished += 1;
                 }
                 Ok((_, Err(p))) => {
                     finished += 1;
-                    panic.get_or_insert_with(|| panic_message(&*p));
-                    // The others may be stranded by the panic; give them a moment, not the
-                    // whole timeout.
-                    deadline = deadline.min(Instant::now() + Duration::from_secs(1));
-                }
-                Err(mpsc::RecvTimeoutError::Timeout) => {
-                    if Instant::now() >= deadline {
-                        if let Some(msg) = panic {
-                            // A panicking member often strands the others; the panic is the cause.
-                            return Err(CrewError::Panicked(msg));
-                        }
-                        return Err(CrewError::Hung {
-                            finished,
-                            total: spawned,
-                        });
+                    if panic.is_none() {
+                        panic = Some((panic_message(&*p), Instant::now() + AFTER_PANIC));
                     }
                 }
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
                 Err(mpsc::RecvTimeoutError::Disconnected) => break,
             }
+            if finished == spawned {
+                break;
+            }
+            let now = Instant::now();
+            let delivered = progress.delivered.load(Ordering::Relaxed);
+            if delivered != seen {
+                seen = delivered;
+                moved = now;
+            }
+            match panic {
+                // A panicking member often strands the others; the panic is the cause.
+                Some((msg, until)) if now >= until || now >= moved + watchdog => {
+                    return Err(CrewError::Panicked(msg));
+                }
+                Some(p) => panic = Some(p),
+                None if now >= moved + watchdog => {
+                    return Err(CrewError::Hung {
+                        finished,
+                        total: spawned,
+                        quiet: now - moved,
+                    });
+                }
+                None => {}
+            }
         }
-        if let Some(msg) = panic {
+        if let Some((msg, _)) = panic {
             return Err(CrewError::Panicked(msg));
         }
         Ok(out
@@ -215,5 +399,106 @@ pub fn panic_message(p: &(dyn Any + Send)) -> String {
         format!("panicked: {s}")
     } else {
         "panicked".to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cadence_speeds_up_on_a_fast_stream_and_slows_down_on_a_slow_one() {
+        let delivered = AtomicU64::new(0);
+        let t0 = Instant::now();
+        let mut c = Cadence::new();
+        c.last = t0;
+        assert_eq!(c.next(), 1, "the first message is published");
+        // Publications a microsecond apart: the stride doubles up to its ceiling.
+        let mut n = 0;
+        for i in 1..=40 {
+            n = c.next();
+            c.publish_at(n, &delivered, t0 + Duration::from_micros(i));
+        }
+        assert_eq!(c.next() - n, PROGRESS_EVERY);
+        assert_eq!(delivered.load(Ordering::Relaxed), n);
+        // The next stride took a whole second: it is cut so the next one takes about a period.
+        let later = t0 + Duration::from_secs(1);
+        n = c.next();
+        c.publish_at(n, &delivered, later);
+        let stride = c.next() - n;
+        assert_eq!(stride, (PROGRESS_EVERY as u128 * 10 / 1000) as u64);
+        // Slower still: one message per publication, never none.
+        c.publish_at(n + stride, &delivered, later + Duration::from_secs(100));
+        assert_eq!(c.next(), n + stride + 1);
+        // The final count is published whatever the stride.
+        c.finish(n + stride + 1, &delivered);
+        assert_eq!(delivered.load(Ordering::Relaxed), n + stride + 1);
+    }
+
+    #[test]
+    fn consumers_add_their_counts() {
+        let delivered = AtomicU64::new(0);
+        let (mut a, mut b) = (Cadence::new(), Cadence::new());
+        a.publish(10, &delivered);
+        b.publish(5, &delivered);
+        a.finish(30, &delivered);
+        b.finish(20, &delivered);
+        b.finish(20, &delivered);
+        assert_eq!(delivered.load(Ordering::Relaxed), 50);
+    }
+
+    #[test]
+    fn a_watched_sample_uses_the_installed_progress() {
+        let p = Arc::new(Progress::default());
+        let inside = watched(p.clone(), Progress::for_sample);
+        assert!(Arc::ptr_eq(&p, &inside));
+        // Outside, every sample gets a progress of its own.
+        assert!(!Arc::ptr_eq(&p, &Progress::for_sample()));
+        let crew: Crew<()> = watched(p.clone(), || Crew::new(1, placement::plan(1, false)));
+        assert!(Arc::ptr_eq(&p, &crew.progress));
+    }
+
+    #[test]
+    fn a_member_that_keeps_delivering_outlasts_the_watchdog_interval() {
+        let mut crew: Crew<u64> = Crew::new(1, placement::plan(1, false));
+        let progress = crew.progress.clone();
+        let watchdog = Duration::from_millis(250);
+        crew.spawn("slow", move || {
+            // Three intervals in all, a delivery every tenth of one.
+            for _ in 0..30 {
+                thread::sleep(Duration::from_millis(25));
+                progress.delivered.fetch_add(1, Ordering::Relaxed);
+            }
+            30
+        });
+        let start = Instant::now();
+        let out = crew.collect(watchdog).ok().expect("not hung");
+        assert_eq!(out, vec![30]);
+        assert!(start.elapsed() > watchdog);
+    }
+
+    #[test]
+    fn a_member_that_delivers_nothing_is_hung() {
+        let mut crew: Crew<()> = Crew::new(2, placement::plan(2, false));
+        let progress = crew.progress.clone();
+        crew.spawn("quick", || ());
+        crew.spawn("stuck", move || {
+            progress.delivered.fetch_add(3, Ordering::Relaxed);
+            // Parked until the test process ends.
+            loop {
+                thread::park();
+            }
+        });
+        match crew.collect(Duration::from_millis(50)) {
+            Err(CrewError::Hung {
+                finished,
+                total,
+                quiet,
+            }) => {
+                assert_eq!((finished, total), (1, 2));
+                assert!(quiet >= Duration::from_millis(50), "{quiet:?}");
+            }
+            _ => panic!("expected a hang"),
+        }
     }
 }

@@ -3,8 +3,10 @@
 //! For every sample: the channel is created, threads are spawned, pinned and parked at a start
 //! barrier (all outside the timed region); each thread reads the clock as it leaves the barrier;
 //! the sample's time runs from the earliest of those reads to the moment the consumer received
-//! the last expected message. Consumers verify every message. A watchdog turns a sample that
-//! does not finish in time into `hung`, and a panic into `crashed`.
+//! the last expected message. Consumers verify every message and publish their progress; a
+//! watchdog turns a sample in which no message is delivered for the watchdog interval into
+//! `hung` (a slow one that keeps delivering runs to its end; see [`crew`]), and a panic into
+//! `crashed`.
 //!
 //! Async transports run under the trial's [`Driver`](crate::workload::Driver): OS threads, or
 //! tasks on a tokio runtime built outside the timed region (see `asynch.rs`).

@@ -16,7 +16,7 @@
 //! many they sent and its reader how many it received, each on a cache line of its own; depth is
 //! the difference. Writers publish with plain relaxed stores of a counter only they write.
 
-use super::crew::{Crew, PROGRESS_EVERY};
+use super::crew::{Crew, PROGRESS_EVERY, PUBLISH_PERIOD};
 use super::stream::crew_failed;
 use crate::histogram;
 use crate::message::Message;
@@ -33,7 +33,6 @@ use crossbeam_utils::CachePadded;
 use hdrhistogram::Histogram;
 use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 /// What the engine knows of a hop besides its endpoints.
 #[derive(Clone, Debug)]
@@ -339,6 +338,11 @@ where
             let mut uncorrected = histogram::new();
             let received = &sink_gauges[n_hops - 1].received[index];
             let mut last_ns = 0;
+            // The watchdog's progress follows the first sink, published every
+            // `PROGRESS_EVERY` events or every `PUBLISH_PERIOD`, whichever comes first: the
+            // sink reads the clock for every event anyway, so the time costs one comparison.
+            let period_ns = PUBLISH_PERIOD.as_nanos() as u64;
+            let (mut published, mut published_ns) = (0u64, sink_clock.now_ns());
             while let Some(m) = rx.recv() {
                 let now = sink_clock.now_ns();
                 verifier.observe(&m);
@@ -347,11 +351,19 @@ where
                 drop(m);
                 let count = verifier.count();
                 received.store(count, AtomicOrdering::Relaxed);
-                // The watchdog's progress follows the first sink.
-                if index == 0 && count % PROGRESS_EVERY == 0 {
+                if index == 0
+                    && (count - published >= PROGRESS_EVERY
+                        || now.saturating_sub(published_ns) >= period_ns)
+                {
                     progress.delivered.store(count, AtomicOrdering::Relaxed);
+                    (published, published_ns) = (count, now);
                 }
                 last_ns = now;
+            }
+            if index == 0 {
+                progress
+                    .delivered
+                    .store(verifier.count(), AtomicOrdering::Relaxed);
             }
             Member::Sink(Box::new(SinkReport {
                 index,
@@ -365,15 +377,15 @@ where
     }
 
     let progress = crew.progress.clone();
-    let deadline = Instant::now() + Duration::from_millis(spec.watchdog_ms(total, Some(rate)));
-    let members = match crew.collect(deadline) {
+    let watchdog = spec.watchdog(Some(rate));
+    let members = match crew.collect(watchdog) {
         Ok(m) => m,
         Err(e) => {
             return crew_failed(
                 e,
                 &progress.delivered.load(AtomicOrdering::Relaxed),
                 total,
-                spec,
+                watchdog,
                 place,
             )
         }

@@ -5,7 +5,7 @@
 //! the pinger verifies that the reply is request `i`, intact, and records the round trip's time
 //! in a full HdrHistogram.
 
-use super::crew::{Crew, PROGRESS_EVERY};
+use super::crew::{Cadence, Crew};
 use super::stream::{build_failed, crew_failed};
 use crate::histogram;
 use crate::message::Message;
@@ -18,7 +18,7 @@ use crate::verify::{self, Verifier};
 use crate::workload::TrialSpec;
 use std::sync::atomic::Ordering as AtomicOrdering;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 enum Member {
     Pinger {
@@ -74,6 +74,7 @@ pub(super) fn run<T: Transport, M: Message>(
         let mut verifier = Verifier::new(1, round_trips, Ordering::PerProducerFifo, 1);
         // The same timer, used the same way, as the stamped cache-line probe (`probes`).
         let timer = RoundTripTimer::new();
+        let mut cadence = Cadence::new();
         let start = Instant::now();
         for i in 0..round_trips {
             let t0 = timer.stamp();
@@ -86,16 +87,16 @@ pub(super) fn run<T: Transport, M: Message>(
             verifier.observe(&reply);
             drop(reply);
             histogram::record(&mut hist, rtt);
-            if verifier.count() % PROGRESS_EVERY == 0 {
-                progress
-                    .delivered
-                    .store(verifier.count(), AtomicOrdering::Relaxed);
+            // Round trips count as progress, published between two of them.
+            if verifier.count() >= cadence.next() {
+                cadence.publish(verifier.count(), &progress.delivered);
             }
             if verifier.count() != i + 1 {
                 break;
             }
         }
         let end = Instant::now();
+        cadence.finish(verifier.count(), &progress.delivered);
         let failed = (tx.failed_attempts(), rx.failed_attempts());
         drop(tx);
         Member::Pinger {
@@ -124,15 +125,14 @@ pub(super) fn run<T: Transport, M: Message>(
         }
     });
     let progress = crew.progress.clone();
-    let deadline = Instant::now() + Duration::from_millis(spec.timeout_ms);
-    let members = match crew.collect(deadline) {
+    let members = match crew.collect(spec.watchdog(None)) {
         Ok(m) => m,
         Err(e) => {
             return crew_failed(
                 e,
                 &progress.delivered.load(AtomicOrdering::Relaxed),
                 round_trips,
-                spec,
+                spec.watchdog(None),
                 place,
             )
         }

@@ -1,6 +1,6 @@
 //! Streaming workloads (`spsc`, `mpsc`, `mpmc`) over a pull transport.
 
-use super::crew::{Crew, CrewError, PROGRESS_EVERY};
+use super::crew::{Cadence, Crew, CrewError};
 use crate::message::Message;
 use crate::outcome::{SampleOutcome, SampleStatus};
 use crate::placement::{self, Placement};
@@ -132,15 +132,14 @@ pub(super) fn run<T: Transport, M: Message>(
         });
     }
     let progress = crew.progress.clone();
-    let deadline = Instant::now() + Duration::from_millis(spec.timeout_ms);
-    let members = match crew.collect(deadline) {
+    let members = match crew.collect(spec.watchdog(None)) {
         Ok(m) => m,
         Err(e) => {
             return crew_failed(
                 e,
                 &progress.delivered.load(AtomicOrdering::Relaxed),
                 total,
-                spec,
+                spec.watchdog(None),
                 place,
             )
         }
@@ -204,17 +203,19 @@ fn consume<M: Message, R: Receiver<M>>(
     let start = Instant::now();
     let mut end = None;
     // The hot loops: the verifier's state lives in registers (see `Verifier::stream`); the
-    // end-of-stream stamp and the progress store are taken on rare branches. Each loop has a view
-    // of its own: a view whose address escapes anywhere in the function (as it would through the
-    // closure handed to `recv_runs`) lives in memory everywhere, and then every release store of
-    // the transport forces the verifier's counters out to memory on every message.
-    match batch {
+    // end-of-stream stamp and the progress publication are taken on rare branches. Each loop has
+    // a view of its own: a view whose address escapes anywhere in the function (as it would
+    // through the closure handed to `recv_runs`) lives in memory everywhere, and then every
+    // release store of the transport forces the verifier's counters out to memory on every
+    // message.
+    let mut cadence = match batch {
         None => {
             let mut s = v.stream();
             let mut stop = Stops::new(total, single);
             while let Some(m) = rx.recv() {
                 deliver(&mut s, m, &mut stop, delivered, &mut end);
             }
+            stop.cadence
         }
         Some(b) => {
             // Stops are checked once per batch: the last message of the stream is always the
@@ -224,14 +225,15 @@ fn consume<M: Message, R: Receiver<M>>(
             while rx.recv_runs(b, |run: &[M]| s.observe_run(run)) > 0 {
                 let n = s.count();
                 if n >= stop.next {
-                    stop.next = at_stop(n, stop, delivered, &mut end);
+                    stop = at_stop(n, stop, delivered, &mut end);
                 }
             }
+            stop.cadence
         }
-    }
+    };
     // Several consumers: each stops its clock when the stream ends for it.
     let end = end.unwrap_or_else(Instant::now);
-    delivered.store(v.count(), AtomicOrdering::Relaxed);
+    cadence.finish(v.count(), delivered);
     ConsumerReport {
         start,
         end,
@@ -240,14 +242,15 @@ fn consume<M: Message, R: Receiver<M>>(
     }
 }
 
-/// The delivered counts at which a consumer loop leaves its common path: every
-/// [`PROGRESS_EVERY`] messages to publish progress, and, for a single consumer, at the last
-/// message to stamp the end. One comparison per message (or per batch) finds both.
+/// The delivered counts at which a consumer loop leaves its common path: where its [`Cadence`]
+/// publishes progress, and, for a single consumer, at the last message to stamp the end. One
+/// comparison per message (or per batch) finds both.
 #[derive(Clone, Copy)]
 struct Stops {
     next: u64,
     total: u64,
     single: bool,
+    cadence: Cadence,
 }
 
 impl Stops {
@@ -256,6 +259,7 @@ impl Stops {
             next: 0,
             total,
             single,
+            cadence: Cadence::new(),
         };
         s.next = s.after(0);
         s
@@ -264,7 +268,7 @@ impl Stops {
     /// The first stop after `n` delivered messages.
     #[inline]
     fn after(&self, n: u64) -> u64 {
-        let progress = (n / PROGRESS_EVERY + 1) * PROGRESS_EVERY;
+        let progress = self.cadence.next();
         if self.single && n < self.total {
             progress.min(self.total)
         } else {
@@ -288,25 +292,28 @@ fn deliver<M: Message>(
     let n = s.count();
     if n >= stop.next {
         // By value, so that no pointer to the loop's state escapes the loop.
-        stop.next = at_stop(n, *stop, delivered, end);
+        *stop = at_stop(n, *stop, delivered, end);
     }
 }
 
 /// At or past a stop (`n` delivered): stamps the end once the whole stream is in, publishes
-/// progress, and returns the next stop.
+/// progress if it is due, and returns the stops from here on.
 #[cold]
 #[inline(never)]
 fn at_stop(
     n: u64,
-    stop: Stops,
+    mut stop: Stops,
     delivered: &std::sync::atomic::AtomicU64,
     end: &mut Option<Instant>,
-) -> u64 {
+) -> Stops {
     if stop.single && n >= stop.total && end.is_none() {
         *end = Some(Instant::now());
     }
-    delivered.store(n, AtomicOrdering::Relaxed);
-    stop.after(n)
+    if n >= stop.cadence.next() {
+        stop.cadence.publish(n, delivered);
+    }
+    stop.next = stop.after(n);
+    stop
 }
 
 /// The outcome when the transport refused to build the channel.
@@ -323,13 +330,20 @@ pub(super) fn crew_failed(
     e: CrewError,
     delivered: &u64,
     total: u64,
-    spec: &TrialSpec,
+    watchdog: Duration,
     place: Placement,
 ) -> SampleOutcome {
     let status = match e {
-        CrewError::Hung { finished, total: members } => SampleStatus::Hung(format!(
-            "no end after {} ms: {finished} of {members} threads finished, about {delivered} of {total} messages delivered",
-            spec.timeout_ms
+        CrewError::Hung {
+            finished,
+            total: members,
+            quiet,
+        } => SampleStatus::Hung(CrewError::hang_report(
+            quiet,
+            watchdog,
+            format!("{finished} of {members} threads finished"),
+            *delivered,
+            total,
         )),
         CrewError::Panicked(msg) => SampleStatus::Crashed(msg),
     };
@@ -341,19 +355,42 @@ mod tests {
     use super::*;
 
     #[test]
-    fn stops_fall_on_progress_points_and_the_last_message() {
+    fn stops_fall_on_publications_and_the_last_message() {
         let s = Stops::new(10_000, true);
-        assert_eq!(s.next, PROGRESS_EVERY);
-        assert_eq!(s.after(PROGRESS_EVERY), 2 * PROGRESS_EVERY);
-        assert_eq!(s.after(2 * PROGRESS_EVERY), 10_000);
-        assert_eq!(s.after(10_000), 3 * PROGRESS_EVERY);
+        // Nothing is published yet: the first message is a stop.
+        assert_eq!(s.next, 1);
+        assert_eq!(s.after(0), s.cadence.next());
 
-        // Several consumers: no end stamp, only progress.
+        // Past the last message, only publications remain.
+        let mut s = Stops::new(10_000, true);
+        s.cadence
+            .finish(9_990, &std::sync::atomic::AtomicU64::new(0));
+        assert_eq!(s.after(9_990), 9_991);
+        assert_eq!(s.after(10_000), s.cadence.next());
+
+        // Several consumers: no end stamp, only publications.
         let s = Stops::new(10, false);
-        assert_eq!(s.next, PROGRESS_EVERY);
+        assert_eq!(s.next, s.cadence.next());
+    }
 
-        // A stream shorter than one progress interval stops at its end.
-        let s = Stops::new(10, true);
-        assert_eq!(s.next, 10);
+    #[test]
+    fn a_consumer_publishes_its_count_and_a_stream_its_total() {
+        use crate::payload::Word;
+        let (tx, rx) = std::sync::mpsc::channel::<Word>();
+        struct Rx(std::sync::mpsc::Receiver<Word>);
+        impl Receiver<Word> for Rx {
+            fn recv(&mut self) -> Option<Word> {
+                self.0.recv().ok()
+            }
+        }
+        for seq in 0..50_000u64 {
+            tx.send(Word::build(0, seq)).unwrap();
+        }
+        drop(tx);
+        let delivered = std::sync::atomic::AtomicU64::new(0);
+        let v = Verifier::new(1, 50_000, crate::semantics::Ordering::GlobalFifo, 1);
+        let report = consume::<Word, Rx>(Rx(rx), v, 50_000, true, None, &delivered);
+        assert_eq!(report.verifier.count(), 50_000);
+        assert_eq!(delivered.load(AtomicOrdering::Relaxed), 50_000);
     }
 }

@@ -159,6 +159,15 @@ pub enum Lint {
         /// The largest latency from intended send, ns, if measured.
         max_latency_ns: Option<u64>,
     },
+    /// The median timed sample of a closed-loop trial ran longer than the watchdog interval: the
+    /// transport kept delivering, so it finished and is not hung, but it is far slower than a
+    /// sample is meant to be (see `lints/duration.rs` for why the interval is the yardstick).
+    Slow {
+        /// The median sample's duration, ms.
+        median_ms: f64,
+        /// The watchdog interval, ms.
+        watchdog_ms: u64,
+    },
 }
 
 /// Why a result is beyond the machine's measured limit (see [`Lint::BeyondLimit`]).
@@ -201,6 +210,7 @@ impl Lint {
             Lint::ProbeUnstable { .. } => "probe-unstable",
             Lint::Bimodal { .. } => "bimodal",
             Lint::Refused { .. } => "refused",
+            Lint::Slow { .. } => "slow",
         }
     }
 }
@@ -352,6 +362,21 @@ impl sfmt::Display for Lint {
                     "; the rate was not sustained throughout (a ramp counts a single refusal as not sustained)"
                 )
             }
+            Lint::Slow { median_ms, watchdog_ms } => write!(
+                f,
+                "slow: the median sample ran {}, longer than the {} watchdog interval; it kept delivering, so it finished and is not hung, but a sample is meant to take a small part of that",
+                seconds(*median_ms),
+                seconds(*watchdog_ms as f64)
+            ),
         }
+    }
+}
+
+/// Milliseconds as a short duration: `850 ms`, `12.4 s`.
+fn seconds(ms: f64) -> String {
+    if ms < 1000.0 {
+        format!("{ms:.0} ms")
+    } else {
+        format!("{:.1} s", ms / 1000.0)
     }
 }

@@ -11,10 +11,13 @@
 //! |----------------|------------------------------------------------------------------------|
 //! | `placement.rs` | threads and cores (`oversubscribed`, `unpinned`, `pinning-failed`), same-thread hand-offs, `batch-emulated`, `debug-build` |
 //! | `samples.rs`   | the quality of the timed samples (`capacity-never-fills`, `noisy`, `outliers`, `few-samples`, `bimodal`; `outliers` gives way to `bimodal`, which names both regimes) |
+//! | `samples.rs`   | the quality of the timed samples (`capacity-never-fills`, `noisy`, `outliers`, `few-samples`) |
+//! | `duration.rs`  | how long the timed samples ran (`slow`)                                |
 //! | `latency.rs`   | latency percentiles (`clock-step`, `too-few-for-percentile`)            |
 //! | `open_loop.rs` | paced runs and ramps (`rate-missed`, `refusals-unobservable`, `timing-overhead`, `refused` at a fixed rate, `ramp-ceiling`) |
 //! | `limits.rs`    | the distance to the machine's limit (`probe-unstable`: the probe had repetitions set aside; `beyond-limit`: disturbed probe or beyond its geometry) |
 
+mod duration;
 mod latency;
 mod limits;
 pub mod lint;
@@ -44,8 +47,8 @@ pub struct Context<'a> {
     pub environment: &'a Environment,
 }
 
-/// Every lint of `result`, in a fixed order: placement, locality, the samples, latency, batch,
-/// build, open loop, the limit.
+/// Every lint of `result`, in a fixed order: placement, locality, the samples and their duration,
+/// latency, batch, build, open loop, the limit.
 pub fn evaluate(result: &TrialResult, cx: &Context) -> Vec<Lint> {
     let mut lints = Vec::new();
     lints.extend(placement::threads(result, cx.pin_requested));
@@ -53,6 +56,7 @@ pub fn evaluate(result: &TrialResult, cx: &Context) -> Vec<Lint> {
     lints.extend(samples::capacity_never_fills(result));
     lints.extend(samples::throughput(result));
     lints.extend(samples::bimodal(result));
+    lints.extend(duration::slow(result));
     lints.extend(latency::clock_step(cx.limits, result.latency.as_ref()));
     lints.extend(latency::too_few_for_percentile(result));
     lints.extend(placement::batch_emulated(result));
@@ -119,6 +123,8 @@ mod tests {
                 "capacity-never-fills",
                 "noisy",
                 "outliers",
+                // Its samples of a million messages at tens of messages per second.
+                "slow",
                 "clock-step",
                 "too-few-for-percentile",
                 "batch-emulated",

@@ -99,7 +99,7 @@ params! {
     samples: Positive,
     /// Untimed warm-up samples.
     warmup: Natural,
-    /// Watchdog per sample, milliseconds.
+    /// The watchdog interval, milliseconds: a sample that delivers nothing for this long is hung.
     timeout_ms: Positive,
     /// Pin threads to distinct cores.
     pin: bool,

@@ -1,7 +1,8 @@
 //! Test-only transports that misbehave on purpose, for proving that the harness catches every
 //! kind of failure: wrong content ([`faulty`]: drops, duplicates, reorders, hangs, panics,
 //! aborts, stale and lost fan-out values) and wrong timing ([`faulty_timing`]: a stalling
-//! producer, a saturation knee).
+//! producer, a saturation knee); and one that is only slow ([`slow`]: it must pass, not be
+//! taken for hung).
 //!
 //! Compiled only with the crate's `testing` feature (and in its own unit tests), and never part
 //! of [`Catalog::builtin`]: a test registers them with [`register_all`], or takes [`catalog`].
@@ -11,6 +12,7 @@
 
 pub mod faulty;
 pub mod faulty_timing;
+pub mod slow;
 
 use crate::catalog::Catalog;
 
@@ -18,6 +20,7 @@ use crate::catalog::Catalog;
 pub fn register_all(c: &mut Catalog) {
     faulty::register_all(c);
     faulty_timing::register_all(c);
+    slow::register_all(c);
 }
 
 /// The built-in catalog plus every test-only transport.
