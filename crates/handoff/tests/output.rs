@@ -124,6 +124,7 @@ fn stream(
             .unwrap_or_default(),
         paced: None,
         ramp: None,
+        same_worker: None,
     }
 }
 

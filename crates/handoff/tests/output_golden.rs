@@ -141,6 +141,7 @@ fn result(
         }],
         paced: None,
         ramp: None,
+        same_worker: None,
     }
 }
 

@@ -140,5 +140,6 @@ pub(super) fn run<T: CallbackTransport, M: Message>(
         latency: None,
         placement: place,
         paced: None,
+        same_worker: None,
     }
 }

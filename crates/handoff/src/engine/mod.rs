@@ -20,6 +20,7 @@ mod open_loop;
 mod pingpong;
 pub mod pipeline;
 mod stream;
+mod same_worker;
 mod support;
 
 use crate::outcome::{SampleOutcome, SampleStatus};

@@ -491,6 +491,7 @@ where
             sent: sent_total,
             hops,
         })),
+        same_worker: None,
     }
 }
 

@@ -65,6 +65,7 @@ pub(crate) fn stream() -> TrialResult {
         samples: Vec::new(),
         paced: None,
         ramp: None,
+        same_worker: None,
     };
     with_rates(r, &[100e6, 101e6, 99e6, 100e6, 100.5e6])
 }

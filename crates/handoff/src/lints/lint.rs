@@ -111,6 +111,13 @@ pub enum Lint {
         /// The slowest sample as a fraction of the median.
         slowest: f64,
     },
+    /// Most hand-offs stayed on one worker thread of a multi-thread runtime: the scheduler ran
+    /// the woken task on the thread that woke it, so the two sides mostly took turns on one
+    /// thread and the figure is not a cross-thread one.
+    SameWorker {
+        /// The share of hand-offs received on the thread their sender ran on (0 to 1).
+        share: f64,
+    },
 }
 
 impl Lint {
@@ -135,6 +142,7 @@ impl Lint {
             Lint::ClockStep { .. } => "clock-step",
             Lint::RampCeiling { .. } => "ramp-ceiling",
             Lint::Outliers { .. } => "outliers",
+            Lint::SameWorker { .. } => "same-worker",
         }
     }
 }
@@ -216,6 +224,11 @@ impl fmt::Display for Lint {
                 f,
                 "outliers: {slow} of {samples} samples below a third of the median (slowest {:.0}% of it): two regimes in one trial; the median shows the common one",
                 slowest * 100.0
+            ),
+            Lint::SameWorker { share } => write!(
+                f,
+                "same-worker: {:.0}% of hand-offs stayed on one worker thread (the runtime ran the woken task where it was woken): most messages crossed no core",
+                share * 100.0
             ),
         }
     }

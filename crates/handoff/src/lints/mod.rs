@@ -9,7 +9,7 @@
 //!
 //! | file           | rules                                                                  |
 //! |----------------|------------------------------------------------------------------------|
-//! | `placement.rs` | threads and cores (`oversubscribed`, `unpinned`, `pinning-failed`), same-thread hand-offs, `batch-emulated`, `debug-build` |
+//! | `placement.rs` | threads and cores (`oversubscribed`, `unpinned`, `pinning-failed`), same-thread hand-offs, `same-worker`, `batch-emulated`, `debug-build` |
 //! | `samples.rs`   | the quality of the timed samples (`capacity-never-fills`, `noisy`, `outliers`, `few-samples`) |
 //! | `latency.rs`   | latency percentiles (`clock-step`, `too-few-for-percentile`)            |
 //! | `open_loop.rs` | paced runs and ramps (`rate-missed`, `refusals-unobservable`, `timing-overhead`, `ramp-ceiling`) |
@@ -44,12 +44,13 @@ pub struct Context<'a> {
     pub environment: &'a Environment,
 }
 
-/// Every lint of `result`, in a fixed order: placement, locality, the samples, latency, batch,
-/// build, open loop, the limit.
+/// Every lint of `result`, in a fixed order: placement, locality (same-thread, same-worker), the
+/// samples, latency, batch, build, open loop, the limit.
 pub fn evaluate(result: &TrialResult, cx: &Context) -> Vec<Lint> {
     let mut lints = Vec::new();
     lints.extend(placement::threads(result, cx.pin_requested));
     lints.extend(placement::locality(result));
+    lints.extend(placement::same_worker(result));
     lints.extend(samples::capacity_never_fills(result));
     lints.extend(samples::throughput(result));
     lints.extend(latency::clock_step(cx.limits, result.latency.as_ref()));
@@ -119,6 +120,24 @@ mod tests {
                 "beyond-limit",
             ]
         );
+    }
+
+    #[test]
+    fn same_worker_follows_the_placement_lints() {
+        let mut r = stream();
+        r.params.driver = crate::workload::Driver::TokioMulti { workers: 2 };
+        r.same_worker = Some(0.92);
+        let env = environment();
+        let cx = Context {
+            pin_requested: false,
+            limits: None,
+            environment: &env,
+        };
+        let codes: Vec<&str> = evaluate(&r, &cx).iter().map(Lint::code).collect();
+        assert_eq!(codes, ["unpinned", "same-worker"]);
+        r.same_worker = Some(0.08);
+        let codes: Vec<&str> = evaluate(&r, &cx).iter().map(Lint::code).collect();
+        assert_eq!(codes, ["unpinned"]);
     }
 
     #[test]
