@@ -180,7 +180,7 @@ impl fmt::Display for Lint {
                 write!(f, "only {samples} timed sample(s): no meaningful median or spread")
             }
             Lint::BatchEmulated => {
-                write!(f, "batch requested but the transport has no native batch operations; sent one by one")
+                write!(f, "batch-emulated: the transport has no native batch operations, so the batch was sent and received one message at a time")
             }
             Lint::DebugBuild => write!(f, "debug build: figures are not representative; build with --release"),
             Lint::BeyondLimit {
