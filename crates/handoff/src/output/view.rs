@@ -98,7 +98,7 @@ pub(crate) struct Section {
 }
 
 /// Legend of the short semantics labels.
-pub(crate) const SEMANTICS_LEGEND: &str = "topology, order (fifo = one FIFO, fifo/pp = FIFO per producer), bound, wait strategy; cb = callback consumer, batch = native batch operations";
+pub(crate) const SEMANTICS_LEGEND: &str = "topology, order (fifo = one FIFO, fifo/pp = FIFO per producer), bound, wait strategy (spin, spin-yield: never sleep; spin-park: spins, then sleeps); cb = callback consumer, batch = native batch operations";
 
 /// Marker appended to the label of an oversubscribed row.
 pub(crate) const OVERSUBSCRIBED_MARK: &str = " *";
@@ -152,6 +152,7 @@ pub(crate) fn short_semantics(s: &Semantics) -> String {
         WaitStrategy::Block => "block",
         WaitStrategy::Spin => "spin",
         WaitStrategy::SpinThenPark => "spin-park",
+        WaitStrategy::SpinThenYield => "spin-yield",
         WaitStrategy::Async => "async",
         WaitStrategy::None => "no-wait",
     };
@@ -888,6 +889,16 @@ mod tests {
         let names = |rows: &[Vec<String>]| rows.iter().map(|r| r[0].clone()).collect();
         let apart = g.apart.iter().map(|s| (s.why, names(&s.rows))).collect();
         (names(&g.ranked), apart)
+    }
+
+    #[test]
+    fn waits_that_never_sleep_are_labelled_apart_from_those_that_do() {
+        let mut sem = stream().semantics;
+        sem.wait = WaitStrategy::SpinThenYield;
+        assert_eq!(short_semantics(&sem), "SPSC fifo bounded spin-yield");
+        sem.wait = WaitStrategy::SpinThenPark;
+        assert_eq!(short_semantics(&sem), "SPSC fifo bounded spin-park");
+        assert!(SEMANTICS_LEGEND.contains("spin, spin-yield: never sleep"));
     }
 
     #[test]
