@@ -643,7 +643,10 @@ fn waits_are_counted_as_failed_polls() {
             assert_eq!((first, second), (Some(0), Some(1)), "{wake:?}");
             send_waits > 0 && recv_waits > 0
         });
-        assert!(counted, "sharded {wake:?}: no wait was counted in ten tries");
+        assert!(
+            counted,
+            "sharded {wake:?}: no wait was counted in ten tries"
+        );
 
         let counted = (0..10).any(|_| {
             let (tx, mut rx) = vyukov::channel::<u64>(wake);

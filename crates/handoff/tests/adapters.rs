@@ -13,8 +13,8 @@ use handoff::prelude::*;
 use handoff::transports::*;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering as AtomicOrdering};
-use std::sync::Arc;
 use std::sync::mpsc;
+use std::sync::Arc;
 use std::thread;
 use std::time::Duration;
 
@@ -618,7 +618,10 @@ struct EveryWaitOption;
 impl PullVisitor for EveryWaitOption {
     fn visit<T: Transport>(&mut self, t: &T) {
         let info = t.info();
-        for (options, _) in wait_options(&info).into_iter().filter(|(o, _)| !o.is_empty()) {
+        for (options, _) in wait_options(&info)
+            .into_iter()
+            .filter(|(o, _)| !o.is_empty())
+        {
             let small = capacities(&info.semantics, 1)[0].max(1);
             for reads in [Reads::One, Reads::Batches, Reads::Runs] {
                 pull_run_with::<T, Word>(t, &options, small, 1, 1, N / 4, reads);

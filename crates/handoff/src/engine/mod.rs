@@ -19,8 +19,8 @@ pub mod hop;
 mod open_loop;
 mod pingpong;
 pub mod pipeline;
-mod stream;
 mod same_worker;
+mod stream;
 mod support;
 
 use crate::outcome::{SampleOutcome, SampleStatus};

@@ -404,7 +404,11 @@ fn group(mut rows: Vec<&TrialResult>, every: &[String]) -> Group {
     let mut apart: Vec<Section> = Vec::new();
     let mut oversubscribed = false;
     // Ranked rows first, then each section apart, so footnotes number in reading order.
-    let like: Vec<&TrialResult> = rows.iter().copied().filter(|r| Apart::of(r).is_none()).collect();
+    let like: Vec<&TrialResult> = rows
+        .iter()
+        .copied()
+        .filter(|r| Apart::of(r).is_none())
+        .collect();
     let mut ordered: Vec<(Option<Apart>, &TrialResult)> = like.iter().map(|r| (None, *r)).collect();
     for why in Apart::ALL {
         let these = rows.iter().filter(|r| Apart::of(r) == Some(why));
@@ -772,14 +776,16 @@ fn stream_cells(r: &TrialResult, cells: &mut Vec<String>) {
     );
     // The limit is a cross-core one: it says nothing of a same-thread call, nor of tasks that
     // mostly took turns on one worker thread.
-    cells.push(if r.semantics.locality == Locality::SameThread || r.stayed_on_one_worker() {
-        "n/a".to_string()
-    } else {
-        r.limit
-            .as_ref()
-            .filter(|l| l.probe == "stream-bandwidth")
-            .map_or_else(dash, |l| fmt::percent(l.ratio))
-    });
+    cells.push(
+        if r.semantics.locality == Locality::SameThread || r.stayed_on_one_worker() {
+            "n/a".to_string()
+        } else {
+            r.limit
+                .as_ref()
+                .filter(|l| l.probe == "stream-bandwidth")
+                .map_or_else(dash, |l| fmt::percent(l.ratio))
+        },
+    );
     cells.push(format!(
         "{} / {}",
         fmt::si(r.failed_sends as f64),
@@ -913,7 +919,10 @@ mod tests {
         emulated.params.batch = Some(256);
         let (ranked, apart) = parts(&report(vec![emulated, native.clone()]));
         assert_eq!(ranked, ["native"]);
-        assert_eq!(apart, [(Apart::BatchEmulated, vec!["one-by-one".to_string()])]);
+        assert_eq!(
+            apart,
+            [(Apart::BatchEmulated, vec!["one-by-one".to_string()])]
+        );
 
         // Every row native: nothing apart.
         let mut other = native.clone();

@@ -176,7 +176,10 @@ impl<M: Message> Sender<M> for MpscTx<M> {
         if !self.spin {
             return self.end.send(msg);
         }
-        let push = |t: &mut handoff_mpsc::Sender<M>, m| t.try_send(m).map_err(handoff_mpsc::TrySendError::into_inner);
+        let push = |t: &mut handoff_mpsc::Sender<M>, m| {
+            t.try_send(m)
+                .map_err(handoff_mpsc::TrySendError::into_inner)
+        };
         let gone = |t: &handoff_mpsc::Sender<M>| t.is_disconnected();
         send_spinning(&mut self.end, &mut self.failed, msg, push, gone)
     }
@@ -187,7 +190,10 @@ impl<M: Message> Sender<M> for MpscTx<M> {
             return self.end.send_batch(msgs).map(|_| ());
         }
         let run = |t: &mut handoff_mpsc::Sender<M>, ms: &mut I| t.try_send_batch(ms);
-        let push = |t: &mut handoff_mpsc::Sender<M>, m| t.try_send(m).map_err(handoff_mpsc::TrySendError::into_inner);
+        let push = |t: &mut handoff_mpsc::Sender<M>, m| {
+            t.try_send(m)
+                .map_err(handoff_mpsc::TrySendError::into_inner)
+        };
         let gone = |t: &handoff_mpsc::Sender<M>| t.is_disconnected();
         send_batch_spinning(&mut self.end, &mut self.failed, msgs, run, push, gone)
     }
