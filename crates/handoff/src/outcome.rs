@@ -162,6 +162,9 @@ pub struct SampleOutcome {
     /// see [`WorkerShare`]); `None` where not recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub same_worker: Option<WorkerShare>,
+    /// The placement the sample ran under, when layouts are randomised (see [`crate::layout`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layout: Option<crate::layout::LayoutRecord>,
 }
 
 /// Hand-offs whose receiver ran on the OS thread its sender last ran on: on a multi-thread
@@ -255,6 +258,7 @@ impl SampleOutcome {
             placement,
             paced: None,
             same_worker: None,
+            layout: None,
         }
     }
 }

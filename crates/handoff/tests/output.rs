@@ -119,6 +119,7 @@ fn stream(
                     ns_per_msg: 1e9 / t,
                     failed_sends: 0,
                     failed_recvs: 240_000,
+                    layout: None,
                 }]
             })
             .unwrap_or_default(),
@@ -237,6 +238,7 @@ fn report() -> RunReport {
             pinned: true,
             note: None,
         }),
+        layout: None,
         results,
     }
 }

@@ -10,6 +10,7 @@
 //! `HANDOFF_BLESS=1 cargo test -p handoff --test output_golden` and review their diff.
 
 use handoff::environment::Environment;
+use handoff::layout::LayoutMode;
 use handoff::lints::Lint;
 use handoff::open_loop::clock::Overhead;
 use handoff::open_loop::ramp::{RampOutcome, RampStep, StepFigures};
@@ -138,6 +139,7 @@ fn result(
             ns_per_msg: 1e9 / tput,
             failed_sends: 17,
             failed_recvs: 123_456,
+            layout: None,
         }],
         paced: None,
         ramp: None,
@@ -612,6 +614,7 @@ fn report() -> RunReport {
             pinned: true,
             note: Some("probe threads pinned to distinct physical cores".into()),
         }),
+        layout: Some(LayoutMode::Random { seed: 42 }),
         results,
     }
 }

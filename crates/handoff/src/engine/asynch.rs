@@ -97,7 +97,7 @@ fn drive<R: Send + 'static>(
         Driver::Threads => {
             let plan = placement::plan(tasks.len(), spec.pin);
             let mut place = plan.placement.clone();
-            let mut crew: Crew<R> = Crew::new(tasks.len(), plan);
+            let mut crew: Crew<R> = Crew::new(tasks.len(), plan).laid_out(spec.layout);
             crew.progress = progress.clone();
             for (name, task) in tasks {
                 crew.spawn(&name, move || futures_lite::future::block_on(task));
@@ -117,7 +117,8 @@ fn drive<R: Send + 'static>(
                 all_in: tokio::sync::Notify::new(),
                 open: tokio::sync::watch::channel(false).0,
             });
-            let mut crew: Crew<Result<Vec<R>, String>> = Crew::new(1, crew_plan);
+            let mut crew: Crew<Result<Vec<R>, String>> =
+                Crew::new(1, crew_plan).laid_out(spec.layout);
             crew.progress = progress.clone();
             crew.spawn("conductor", move || {
                 let out = rt.block_on(conduct(tasks, gate));
@@ -449,6 +450,7 @@ pub(super) fn stream<T: AsyncTransport, M: Message>(
         placement: place,
         paced: None,
         same_worker: Some(same_worker),
+        layout: None,
     }
 }
 
@@ -614,6 +616,7 @@ pub(super) fn pingpong<T: AsyncTransport, M: Message>(
         placement: place,
         paced: None,
         same_worker: Some(Tally::share([tally, t2])),
+        layout: None,
     }
 }
 

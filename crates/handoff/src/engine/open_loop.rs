@@ -204,7 +204,7 @@ where
         }
     }
 
-    let mut crew: Crew<Member> = Crew::new(threads, plan);
+    let mut crew: Crew<Member> = Crew::new(threads, plan).laid_out(spec.layout);
     let mut first_writers = writers.remove(0).into_iter();
     for id in 0..injectors {
         let mut tx = first_writers.next().expect("one sender per injector");
@@ -492,6 +492,7 @@ where
             hops,
         })),
         same_worker: None,
+        layout: None,
     }
 }
 

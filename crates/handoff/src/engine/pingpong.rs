@@ -64,7 +64,7 @@ pub(super) fn run<T: Transport, M: Message>(
         );
     };
 
-    let mut crew: Crew<Member> = Crew::new(2, plan);
+    let mut crew: Crew<Member> = Crew::new(2, plan).laid_out(spec.layout);
     let progress = crew.progress.clone();
     let hist = histogram::new();
     crew.spawn("pinger", move || {
@@ -172,6 +172,7 @@ pub(super) fn run<T: Transport, M: Message>(
         placement: place,
         paced: None,
         same_worker: None,
+        layout: None,
     }
 }
 

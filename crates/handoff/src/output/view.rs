@@ -23,6 +23,7 @@
 //!   table. A lint that every result of the run carries is said once, in the header.
 
 use super::fmt;
+use crate::layout::LayoutMode;
 use crate::lints::lint::Lint;
 use crate::probes::Limits;
 use crate::report::{RunReport, TrialResult, Verdict};
@@ -262,6 +263,9 @@ pub(crate) fn build(report: &RunReport) -> View {
         ("environment".to_string(), report.environment.summary()),
     ];
     header.push(("limits".to_string(), limits_line(report.limits.as_ref())));
+    if let Some(layout) = &report.layout {
+        header.push(("layout".to_string(), layout_line(layout)));
+    }
     header.push(("semantics".to_string(), SEMANTICS_LEGEND.to_string()));
     if !every.is_empty() {
         header.push(("every result".to_string(), every.join("; ")));
@@ -272,6 +276,16 @@ pub(crate) fn build(report: &RunReport) -> View {
             .into_iter()
             .map(|rows| group(rows, &every))
             .collect(),
+    }
+}
+
+/// The header's line on how samples were placed in memory.
+fn layout_line(layout: &LayoutMode) -> String {
+    match layout {
+        LayoutMode::Random { seed } => format!(
+            "random per sample (heap pad and stack offsets; --layout-seed {seed} reproduces them)"
+        ),
+        LayoutMode::Fixed => "fixed (every sample as the build and allocator place it)".into(),
     }
 }
 
@@ -883,6 +897,7 @@ mod tests {
             suite: "test".into(),
             environment: environment(),
             limits: None,
+            layout: None,
             results,
         }
     }
