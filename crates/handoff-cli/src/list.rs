@@ -35,6 +35,16 @@ pub fn list(catalog: &Catalog, all: bool, out: &mut dyn Write) -> std::io::Resul
                 o.values.join("|"),
                 o.help
             )?;
+            // What each value makes the transport do while it waits, and whether it sleeps.
+            if !o.waits.is_empty() {
+                let per: Vec<String> = o
+                    .values
+                    .iter()
+                    .zip(&o.waits)
+                    .map(|(v, w)| format!("{}={v}: {}", o.name, w.described()))
+                    .collect();
+                writeln!(out, "  {:width$}    waits: {}", "", per.join("; "))?;
+            }
         }
     }
     let test_only = catalog.entries().iter().any(|e| e.info().test_only);
@@ -68,6 +78,17 @@ mod tests {
         let mut out = Vec::new();
         list(catalog, all, &mut out).unwrap();
         String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn each_wait_option_value_says_whether_it_sleeps() {
+        let text = listing(&Catalog::builtin(), false);
+        for needle in [
+            "waits: wait=spin: spin (never sleeps); wait=spin-yield: spin-then-yield (never sleeps); wait=block: spin-then-park (sleeps)",
+            "wake=spin: spin (never sleeps)",
+        ] {
+            assert!(text.contains(needle), "{needle}\n{text}");
+        }
     }
 
     #[test]

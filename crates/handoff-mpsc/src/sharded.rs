@@ -127,12 +127,14 @@ pub fn channel<T>(
         turn: SHARD_TURN,
         generation: 0,
         wake,
+        failed_polls: 0,
     };
     let sender = Sender {
         ring: producer,
         waiter,
         token: SenderToken(shared),
         wake,
+        failed_polls: 0,
     };
     Ok((sender, receiver))
 }
@@ -150,6 +152,8 @@ pub struct Sender<T> {
     waiter: Arc<CachePadded<Waiter>>,
     token: SenderToken<T>,
     wake: Wake,
+    /// See [`Sender::failed_polls`].
+    failed_polls: u64,
 }
 
 /// Counts a sender in the live-sender count while it lives.
@@ -191,6 +195,7 @@ impl<T> Sender<T> {
             if self.ring.is_abandoned() {
                 return Err(value);
             }
+            self.failed_polls += 1;
             if backoff.snooze() {
                 let ring = &self.ring;
                 // The receiver notifies this waiter after taking messages from the ring and
@@ -238,10 +243,9 @@ impl<T> Sender<T> {
     {
         let mut sent = 0;
         loop {
-            let n = self.ring.try_push_batch(items);
+            let n = self.try_send_batch(items);
             if n > 0 {
                 sent += n;
-                self.wake.after_send(&self.token.0.receiver);
                 continue;
             }
             // The ring is full, or the iterator is done.
@@ -251,6 +255,32 @@ impl<T> Sender<T> {
             self.send(item)?;
             sent += 1;
         }
+    }
+
+    /// Sends items of `items` while this sender's ring has room, without waiting, publishing
+    /// them to the receiver at once (and notifying it once). Returns how many were sent: 0 if
+    /// the ring is full or the iterator is done. No item is taken from the iterator unless there
+    /// is a slot for it. As with [`try_send`](Sender::try_send), items that find room are sent
+    /// even if the receiver is already gone.
+    #[inline]
+    pub fn try_send_batch<I>(&mut self, items: &mut I) -> usize
+    where
+        I: Iterator<Item = T> + ?Sized,
+    {
+        let n = self.ring.try_push_batch(items);
+        if n > 0 {
+            self.wake.after_send(&self.token.0.receiver);
+        }
+        n
+    }
+
+    /// How many times, since creation, this sender found its ring full and then waited (a
+    /// spin, a yield or a sleep, as the [`Wake`] policy says) before looking again: the failed
+    /// polls of the waiting operations ([`send`](Sender::send),
+    /// [`send_batch`](Sender::send_batch)). A statistic for benchmarks, kept in the handle (no
+    /// shared write); the `try_*` operations never wait and do not count.
+    pub fn failed_polls(&self) -> u64 {
+        self.failed_polls
     }
 
     /// The capacity of this sender's ring (a power of two; the same for every sender).
@@ -301,6 +331,7 @@ impl<T> Clone for Sender<T> {
             waiter,
             token,
             wake: self.wake,
+            failed_polls: 0,
         }
     }
 }
@@ -327,6 +358,8 @@ pub struct Receiver<T> {
     /// The registry generation whose shards are all in `shards`.
     generation: usize,
     wake: Wake,
+    /// See [`Receiver::failed_polls`].
+    failed_polls: u64,
 }
 
 impl<T> Receiver<T> {
@@ -385,6 +418,8 @@ impl<T> Receiver<T> {
     fn recv_slow(&mut self) -> Option<T> {
         let mut backoff = self.wake.backoff();
         loop {
+            // The last look found every ring empty.
+            self.failed_polls += 1;
             if backoff.snooze() {
                 self.sleep();
             }
@@ -493,10 +528,21 @@ impl<T> Receiver<T> {
                 Err(TryRecvError::Disconnected) => return 0,
                 Err(TryRecvError::Empty) => {}
             }
+            self.failed_polls += 1;
             if backoff.snooze() {
                 self.sleep();
             }
         }
+    }
+
+    /// How many times, since creation, this receiver found every ring empty and then waited (a
+    /// spin, a yield or a sleep, as the [`Wake`] policy says) before looking again: the failed
+    /// polls of the waiting operations ([`recv`](Receiver::recv),
+    /// [`recv_batch`](Receiver::recv_batch), [`recv_slices`](Receiver::recv_slices)). A
+    /// statistic for benchmarks, kept in the handle (no shared write); the `try_*` operations
+    /// never wait and do not count.
+    pub fn failed_polls(&self) -> u64 {
+        self.failed_polls
     }
 
     /// The number of senders' rings the receiver currently drains (rings of dropped senders

@@ -147,7 +147,10 @@ pub fn channel<T>(wake: Wake) -> (Sender<T>, Receiver<T>) {
         Sender {
             shared: shared.clone(),
         },
-        Receiver { shared },
+        Receiver {
+            shared,
+            failed_polls: 0,
+        },
     )
 }
 
@@ -220,6 +223,8 @@ impl<T> fmt::Debug for Sender<T> {
 /// The consumer handle of a Vyukov channel.
 pub struct Receiver<T> {
     shared: Arc<Shared<T>>,
+    /// See [`Receiver::failed_polls`].
+    failed_polls: u64,
 }
 
 /// What a look at the queue found.
@@ -276,6 +281,8 @@ impl<T> Receiver<T> {
     fn recv_slow(&mut self) -> Option<T> {
         let mut backoff = self.shared.wake.backoff();
         loop {
+            // The last look found no message ready.
+            self.failed_polls += 1;
             if backoff.snooze() {
                 self.sleep();
             }
@@ -330,6 +337,15 @@ impl<T> Receiver<T> {
     /// The channel's wake policy.
     pub fn wake(&self) -> Wake {
         self.shared.wake
+    }
+
+    /// How many times, since creation, this receiver found no message ready and then waited (a
+    /// spin, a yield or a sleep, as the [`Wake`] policy says) before looking again: the failed
+    /// polls of the waiting operations ([`recv`](Receiver::recv),
+    /// [`recv_batch`](Receiver::recv_batch)). A statistic for benchmarks, kept in the handle (no
+    /// shared write); the `try_*` operations never wait and do not count.
+    pub fn failed_polls(&self) -> u64 {
+        self.failed_polls
     }
 
     /// Receives the messages that are ready, up to `max`.

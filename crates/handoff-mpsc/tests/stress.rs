@@ -603,3 +603,65 @@ fn panic_in_recv_batch() {
     drop((tx, rx));
     assert_eq!(drops.load(Ordering::Relaxed), 16);
 }
+
+/// `try_send_batch` sends what fits and takes nothing it cannot send.
+#[test]
+fn try_send_batch_takes_only_what_fits() {
+    let (mut tx, mut rx) = channel::<u64>(4, Wake::Edge).unwrap();
+    let mut items = 0..10;
+    assert_eq!(tx.try_send_batch(&mut items), 4);
+    assert_eq!(tx.try_send_batch(&mut items), 0);
+    assert_eq!(items.next(), Some(4));
+    assert_eq!(rx.try_recv(), Ok(0));
+    assert_eq!(tx.try_send_batch(&mut (5..5)), 0);
+    assert_eq!(tx.failed_polls(), 0);
+}
+
+/// The waiting operations count the polls that found nothing to do and were followed by a
+/// wait, for every wake policy, on both channels; the `try_*` ones count nothing.
+#[test]
+fn waits_are_counted_as_failed_polls() {
+    let pause = || thread::sleep(std::time::Duration::from_millis(20));
+    for wake in WAKES {
+        // A receiver that waits for a late sender, and a sender that waits for a late receiver.
+        // A thread not scheduled for the whole pause waits for nothing, so retry.
+        let counted = (0..10).any(|_| {
+            let (mut tx, mut rx) = channel::<u64>(1, wake).unwrap();
+            let receiver = thread::spawn(move || {
+                let first = rx.recv();
+                pause();
+                let second = rx.recv();
+                (first, second, rx.failed_polls())
+            });
+            pause();
+            for i in 0..3 {
+                tx.send(i).unwrap();
+            }
+            let send_waits = tx.failed_polls();
+            drop(tx);
+            let (first, second, recv_waits) = receiver.join().unwrap();
+            assert_eq!((first, second), (Some(0), Some(1)), "{wake:?}");
+            send_waits > 0 && recv_waits > 0
+        });
+        assert!(
+            counted,
+            "sharded {wake:?}: no wait was counted in ten tries"
+        );
+
+        let counted = (0..10).any(|_| {
+            let (tx, mut rx) = vyukov::channel::<u64>(wake);
+            let receiver = thread::spawn(move || (rx.recv(), rx.failed_polls()));
+            pause();
+            tx.send(7).unwrap();
+            let (got, waits) = receiver.join().unwrap();
+            assert_eq!(got, Some(7), "{wake:?}");
+            waits > 0
+        });
+        assert!(counted, "vyukov {wake:?}: no wait was counted in ten tries");
+    }
+    let (mut tx, mut rx) = channel::<u64>(1, Wake::Spin).unwrap();
+    assert_eq!(rx.try_recv(), Err(TryRecvError::Empty));
+    tx.try_send(0).unwrap();
+    assert!(matches!(tx.try_send(1), Err(TrySendError::Full(1))));
+    assert_eq!((tx.failed_polls(), rx.failed_polls()), (0, 0));
+}

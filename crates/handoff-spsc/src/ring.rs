@@ -139,6 +139,7 @@ pub fn channel<T>(
         head_cache: 0,
         wait,
         block,
+        failed_polls: 0,
     };
     let consumer = Consumer {
         shared,
@@ -148,6 +149,7 @@ pub fn channel<T>(
         tail_cache: 0,
         wait,
         block,
+        failed_polls: 0,
     };
     Ok((producer, consumer))
 }
@@ -165,6 +167,8 @@ pub struct Producer<T> {
     wait: Wait,
     /// `wait == Wait::Block`: the consumer may sleep, so every publication must notify.
     block: bool,
+    /// See [`Producer::failed_polls`].
+    failed_polls: u64,
 }
 
 // SAFETY: a `Producer` is the only handle that writes slots and `tail`; moving it to another
@@ -185,6 +189,8 @@ pub struct Consumer<T> {
     wait: Wait,
     /// `wait == Wait::Block`: the producer may sleep, so every release of slots must notify.
     block: bool,
+    /// See [`Consumer::failed_polls`].
+    failed_polls: u64,
 }
 
 // SAFETY: a `Consumer` is the only handle that reads slots and writes `head`; moving it to
@@ -367,6 +373,15 @@ impl<T> Producer<T> {
         self.wait
     }
 
+    /// How many times, since creation, this producer found the ring full and then waited (a
+    /// spin, a yield or a sleep, as its [`Wait`] says) before looking again: the failed polls of
+    /// the waiting operations ([`push`](Producer::push), [`push_batch`](Producer::push_batch)).
+    /// A statistic for benchmarks, kept in the handle (no shared write); the `try_*` operations
+    /// never wait and do not count.
+    pub fn failed_polls(&self) -> u64 {
+        self.failed_polls
+    }
+
     /// Whether the consumer has been dropped. Nothing pushed from now on will be received.
     pub fn is_abandoned(&self) -> bool {
         self.shared.consumer_gone.load(Ordering::Acquire)
@@ -397,6 +412,7 @@ impl<T> Producer<T> {
             if self.is_abandoned() {
                 return false;
             }
+            self.failed_polls += 1;
             if backoff.snooze() {
                 let shared = &*self.shared;
                 let (tail, mask) = (self.tail, self.mask);
@@ -626,6 +642,15 @@ impl<T> Consumer<T> {
         self.wait
     }
 
+    /// How many times, since creation, this consumer found the ring empty and then waited (a
+    /// spin, a yield or a sleep, as its [`Wait`] says) before looking again: the failed polls of
+    /// the waiting operations ([`pop`](Consumer::pop), [`pop_batch`](Consumer::pop_batch),
+    /// [`pop_slices`](Consumer::pop_slices)). A statistic for benchmarks, kept in the handle (no
+    /// shared write); the `try_*` operations never wait and do not count.
+    pub fn failed_polls(&self) -> u64 {
+        self.failed_polls
+    }
+
     /// Whether the producer has been dropped. Messages already in the ring can still be popped.
     pub fn is_abandoned(&self) -> bool {
         self.shared.producer_gone.load(Ordering::Acquire)
@@ -675,6 +700,7 @@ impl<T> Consumer<T> {
             if self.is_abandoned() {
                 return self.refresh_has_items();
             }
+            self.failed_polls += 1;
             if backoff.snooze() {
                 let shared = &*self.shared;
                 let head = self.head;

@@ -608,3 +608,42 @@ fn panic_in_push_batch() {
     drop((tx, rx));
     assert_eq!(drops.load(Ordering::Relaxed), 5);
 }
+
+/// The waiting operations count the polls that found the ring full (producer) or empty
+/// (consumer) and were followed by a wait; a run that never waits counts none.
+#[test]
+fn waits_are_counted_as_failed_polls() {
+    for wait in WAITS {
+        // Nobody waits: the ring holds everything and is read only once it is full.
+        let (mut tx, mut rx) = channel::<u64>(4, wait).unwrap();
+        for i in 0..4 {
+            tx.push(i).unwrap();
+        }
+        for i in 0..4 {
+            assert_eq!(rx.pop(), Some(i));
+        }
+        assert_eq!((tx.failed_polls(), rx.failed_polls()), (0, 0), "{wait:?}");
+
+        // The consumer waits on an empty ring, the producer on a full one. Which one waits is
+        // up to the scheduler only if a thread is not scheduled for the whole pause, so retry.
+        let counted = (0..10).any(|_| {
+            let (mut tx, mut rx) = channel::<u64>(1, wait).unwrap();
+            let consumer = thread::spawn(move || {
+                let first = rx.pop();
+                thread::sleep(std::time::Duration::from_millis(20));
+                let second = rx.pop();
+                (first, second, rx.failed_polls())
+            });
+            thread::sleep(std::time::Duration::from_millis(20));
+            tx.push(0).unwrap();
+            tx.push(1).unwrap();
+            tx.push(2).unwrap();
+            let sent_waits = tx.failed_polls();
+            drop(tx);
+            let (first, second, recv_waits) = consumer.join().unwrap();
+            assert_eq!((first, second), (Some(0), Some(1)), "{wait:?}");
+            sent_waits > 0 && recv_waits > 0
+        });
+        assert!(counted, "{wait:?}: no wait was counted in ten tries");
+    }
+}

@@ -158,9 +158,38 @@ pub struct SampleOutcome {
     /// from each message's intended send time.
     #[serde(default)]
     pub paced: Option<Box<PacedFigures>>,
+    /// How many hand-offs ran on the OS thread of their sender (async transports, every driver;
+    /// see [`WorkerShare`]); `None` where not recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub same_worker: Option<WorkerShare>,
     /// The placement the sample ran under, when layouts are randomised (see [`crate::layout`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub layout: Option<crate::layout::LayoutRecord>,
+}
+
+/// Hand-offs whose receiver ran on the OS thread its sender last ran on: on a multi-thread
+/// async runtime the two tasks then took turns on one worker, and no core was crossed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorkerShare {
+    /// Hand-offs observed (receives, each side of a ping-pong counting its own).
+    pub observed: u64,
+    /// Of those, the ones received on the sender's thread.
+    pub same: u64,
+}
+
+impl WorkerShare {
+    /// The sum of two counts.
+    pub fn merge(self, other: WorkerShare) -> WorkerShare {
+        WorkerShare {
+            observed: self.observed + other.observed,
+            same: self.same + other.same,
+        }
+    }
+
+    /// The fraction of hand-offs that stayed on one thread, `None` if none was observed.
+    pub fn fraction(&self) -> Option<f64> {
+        (self.observed > 0).then(|| self.same as f64 / self.observed as f64)
+    }
 }
 
 /// What an open-loop sample measured besides the corrected latency histogram.
@@ -232,6 +261,7 @@ impl SampleOutcome {
             latency: None,
             placement,
             paced: None,
+            same_worker: None,
             layout: None,
         }
     }

@@ -6,7 +6,7 @@ use crate::lints::lint::Lint;
 use crate::payload::PayloadKind;
 use crate::placement::Placement;
 use crate::probes::Limits;
-use crate::semantics::Semantics;
+use crate::semantics::{Locality, Semantics};
 use crate::stats::Summary;
 use crate::workload::WorkloadKind;
 use serde::{Deserialize, Serialize};
@@ -225,6 +225,33 @@ pub struct TrialResult {
     /// for ping-pong. The median then describes neither. Absent from older reports.
     #[serde(default)]
     pub modes: Option<crate::stats::modes::Modes>,
+    /// The share of hand-offs whose receiver ran on the OS thread its sender last ran on, over
+    /// the timed samples (async transports, every driver); absent where not recorded, and in
+    /// reports written before it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub same_worker: Option<f64>,
+}
+
+/// Above this share of hand-offs that stayed on one worker thread, a result is a *same-worker*
+/// one: more than half means the median hand-off crossed no core, so the figure a table ranks by
+/// (the median throughput, the p50 round trip) describes tasks taking turns on one thread, not a
+/// cross-thread hand-off.
+pub const MOSTLY_SAME_WORKER: f64 = 0.5;
+
+impl TrialResult {
+    /// Whether most hand-offs stayed on one worker thread of a multi-thread runtime (more than
+    /// [`MOSTLY_SAME_WORKER`]). A same-thread result (a same-thread transport, a current-thread
+    /// runtime) is not one: it is labelled as what it is.
+    pub fn stayed_on_one_worker(&self) -> bool {
+        self.semantics.locality == Locality::CrossThread
+            && self.same_worker.is_some_and(|s| s > MOSTLY_SAME_WORKER)
+    }
+
+    /// Whether a batch was asked of a transport without native batch operations: the harness
+    /// then sent and received the messages one by one.
+    pub fn batch_emulated(&self) -> bool {
+        self.params.batch.is_some() && !self.semantics.batch
+    }
 }
 
 /// Open-loop figures over the timed samples. The trial's `latency` is the latency from each

@@ -81,19 +81,45 @@ pub enum Bound {
 }
 
 /// What a blocked producer or consumer does while it waits.
+///
+/// Two strategies never sleep, [`Spin`](WaitStrategy::Spin) and
+/// [`SpinThenYield`](WaitStrategy::SpinThenYield): the waiting side keeps polling on its core
+/// ([`busy_waits`](WaitStrategy::busy_waits)). An adapter that waits so counts its failed polls
+/// (shown as failed sends and receives, never as throughput).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum WaitStrategy {
     /// Parks the thread in the kernel and is woken by the other side.
     Block,
-    /// Spins on the shared state, never sleeping.
+    /// Spins on the shared state, never sleeping (yielding its time slice now and then so that
+    /// oversubscribed threads make progress).
     Spin,
-    /// Spins for a while, then yields or parks.
+    /// Spins for a while, then parks the thread (sleeps) until the other side wakes it.
     SpinThenPark,
     /// Suspends a task on an async runtime.
     Async,
     /// Never waits: the producer runs the consumer's code itself.
     None,
+    /// Spins for a while, then yields its time slice on every failed poll; never sleeps.
+    SpinThenYield,
+}
+
+impl WaitStrategy {
+    /// Whether a waiting side keeps polling on its core and never sleeps (`spin`,
+    /// `spin-then-yield`).
+    pub fn busy_waits(self) -> bool {
+        matches!(self, WaitStrategy::Spin | WaitStrategy::SpinThenYield)
+    }
+
+    /// The strategy with whether it sleeps, for listings: e.g. `spin-then-yield (never sleeps)`.
+    pub fn described(self) -> String {
+        match self {
+            WaitStrategy::Spin | WaitStrategy::SpinThenYield => format!("{self} (never sleeps)"),
+            WaitStrategy::Block | WaitStrategy::SpinThenPark => format!("{self} (sleeps)"),
+            WaitStrategy::Async => format!("{self} (the task suspends)"),
+            WaitStrategy::None => self.to_string(),
+        }
+    }
 }
 
 /// Where the consumer's code runs relative to the producer.
@@ -317,6 +343,7 @@ impl fmt::Display for WaitStrategy {
             WaitStrategy::SpinThenPark => "spin-then-park",
             WaitStrategy::Async => "async",
             WaitStrategy::None => "no wait",
+            WaitStrategy::SpinThenYield => "spin-then-yield",
         })
     }
 }

@@ -19,12 +19,12 @@ use crate::histogram;
 use crate::layout::{LayoutMode, LayoutSequence};
 use crate::lints;
 use crate::open_loop::ramp::{self, RampOutcome, StepFigures};
-use crate::outcome::{SampleOutcome, SampleStatus};
+use crate::outcome::{SampleOutcome, SampleStatus, WorkerShare};
 use crate::placement::Placement;
 use crate::probes::{self, Limits, ProbeBudget};
 use crate::report::{
     Latency, LimitDistance, PacedResult, Params, RampResult, RawSample, RunReport, TrialResult,
-    Verdict,
+    Verdict, MOSTLY_SAME_WORKER,
 };
 use crate::semantics::{Bound, Locality, Semantics};
 use crate::stats::modes::{self, Modes};
@@ -468,8 +468,21 @@ fn summarise(
         Bound::Bounded { .. } => Some(spec.capacity),
         Bound::Unbounded => None,
     };
+    let same_worker = t
+        .outcomes
+        .iter()
+        .filter_map(|o| o.same_worker)
+        .reduce(WorkerShare::merge)
+        .and_then(|s| s.fraction());
     let limit = limits.and_then(|lim| {
-        limit_distance(lim, spec, &semantics, latency.as_ref(), throughput.as_ref())
+        limit_distance(
+            lim,
+            spec,
+            &semantics,
+            same_worker,
+            latency.as_ref(),
+            throughput.as_ref(),
+        )
     });
 
     let mut result = TrialResult {
@@ -492,6 +505,7 @@ fn summarise(
         paced,
         ramp,
         modes,
+        same_worker,
     };
     result.lints = lints::evaluate(
         &result,
@@ -607,11 +621,13 @@ fn params(spec: &TrialSpec, capacity: Option<usize>, messages: u64) -> Params {
 
 /// How far a result is from the machine's limit: a ping-pong's p50 from the round trip, a
 /// stream's median throughput from the streaming bandwidth; none for an open-loop run (it goes
-/// as fast as it is asked to) or a same-thread hand-off (the limits are cross-core ones).
+/// as fast as it is asked to), a same-thread hand-off or one whose hand-offs mostly stayed on
+/// one worker thread (the limits are cross-core ones).
 fn limit_distance(
     lim: &Limits,
     spec: &TrialSpec,
     semantics: &Semantics,
+    same_worker: Option<f64>,
     latency: Option<&Latency>,
     throughput: Option<&Summary>,
 ) -> Option<LimitDistance> {
@@ -620,6 +636,7 @@ fn limit_distance(
         _ if spec.workload.is_open_loop() => None,
         // The limits are cross-core ones: they say nothing of a same-thread hand-off.
         _ if spec.driver == Driver::TokioCurrent => None,
+        _ if same_worker.is_some_and(|s| s > MOSTLY_SAME_WORKER) => None,
         (WorkloadKind::PingPong, Some(l), _) => Some(round_trip_distance(lim, l.p50)),
         (WorkloadKind::PingPong, None, _) => None,
         _ if semantics.locality == Locality::SameThread => None,

@@ -155,7 +155,9 @@ impl fmt::Display for Messages {
 /// * `tokio-multi:N`: the tasks run on a multi-thread runtime of N worker threads, pinned to
 ///   distinct cores where there are enough. Where a woken task runs is the scheduler's choice: a
 ///   task woken by another often runs next on the same worker (tokio's LIFO slot), so such a
-///   result mixes cross-core and same-core hand-offs, as an actor runtime does.
+///   result mixes cross-core and same-core hand-offs, as an actor runtime does. The share that
+///   stayed on one worker is measured; a result where it is most is labelled *same-worker* and
+///   listed apart from cross-thread ones.
 ///
 /// The tokio drivers run async transports only (those registered with
 /// [`Entry::asynchronous`](crate::catalog::Entry::asynchronous)); a blocking transport under

@@ -11,8 +11,10 @@ use handoff::message::Message;
 use handoff::payload::{Boxed, Event488, Word};
 use handoff::prelude::*;
 use handoff::transports::*;
-use std::sync::atomic::{AtomicI64, Ordering as AtomicOrdering};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering as AtomicOrdering};
 use std::sync::mpsc;
+use std::sync::Arc;
 use std::thread;
 use std::time::Duration;
 
@@ -264,11 +266,28 @@ fn pull_run<T: Transport, M: Message>(
     n: u64,
     reads: Reads,
 ) {
+    pull_run_with::<T, M>(t, &BTreeMap::new(), cap, producers, consumers, n, reads)
+}
+
+/// [`pull_run`] with transport options.
+fn pull_run_with<T: Transport, M: Message>(
+    t: &T,
+    options: &BTreeMap<String, String>,
+    cap: usize,
+    producers: usize,
+    consumers: usize,
+    n: u64,
+    reads: Reads,
+) {
     let batch = reads != Reads::One;
     let info = t.info();
     let what = format!(
-        "{} ({} cap {cap}, {producers}p/{consumers}c{})",
+        "{}{} ({} cap {cap}, {producers}p/{consumers}c{})",
         info.name,
+        options
+            .iter()
+            .map(|(k, v)| format!(" {k}={v}"))
+            .collect::<String>(),
         std::any::type_name::<M>()
             .rsplit("::")
             .next()
@@ -279,7 +298,8 @@ fn pull_run<T: Transport, M: Message>(
             Reads::Runs => ", in runs",
         }
     );
-    let cfg = ChannelConfig::new(cap, producers, consumers);
+    let mut cfg = ChannelConfig::new(cap, producers, consumers);
+    cfg.options = options.clone();
     let ep = t
         .channel::<M>(&cfg)
         .unwrap_or_else(|e| panic!("{what}: {e}"));
@@ -577,6 +597,188 @@ impl PullVisitor for SendAfterConsumersGone {
 #[test]
 fn senders_get_their_message_back_once_consumers_are_gone() {
     each_pull(&mut SendAfterConsumersGone);
+}
+
+/// Every value of an option that chooses how a transport waits, with the wait it gives.
+fn wait_options(info: &TransportInfo) -> Vec<(BTreeMap<String, String>, WaitStrategy)> {
+    let mut out = Vec::new();
+    for o in info.options.iter().filter(|o| !o.waits.is_empty()) {
+        for (v, w) in o.values.iter().zip(&o.waits) {
+            out.push((BTreeMap::from([(o.name.clone(), v.clone())]), *w));
+        }
+    }
+    if out.is_empty() {
+        out.push((BTreeMap::new(), info.semantics.wait));
+    }
+    out
+}
+
+struct EveryWaitOption;
+
+impl PullVisitor for EveryWaitOption {
+    fn visit<T: Transport>(&mut self, t: &T) {
+        let info = t.info();
+        for (options, _) in wait_options(&info)
+            .into_iter()
+            .filter(|(o, _)| !o.is_empty())
+        {
+            let small = capacities(&info.semantics, 1)[0].max(1);
+            for reads in [Reads::One, Reads::Batches, Reads::Runs] {
+                pull_run_with::<T, Word>(t, &options, small, 1, 1, N / 4, reads);
+                if info.semantics.producers == Arity::Many {
+                    pull_run_with::<T, Word>(t, &options, small, 4, 1, N / 16, reads);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn pull_transports_deliver_under_every_wait_option() {
+    each_pull(&mut EveryWaitOption);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Failed attempts.
+
+/// The project's reference transports: they count failed attempts under every wait they offer,
+/// their own included.
+const REFERENCE: [&str; 3] = ["handoff-spsc", "handoff-mpsc", "vyukov-mpsc"];
+
+/// How long the late side of a run waits before it starts.
+const LATE: Duration = Duration::from_millis(20);
+
+/// Tries `run` up to ten times until it sees a failed attempt: a side starts late only if the
+/// other one runs during the pause, which a loaded machine may not grant every time.
+fn counted(what: &str, run: impl Fn() -> u64) {
+    assert!(
+        (0..10).any(|_| run() > 0),
+        "{what}: no failed attempt counted in ten runs"
+    );
+}
+
+/// The failed receives of a run whose producer starts late, after the consumer has started.
+fn late_producer<T: Transport>(t: &T, options: &BTreeMap<String, String>, cap: usize) -> u64 {
+    let mut cfg = ChannelConfig::new(cap, 1, 1);
+    cfg.options = options.clone();
+    let mut ep = t.channel::<Word>(&cfg).unwrap();
+    let started = Arc::new(AtomicBool::new(false));
+    within_timeout(&t.info().name, move || {
+        let (mut tx, mut rx) = (ep.senders, ep.receivers.pop().unwrap());
+        let go = started.clone();
+        let consumer = thread::spawn(move || {
+            go.store(true, AtomicOrdering::Release);
+            let mut n = 0;
+            while rx.recv().is_some() {
+                n += 1;
+            }
+            (n, rx.failed_attempts())
+        });
+        while !started.load(AtomicOrdering::Acquire) {
+            thread::yield_now();
+        }
+        thread::sleep(LATE);
+        produce::<Word>(&mut tx[0], 0, 8, false);
+        drop(tx);
+        let (n, failed) = consumer.join().unwrap();
+        assert_eq!(n, 8);
+        failed
+    })
+}
+
+/// The failed sends of a run whose consumer starts late, after the producer has filled the
+/// queue.
+fn late_consumer<T: Transport>(t: &T, options: &BTreeMap<String, String>, cap: usize) -> u64 {
+    let mut cfg = ChannelConfig::new(cap, 1, 1);
+    cfg.options = options.clone();
+    let mut ep = t.channel::<Word>(&cfg).unwrap();
+    let n = 4 * cap.max(1) as u64;
+    within_timeout(&t.info().name, move || {
+        let (mut tx, mut rx) = (ep.senders.pop().unwrap(), ep.receivers);
+        let producer = thread::spawn(move || {
+            produce::<Word>(&mut tx, 0, n, false);
+            tx.failed_attempts()
+        });
+        thread::sleep(LATE);
+        let mut got = 0;
+        while rx[0].recv().is_some() {
+            got += 1;
+        }
+        assert_eq!(got, n);
+        producer.join().unwrap()
+    })
+}
+
+struct CountsFailedAttempts;
+
+impl PullVisitor for CountsFailedAttempts {
+    fn visit<T: Transport>(&mut self, t: &T) {
+        let info = t.info();
+        let reference = REFERENCE.contains(&info.name.as_str());
+        for (options, wait) in wait_options(&info) {
+            // Every adapter that busy-waits counts, and the reference ones whatever they do.
+            if !(wait.busy_waits() || reference) {
+                continue;
+            }
+            let what = format!("{} {options:?}", info.name);
+            let cap = capacities(&info.semantics, 1)[0].max(4);
+            counted(&format!("{what}, failed receives"), || {
+                late_producer(t, &options, cap)
+            });
+            if matches!(info.semantics.bound, Bound::Bounded { .. }) {
+                counted(&format!("{what}, failed sends"), || {
+                    late_consumer(t, &options, cap)
+                });
+            }
+        }
+    }
+}
+
+#[test]
+fn spinning_adapters_count_their_failed_attempts() {
+    each_pull(&mut CountsFailedAttempts);
+}
+
+/// A sink that starts late: it sleeps on its first message, so the ring fills behind it.
+struct LateSink(bool);
+
+impl<M: Message> Sink<M> for LateSink {
+    fn accept(&mut self, _: &M) {
+        if !self.0 {
+            self.0 = true;
+            thread::sleep(LATE);
+        }
+    }
+}
+
+struct CallbackCountsFailedSends;
+
+impl CallbackVisitor for CallbackCountsFailedSends {
+    fn visit<T: CallbackTransport>(&mut self, t: &T) {
+        let info = t.info();
+        if !info.semantics.wait.busy_waits() {
+            return;
+        }
+        counted(&format!("{}, failed sends", info.name), || {
+            let cap = 4;
+            let (mut senders, handle) = t
+                .connect::<Word, LateSink>(&ChannelConfig::new(cap, 1, 1), LateSink(false))
+                .unwrap();
+            within_timeout(&info.name, move || {
+                let mut tx = senders.pop().unwrap();
+                produce::<Word>(&mut tx, 0, 4 * cap as u64, false);
+                let failed = tx.failed_attempts();
+                drop(tx);
+                assert!(handle.finish().is_some());
+                failed
+            })
+        });
+    }
+}
+
+#[test]
+fn spinning_callback_transports_count_their_failed_sends() {
+    each_callback(&mut CallbackCountsFailedSends);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -181,6 +181,41 @@ fn ping_pong_records_round_trips_under_every_driver() {
 }
 
 #[test]
+fn the_share_of_hand_offs_on_one_worker_is_exact_where_the_driver_fixes_it() {
+    let c = Catalog::builtin();
+    for name in ["tokio-mpsc-bounded", "kanal-async"] {
+        for (w, p, n, handoffs) in [
+            // Each round trip is two hand-offs, one each way.
+            (WorkloadKind::PingPong, 1, 2000, 4000),
+            (WorkloadKind::Spsc, 1, N, N),
+            (WorkloadKind::Mpsc, 4, N, N),
+        ] {
+            for driver in DRIVERS {
+                let s = spec(name, w, p, driver);
+                let o = sample(&c, &s, n);
+                assert_eq!(o.status, SampleStatus::Pass, "{}", s.label());
+                let share = o.same_worker.expect("recorded under every driver");
+                assert_eq!(share.observed, handoffs, "{}", s.label());
+                match driver {
+                    // A thread per task: no hand-off ever stays on one thread.
+                    Driver::Threads => assert_eq!(share.same, 0, "{}", s.label()),
+                    // One thread for every task: every hand-off stays on it.
+                    Driver::TokioCurrent => assert_eq!(share.same, handoffs, "{}", s.label()),
+                    // The scheduler's choice: only the count is certain.
+                    Driver::TokioMulti { .. } => {
+                        assert!(share.same <= handoffs, "{}", s.label())
+                    }
+                }
+            }
+        }
+    }
+    // The blocking engines do not record it.
+    let mut s = spec("crossbeam-bounded", WorkloadKind::Spsc, 1, Driver::Threads);
+    s.capacity = 64;
+    assert_eq!(sample(&c, &s, 1000).same_worker, None);
+}
+
+#[test]
 fn latest_value_transport_is_refused_where_every_message_counts() {
     let c = Catalog::builtin();
     assert_eq!(
@@ -364,6 +399,16 @@ fn current_thread_results_are_same_thread_cooperative_and_echo_the_driver() {
     assert_eq!(current.semantics.locality, Locality::SameThread);
     assert!(current.lints.contains(&Lint::SameThreadCooperative));
     assert!(!current.lints.contains(&Lint::SameThread));
+    // Every hand-off stayed on the one thread; that is said once, as same-thread-cooperative.
+    assert_eq!(current.same_worker, Some(1.0));
+    assert!(!current.lints.iter().any(|l| l.code() == "same-worker"));
+    assert_eq!(threads.same_worker, Some(0.0));
+    assert!(!threads.lints.iter().any(|l| l.code() == "same-worker"));
+    // On a multi-thread runtime the label follows the share measured.
+    assert_eq!(
+        multi.lints.iter().any(|l| l.code() == "same-worker"),
+        multi.same_worker.unwrap() > handoff::report::MOSTLY_SAME_WORKER
+    );
     assert_eq!(current.placement.threads, 1);
     for r in [threads, multi] {
         assert_eq!(r.semantics.locality, Locality::CrossThread);

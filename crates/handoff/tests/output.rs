@@ -126,6 +126,7 @@ fn stream(
         paced: None,
         ramp: None,
         modes: None,
+        same_worker: None,
     }
 }
 

@@ -18,6 +18,13 @@
 //!   runtime the conductor is not a worker; it sleeps until the tasks finish. The runtime is shut
 //!   down after the sample, outside the timed region.
 //!
+//! Under every driver each task also notes which OS thread it runs on, so that the result can
+//! say how many hand-offs stayed on one thread (see `same_worker.rs`): a sender notes its thread
+//! before each send (a store only when it changed), a receiver compares its own with its sender's
+//! after each receive, in counts of its own. On a multi-thread runtime the scheduler often runs
+//! a woken task on the worker that woke it; such a result is labelled *same-worker* when most of
+//! its hand-offs stayed on one thread.
+//!
 //! In both cases each future reads the clock as it starts (after the start line or gate); the
 //! sample runs from the earliest of those reads to the moment the consumer received the last
 //! expected message, as in the thread engine. Every message is verified by the consumer
@@ -27,6 +34,7 @@
 //! the thread engine's do; the watchdog watches the crew of threads or the conductor).
 
 use super::crew::{panic_message, Cadence, Crew, CrewError, Progress};
+use super::same_worker::{Noter, Tally, Where};
 use super::stream::build_failed;
 use crate::histogram;
 use crate::message::Message;
@@ -261,6 +269,7 @@ struct ConsumerReport {
     start: Instant,
     end: Instant,
     verifier: Verifier,
+    tally: Tally,
 }
 
 enum Member {
@@ -268,10 +277,17 @@ enum Member {
     Consumer(ConsumerReport),
 }
 
-async fn produce<M: Message, S: AsyncSender<M>>(mut tx: S, id: u32, per: u64) -> ProducerReport {
+async fn produce<M: Message, S: AsyncSender<M>>(
+    mut tx: S,
+    id: u32,
+    per: u64,
+    senders: Arc<[Where]>,
+) -> ProducerReport {
+    let mut noter = Noter::new(&senders[id as usize]);
     let start = Instant::now();
     let mut refused_after = None;
     for seq in 0..per {
+        noter.note();
         if tx.send(M::build(id, seq)).await.is_err() {
             refused_after = Some(seq);
             break;
@@ -291,13 +307,26 @@ async fn consume<M: Message, R: AsyncReceiver<M>>(
     total: u64,
     single: bool,
     progress: Arc<Progress>,
+    senders: Arc<[Where]>,
 ) -> ConsumerReport {
+    let mut tally = Tally::default();
     let start = Instant::now();
     let mut end = None;
     let mut cadence = Cadence::new();
     {
         let mut s = v.stream();
-        while rx.recv_with(|m| s.observe(m)).await {
+        let tally = &mut tally;
+        let senders = &*senders;
+        while rx
+            .recv_with(|m| {
+                s.observe(m);
+                // A corrupt header is the verifier's to report; it is not counted here.
+                if let Some(from) = senders.get(m.producer() as usize) {
+                    tally.received_from(from);
+                }
+            })
+            .await
+        {
             let n = s.count();
             if n >= cadence.next() {
                 cadence.publish(n, &progress.delivered);
@@ -317,6 +346,7 @@ async fn consume<M: Message, R: AsyncReceiver<M>>(
         start,
         end,
         verifier: v,
+        tally,
     }
 }
 
@@ -351,25 +381,30 @@ pub(super) fn stream<T: AsyncTransport, M: Message>(
     }
 
     let progress = Progress::for_sample();
+    // Where each producer last ran, for the same-worker count.
+    let wheres: Arc<[Where]> = (0..producers).map(|_| Where::default()).collect();
     let mut tasks: Vec<(String, Task<Member>)> = Vec::with_capacity(producers + consumers);
     for (c, rx) in receivers.into_iter().enumerate() {
         let verifier = Verifier::new(producers, per, sem.ordering, consumers);
         let progress = progress.clone();
+        let wheres = wheres.clone();
         tasks.push((
             format!("consumer-{c}"),
             Box::pin(async move {
                 Member::Consumer(
-                    consume::<M, T::Rx<M>>(rx, verifier, total, consumers == 1, progress).await,
+                    consume::<M, T::Rx<M>>(rx, verifier, total, consumers == 1, progress, wheres)
+                        .await,
                 )
             }),
         ));
     }
     for (p, tx) in senders.into_iter().enumerate() {
+        let wheres = wheres.clone();
         tasks.push((
             format!("producer-{p}"),
-            Box::pin(
-                async move { Member::Producer(produce::<M, T::Tx<M>>(tx, p as u32, per).await) },
-            ),
+            Box::pin(async move {
+                Member::Producer(produce::<M, T::Tx<M>>(tx, p as u32, per, wheres).await)
+            }),
         ));
     }
 
@@ -398,6 +433,7 @@ pub(super) fn stream<T: AsyncTransport, M: Message>(
         );
     };
     let end = cons.iter().map(|c| c.end).max().unwrap_or(start);
+    let same_worker = Tally::share(cons.iter().map(|c| c.tally));
     let mut verifiers: Vec<Verifier> = cons.into_iter().map(|c| c.verifier).collect();
     if let (Some(p), Some(v)) = (
         prods.iter().find(|p| p.refused_after.is_some()),
@@ -419,6 +455,7 @@ pub(super) fn stream<T: AsyncTransport, M: Message>(
         latency: None,
         placement: place,
         paced: None,
+        same_worker: Some(same_worker),
         layout: None,
     }
 }
@@ -432,10 +469,12 @@ enum PingMember {
         end: Instant,
         verifier: Verifier,
         hist: hdrhistogram::Histogram<u64>,
+        tally: Tally,
     },
     Ponger {
         start: Instant,
         verifier: Verifier,
+        tally: Tally,
     },
 }
 
@@ -472,11 +511,19 @@ pub(super) fn pingpong<T: AsyncTransport, M: Message>(
     let mut hist = histogram::new();
     let clock = quanta::Clock::new();
     let prog = progress.clone();
+    // Where the pinger and the ponger last ran: each compares its thread, on every receive, with
+    // the one the other side sent from.
+    let wheres: Arc<[Where; 2]> = Arc::new([Where::default(), Where::default()]);
+    let (pinger_wheres, ponger_wheres) = (wheres.clone(), wheres);
     let pinger: Task<PingMember> = Box::pin(async move {
+        let [mine, theirs] = &*pinger_wheres;
+        let mut noter = Noter::new(mine);
+        let mut tally = Tally::default();
         let mut verifier = Verifier::new(1, round_trips, Ordering::PerProducerFifo, 1);
         let mut cadence = Cadence::new();
         let start = Instant::now();
         for i in 0..round_trips {
+            noter.note();
             let t0 = clock.raw();
             if req_tx.send(M::build(0, i)).await.is_err() {
                 verifier.note_disconnect(0, i);
@@ -486,6 +533,7 @@ pub(super) fn pingpong<T: AsyncTransport, M: Message>(
                 break;
             };
             let t1 = clock.raw();
+            tally.received_from(theirs);
             verifier.observe(&reply);
             drop(reply);
             histogram::record(&mut hist, clock.delta_as_nanos(t0, t1));
@@ -505,18 +553,28 @@ pub(super) fn pingpong<T: AsyncTransport, M: Message>(
             end,
             verifier,
             hist,
+            tally,
         }
     });
     let ponger: Task<PingMember> = Box::pin(async move {
+        let [theirs, mine] = &*ponger_wheres;
+        let mut noter = Noter::new(mine);
+        let mut tally = Tally::default();
         let mut verifier = Verifier::new(1, round_trips, Ordering::PerProducerFifo, 1);
         let start = Instant::now();
         while let Some(req) = req_rx.recv().await {
+            tally.received_from(theirs);
             verifier.observe(&req);
+            noter.note();
             if rep_tx.send(req).await.is_err() {
                 break;
             }
         }
-        PingMember::Ponger { start, verifier }
+        PingMember::Ponger {
+            start,
+            verifier,
+            tally,
+        }
     });
 
     let tasks = vec![
@@ -535,10 +593,12 @@ pub(super) fn pingpong<T: AsyncTransport, M: Message>(
             end,
             verifier,
             hist,
+            tally,
         }),
         Some(PingMember::Ponger {
             start: s2,
             verifier: v2,
+            tally: t2,
         }),
     ) = (it.next(), it.next())
     else {
@@ -563,6 +623,7 @@ pub(super) fn pingpong<T: AsyncTransport, M: Message>(
         latency: Some(histogram::encode(&hist)),
         placement: place,
         paced: None,
+        same_worker: Some(Tally::share([tally, t2])),
         layout: None,
     }
 }

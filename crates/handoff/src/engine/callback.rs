@@ -141,6 +141,7 @@ pub(super) fn run<T: CallbackTransport, M: Message>(
         latency: None,
         placement: place,
         paced: None,
+        same_worker: None,
         layout: None,
     }
 }

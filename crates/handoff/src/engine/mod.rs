@@ -21,6 +21,7 @@ pub mod hop;
 mod open_loop;
 mod pingpong;
 pub mod pipeline;
+mod same_worker;
 mod stream;
 mod support;
 

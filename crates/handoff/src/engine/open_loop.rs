@@ -517,6 +517,7 @@ where
             sent: sent_total,
             hops,
         })),
+        same_worker: None,
         layout: None,
     }
 }

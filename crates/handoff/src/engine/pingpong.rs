@@ -171,6 +171,7 @@ pub(super) fn run<T: Transport, M: Message>(
         latency: Some(histogram::encode(&hist)),
         placement: place,
         paced: None,
+        same_worker: None,
         layout: None,
     }
 }

@@ -181,6 +181,7 @@ pub(super) fn run<T: Transport, M: Message>(
         latency: None,
         placement: place,
         paced: None,
+        same_worker: None,
         layout: None,
     }
 }

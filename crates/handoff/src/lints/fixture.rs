@@ -66,6 +66,7 @@ pub(crate) fn stream() -> TrialResult {
         paced: None,
         ramp: None,
         modes: None,
+        same_worker: None,
     };
     with_rates(r, &[100e6, 101e6, 99e6, 100e6, 100.5e6])
 }

@@ -168,6 +168,13 @@ pub enum Lint {
         /// The watchdog interval, ms.
         watchdog_ms: u64,
     },
+    /// Most hand-offs stayed on one worker thread of a multi-thread runtime: the scheduler ran
+    /// the woken task on the thread that woke it, so the two sides mostly took turns on one
+    /// thread and the figure is not a cross-thread one.
+    SameWorker {
+        /// The share of hand-offs received on the thread their sender ran on (0 to 1).
+        share: f64,
+    },
 }
 
 /// Why a result is beyond the machine's measured limit (see [`Lint::BeyondLimit`]).
@@ -211,6 +218,7 @@ impl Lint {
             Lint::Bimodal { .. } => "bimodal",
             Lint::Refused { .. } => "refused",
             Lint::Slow { .. } => "slow",
+            Lint::SameWorker { .. } => "same-worker",
         }
     }
 }
@@ -248,7 +256,7 @@ impl sfmt::Display for Lint {
                 write!(f, "only {samples} timed sample(s): no meaningful median or spread")
             }
             Lint::BatchEmulated => {
-                write!(f, "batch requested but the transport has no native batch operations; sent one by one")
+                write!(f, "batch-emulated: the transport has no native batch operations, so the batch was sent and received one message at a time")
             }
             Lint::DebugBuild => write!(f, "debug build: figures are not representative; build with --release"),
             Lint::BeyondLimit { ratio, round_trip, cause } => {
@@ -367,6 +375,11 @@ impl sfmt::Display for Lint {
                 "slow: the median sample ran {}, longer than the {} watchdog interval; it kept delivering, so it finished and is not hung, but a sample is meant to take a small part of that",
                 seconds(*median_ms),
                 seconds(*watchdog_ms as f64)
+            ),
+            Lint::SameWorker { share } => write!(
+                f,
+                "same-worker: {:.0}% of hand-offs stayed on one worker thread (the runtime ran the woken task where it was woken): most messages crossed no core",
+                share * 100.0
             ),
         }
     }

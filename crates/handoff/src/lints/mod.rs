@@ -9,7 +9,7 @@
 //!
 //! | file           | rules                                                                  |
 //! |----------------|------------------------------------------------------------------------|
-//! | `placement.rs` | threads and cores (`oversubscribed`, `unpinned`, `pinning-failed`), same-thread hand-offs, `batch-emulated`, `debug-build` |
+//! | `placement.rs` | threads and cores (`oversubscribed`, `unpinned`, `pinning-failed`), same-thread hand-offs, `same-worker`, `batch-emulated`, `debug-build` |
 //! | `samples.rs`   | the quality of the timed samples (`capacity-never-fills`, `noisy`, `outliers`, `few-samples`, `bimodal`; `outliers` gives way to `bimodal`, which names both regimes) |
 //! | `samples.rs`   | the quality of the timed samples (`capacity-never-fills`, `noisy`, `outliers`, `few-samples`) |
 //! | `duration.rs`  | how long the timed samples ran (`slow`)                                |
@@ -47,12 +47,13 @@ pub struct Context<'a> {
     pub environment: &'a Environment,
 }
 
-/// Every lint of `result`, in a fixed order: placement, locality, the samples and their duration,
-/// latency, batch, build, open loop, the limit.
+/// Every lint of `result`, in a fixed order: placement, locality (same-thread, same-worker), the
+/// samples and their duration, latency, batch, build, open loop, the limit.
 pub fn evaluate(result: &TrialResult, cx: &Context) -> Vec<Lint> {
     let mut lints = Vec::new();
     lints.extend(placement::threads(result, cx.pin_requested));
     lints.extend(placement::locality(result));
+    lints.extend(placement::same_worker(result));
     lints.extend(samples::capacity_never_fills(result));
     lints.extend(samples::throughput(result));
     lints.extend(samples::bimodal(result));
@@ -133,6 +134,24 @@ mod tests {
                 "beyond-limit",
             ]
         );
+    }
+
+    #[test]
+    fn same_worker_follows_the_placement_lints() {
+        let mut r = stream();
+        r.params.driver = crate::workload::Driver::TokioMulti { workers: 2 };
+        r.same_worker = Some(0.92);
+        let env = environment();
+        let cx = Context {
+            pin_requested: false,
+            limits: None,
+            environment: &env,
+        };
+        let codes: Vec<&str> = evaluate(&r, &cx).iter().map(Lint::code).collect();
+        assert_eq!(codes, ["unpinned", "same-worker"]);
+        r.same_worker = Some(0.08);
+        let codes: Vec<&str> = evaluate(&r, &cx).iter().map(Lint::code).collect();
+        assert_eq!(codes, ["unpinned"]);
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! Rules on where and how a trial ran: its threads and cores, whether a hand-off crossed cores
-//! at all, whether a requested batch was native, and the build.
+//! at all (a same-thread transport, a current-thread runtime, tasks that mostly stayed on one
+//! worker thread), whether a requested batch was native, and the build.
 
 use super::Lint;
 use crate::environment::Environment;
@@ -41,7 +42,16 @@ pub(super) fn locality(r: &TrialResult) -> Option<Lint> {
 
 /// [`Lint::BatchEmulated`]: a batch was asked of a transport without batch operations.
 pub(super) fn batch_emulated(r: &TrialResult) -> Option<Lint> {
-    (r.params.batch.is_some() && !r.semantics.batch).then_some(Lint::BatchEmulated)
+    r.batch_emulated().then_some(Lint::BatchEmulated)
+}
+
+/// [`Lint::SameWorker`]: most hand-offs of a cross-thread result stayed on one worker thread
+/// (see [`TrialResult::stayed_on_one_worker`]).
+pub(super) fn same_worker(r: &TrialResult) -> Option<Lint> {
+    if !r.stayed_on_one_worker() {
+        return None;
+    }
+    r.same_worker.map(|share| Lint::SameWorker { share })
 }
 
 /// [`Lint::DebugBuild`]: not an optimised build.
@@ -124,6 +134,31 @@ mod tests {
         assert_eq!(batch_emulated(&r), Some(Lint::BatchEmulated));
         r.semantics.batch = true;
         assert_eq!(batch_emulated(&r), None);
+    }
+
+    #[test]
+    fn mostly_one_worker_is_same_worker() {
+        let mut r = stream();
+        // Not recorded (a blocking transport), or on OS threads: silent.
+        assert_eq!(same_worker(&r), None);
+        r.same_worker = Some(0.0);
+        assert_eq!(same_worker(&r), None);
+        // Half is not most.
+        r.params.driver = Driver::TokioMulti { workers: 2 };
+        r.same_worker = Some(0.5);
+        assert_eq!(same_worker(&r), None);
+        r.same_worker = Some(0.92);
+        let lint = same_worker(&r).unwrap();
+        assert_eq!(lint, Lint::SameWorker { share: 0.92 });
+        assert!(
+            lint.to_string()
+                .contains("92% of hand-offs stayed on one worker thread"),
+            "{lint}"
+        );
+        // A same-thread result is said to be one, not also same-worker.
+        r.semantics.locality = Locality::SameThread;
+        r.same_worker = Some(1.0);
+        assert_eq!(same_worker(&r), None);
     }
 
     #[test]

@@ -1,9 +1,9 @@
 //! `markdown`: paste-ready for a pull request. A short header (run, environment, limits), then
 //! per group of comparable results a GitHub table like the terminal one, the reasons for
-//! non-pass verdicts, and the lints as numbered footnotes. Same-thread transports get a table
-//! of their own under the ranked one.
+//! non-pass verdicts, and the lints as numbered footnotes. Rows listed apart (same-thread,
+//! same-worker, batch-emulated) get a table of their own per reason under the ranked one.
 
-use super::view::{self, Group, SAME_THREAD_CAPTION};
+use super::view::{self, Group};
 use super::Exporter;
 use crate::report::RunReport;
 use std::io::{self, Write};
@@ -70,15 +70,15 @@ fn group(g: &Group, out: &mut dyn Write) -> io::Result<()> {
         writeln!(out)?;
         table(g, &g.ranked, out)?;
     }
-    if !g.same_thread.is_empty() {
-        let mut caption = SAME_THREAD_CAPTION.to_string();
+    for s in &g.apart {
+        let mut caption = s.why.caption().to_string();
         if let Some(c) = caption.get_mut(0..1) {
             c.make_ascii_uppercase();
         }
         writeln!(out)?;
         writeln!(out, "{}:", cell(&caption))?;
         writeln!(out)?;
-        table(g, &g.same_thread, out)?;
+        table(g, &s.rows, out)?;
     }
     if !g.notes.is_empty() || !g.footnotes.is_empty() {
         writeln!(out)?;

@@ -13,7 +13,8 @@
 //!
 //! The terminal and markdown formats share their grouping, ordering and footnotes (see
 //! `view.rs`): results are grouped by workload, payload, producers, consumers and batch;
-//! same-thread transports are listed apart and never ranked with cross-thread hand-offs; every
+//! same-thread, same-worker and batch-emulated results are listed apart and never ranked with
+//! cross-thread hand-offs or native batches; every
 //! non-pass verdict is explained under its table; lints are footnoted.
 
 mod csv;

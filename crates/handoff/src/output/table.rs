@@ -20,14 +20,11 @@
 //!   [2] same-thread: the consumer runs on the producer's thread; no cross-core hand-off happens
 //! ```
 
-use super::view::{self, Group, SAME_THREAD_CAPTION};
+use super::view::{self, Group};
 use super::Exporter;
 use crate::report::RunReport;
 use comfy_table::{CellAlignment, LineStyle, Table, TableStyle};
 use std::io::{self, Write};
-
-/// The rule above same-thread rows.
-const SAME_THREAD_RULE: &str = "── same-thread, not ranked";
 
 /// Writes the terminal tables.
 pub(super) struct TableExporter;
@@ -60,7 +57,7 @@ fn group(g: &Group, out: &mut dyn Write) -> io::Result<()> {
     t.set_header(g.columns.iter().map(|c| c.name));
     let clean =
         |row: &Vec<String>| -> Vec<String> { row.iter().map(|c| c.replace('\n', " ")).collect() };
-    for row in g.ranked.iter().chain(&g.same_thread) {
+    for row in g.ranked.iter().chain(g.apart.iter().flat_map(|s| &s.rows)) {
         t.add_row(clean(row));
     }
     for (i, c) in g.columns.iter().enumerate() {
@@ -70,24 +67,32 @@ fn group(g: &Group, out: &mut dyn Write) -> io::Result<()> {
             }
         }
     }
-    // One line per row (no cell holds a line break): header, rule, ranked rows, then the
-    // same-thread rows behind a rule of their own.
+    // One line per row (no cell holds a line break): header, rule, ranked rows, then each
+    // section of rows listed apart behind a rule of its own.
     let lines: Vec<String> = t.lines().collect();
     let width = lines.get(1).map_or(0, |l| l.chars().count());
+    let mut rules = Vec::new();
+    let mut at = 2 + g.ranked.len();
+    for s in &g.apart {
+        rules.push((at, s.why.label()));
+        at += s.rows.len();
+    }
     for (i, line) in lines.iter().enumerate() {
-        if i == 2 + g.ranked.len() && !g.same_thread.is_empty() {
-            let mut rule = format!("{SAME_THREAD_RULE} ");
+        for (_, label) in rules.iter().filter(|(at, _)| *at == i) {
+            let mut rule = format!("── {label}, not ranked ");
             let fill = width.saturating_sub(rule.chars().count()).max(3);
             rule.push_str(&"─".repeat(fill));
             writeln!(out, "{rule}")?;
         }
         writeln!(out, "{}", line.trim_end())?;
     }
-    if !g.same_thread.is_empty() {
+    if !g.apart.is_empty() {
         writeln!(out)?;
-        writeln!(out, "  {SAME_THREAD_CAPTION}")?;
+        for s in &g.apart {
+            writeln!(out, "  {}", s.why.caption())?;
+        }
     }
-    if g.same_thread.is_empty() && (!g.notes.is_empty() || !g.footnotes.is_empty()) {
+    if g.apart.is_empty() && (!g.notes.is_empty() || !g.footnotes.is_empty()) {
         writeln!(out)?;
     }
     for n in &g.notes {

@@ -12,8 +12,11 @@
 //! * **Order.** Streams rank by median throughput, highest first; ping-pong by median round
 //!   trip, lowest first. Results that did not pass come after every passing one, whatever their
 //!   figures.
-//! * **Same-thread.** A same-thread transport (the producer runs the consumer's code) is never
-//!   ranked with cross-thread hand-offs: its rows come after a separator, apart.
+//! * **Apart.** Rows that are not like-for-like with the ranked ones come after them, each kind
+//!   behind a separator and ranked only among themselves ([`Apart`]): a same-thread hand-off (a
+//!   same-thread transport, tasks on a current-thread runtime), a *same-worker* one (tasks of a
+//!   multi-thread runtime that mostly took turns on one worker thread) and a *batch-emulated*
+//!   one (a batch asked of a transport without batch operations, sent one by one).
 //! * **Parameters.** A parameter equal on every row is echoed once in the group's heading; one
 //!   that differs is shown on each row.
 //! * **Lints.** A row shows short codes with footnote numbers; the full messages follow the
@@ -35,8 +38,71 @@ use std::collections::BTreeSet;
 pub(crate) const SAME_THREAD_CAPTION: &str =
     "same-thread: the producer's thread runs the consumer, no hand-off between cores; listed apart, not ranked with cross-thread hand-offs";
 
+/// Caption of the rows whose hand-offs mostly stayed on one worker thread.
+pub(crate) const SAME_WORKER_CAPTION: &str =
+    "same-worker: most hand-offs stayed on one worker thread of the runtime (the woken task ran where it was woken), so most crossed no core; listed apart, not ranked with cross-thread hand-offs";
+
+/// Caption of the rows that asked a batch of a transport without batch operations.
+pub(crate) const BATCH_EMULATED_CAPTION: &str =
+    "batch-emulated: the transport has no native batch operations, so the batch was sent and received one message at a time; listed apart, not ranked with native batches";
+
+/// Why rows are listed apart from the ranked ones, in the order their sections appear.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Apart {
+    /// No hand-off between threads at all.
+    SameThread,
+    /// Most hand-offs stayed on one worker thread of a multi-thread runtime.
+    SameWorker,
+    /// A batch sent one message at a time.
+    BatchEmulated,
+}
+
+impl Apart {
+    /// Every kind, in the order the sections appear.
+    const ALL: [Apart; 3] = [Apart::SameThread, Apart::SameWorker, Apart::BatchEmulated];
+
+    /// Why `r` is listed apart, if it is (the first reason that holds).
+    fn of(r: &TrialResult) -> Option<Apart> {
+        if r.semantics.locality == Locality::SameThread {
+            Some(Apart::SameThread)
+        } else if r.stayed_on_one_worker() {
+            Some(Apart::SameWorker)
+        } else if r.batch_emulated() {
+            Some(Apart::BatchEmulated)
+        } else {
+            None
+        }
+    }
+
+    /// The label of the section's separator, e.g. `same-thread`.
+    pub(crate) fn label(self) -> &'static str {
+        match self {
+            Apart::SameThread => "same-thread",
+            Apart::SameWorker => "same-worker",
+            Apart::BatchEmulated => "batch-emulated",
+        }
+    }
+
+    /// The sentence that explains the section.
+    pub(crate) fn caption(self) -> &'static str {
+        match self {
+            Apart::SameThread => SAME_THREAD_CAPTION,
+            Apart::SameWorker => SAME_WORKER_CAPTION,
+            Apart::BatchEmulated => BATCH_EMULATED_CAPTION,
+        }
+    }
+}
+
+/// Rows listed apart for one reason, best first.
+pub(crate) struct Section {
+    /// Why they are apart.
+    pub why: Apart,
+    /// Their cells.
+    pub rows: Vec<Vec<String>>,
+}
+
 /// Legend of the short semantics labels.
-pub(crate) const SEMANTICS_LEGEND: &str = "topology, order (fifo = one FIFO, fifo/pp = FIFO per producer), bound, wait strategy; cb = callback consumer, batch = native batch operations";
+pub(crate) const SEMANTICS_LEGEND: &str = "topology, order (fifo = one FIFO, fifo/pp = FIFO per producer), bound, wait strategy (spin, spin-yield: never sleep; spin-park: spins, then sleeps); cb = callback consumer, batch = native batch operations";
 
 /// Marker appended to the label of an oversubscribed row.
 pub(crate) const OVERSUBSCRIBED_MARK: &str = " *";
@@ -67,10 +133,10 @@ pub(crate) struct Group {
     pub params: Vec<String>,
     /// Column headings.
     pub columns: Vec<Column>,
-    /// Cross-thread rows, best first.
+    /// Like-for-like rows, best first.
     pub ranked: Vec<Vec<String>>,
-    /// Same-thread rows, best first; shown after [`SAME_THREAD_CAPTION`].
-    pub same_thread: Vec<Vec<String>>,
+    /// The rows listed apart, one non-empty section per reason, in [`Apart`] order.
+    pub apart: Vec<Section>,
     /// Reasons for non-pass verdicts, and remarks on the table as a whole.
     pub notes: Vec<String>,
     /// Full lint messages; footnote `[n]` is `footnotes[n - 1]`.
@@ -93,6 +159,7 @@ pub(crate) fn short_semantics(s: &Semantics) -> String {
         WaitStrategy::Block => "block",
         WaitStrategy::Spin => "spin",
         WaitStrategy::SpinThenPark => "spin-park",
+        WaitStrategy::SpinThenYield => "spin-yield",
         WaitStrategy::Async => "async",
         WaitStrategy::None => "no-wait",
     };
@@ -373,14 +440,20 @@ fn group(mut rows: Vec<&TrialResult>, every: &[String]) -> Group {
     let mut footnotes: Vec<String> = Vec::new();
     let mut notes = Vec::new();
     let mut ranked = Vec::new();
-    let mut same_thread = Vec::new();
+    let mut apart: Vec<Section> = Vec::new();
     let mut oversubscribed = false;
-    // Cross-thread rows first, then same-thread ones, so footnotes number in reading order.
-    let (cross, same): (Vec<&TrialResult>, Vec<&TrialResult>) = rows
+    // Ranked rows first, then each section apart, so footnotes number in reading order.
+    let like: Vec<&TrialResult> = rows
         .iter()
         .copied()
-        .partition(|r| r.semantics.locality == Locality::CrossThread);
-    for r in cross.iter().chain(&same) {
+        .filter(|r| Apart::of(r).is_none())
+        .collect();
+    let mut ordered: Vec<(Option<Apart>, &TrialResult)> = like.iter().map(|r| (None, *r)).collect();
+    for why in Apart::ALL {
+        let these = rows.iter().filter(|r| Apart::of(r) == Some(why));
+        ordered.extend(these.map(|r| (Some(why), *r)));
+    }
+    for (why, r) in ordered {
         let mut label = row_label(r, &varying);
         if r.verdict != Verdict::Pass {
             notes.push(format!(
@@ -394,13 +467,18 @@ fn group(mut rows: Vec<&TrialResult>, every: &[String]) -> Group {
             oversubscribed = true;
         }
         let cells = row(r, label, kind, &varying, every, &mut footnotes);
-        if r.semantics.locality == Locality::SameThread {
-            same_thread.push(cells);
-        } else {
-            ranked.push(cells);
+        match why {
+            None => ranked.push(cells),
+            Some(why) => match apart.last_mut() {
+                Some(s) if s.why == why => s.rows.push(cells),
+                _ => apart.push(Section {
+                    why,
+                    rows: vec![cells],
+                }),
+            },
         }
     }
-    notes.extend(ordering_note(&cross));
+    notes.extend(ordering_note(&like));
     if rows.iter().any(|r| r.modes.is_some()) {
         notes.push(format!(
             "{} two regimes: the samples fell into two clusters and the median describes neither; the bimodal footnote names both",
@@ -422,7 +500,7 @@ fn group(mut rows: Vec<&TrialResult>, every: &[String]) -> Group {
         params,
         columns,
         ranked,
-        same_thread,
+        apart,
         notes,
         footnotes,
     }
@@ -679,7 +757,7 @@ fn lint_marks(r: &TrialResult, every: &[String], footnotes: &mut Vec<String>) ->
     marks.join(" ")
 }
 
-/// The note that cross-thread rows promise different orders, if they do.
+/// The note that the ranked rows promise different orders, if they do.
 fn ordering_note(cross: &[&TrialResult]) -> Option<String> {
     if !(cross.iter().any(|r| r.semantics.ordering.is_fifo())
         && cross.iter().any(|r| !r.semantics.ordering.is_fifo()))
@@ -750,15 +828,18 @@ fn stream_cells(r: &TrialResult, cells: &mut Vec<String>) {
             .as_ref()
             .map_or_else(dash, |t| fmt::percent(t.spread)),
     );
-    // The limit is a cross-core one: it says nothing of a same-thread call.
-    cells.push(if r.semantics.locality == Locality::SameThread {
-        "n/a".to_string()
-    } else {
-        r.limit
-            .as_ref()
-            .filter(|l| l.probe == probes::STREAM)
-            .map_or_else(dash, |l| fmt::percent(l.ratio))
-    });
+    // The limit is a cross-core one: it says nothing of a same-thread call, nor of tasks that
+    // mostly took turns on one worker thread.
+    cells.push(
+        if r.semantics.locality == Locality::SameThread || r.stayed_on_one_worker() {
+            "n/a".to_string()
+        } else {
+            r.limit
+                .as_ref()
+                .filter(|l| l.probe == probes::STREAM)
+                .map_or_else(dash, |l| fmt::percent(l.ratio))
+        },
+    );
     cells.push(format!(
         "{} / {}",
         fmt::si(r.failed_sends as f64),
@@ -845,4 +926,96 @@ fn ramp_cells(r: &TrialResult, cells: &mut Vec<String>) {
     }
     cells.push(ramp.saturating_hop.clone().unwrap_or_else(dash));
     cells.push(s.steps.len().to_string());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lints::fixture::{environment, latency, stream, with_rates};
+    use crate::workload::Driver;
+
+    fn report(results: Vec<TrialResult>) -> RunReport {
+        RunReport {
+            schema_version: crate::report::SCHEMA_VERSION,
+            started_at: "2025-11-21T10:00:00Z".into(),
+            duration_s: 1.0,
+            suite: "test".into(),
+            environment: environment(),
+            limits: None,
+            layout: None,
+            results,
+        }
+    }
+
+    /// The transports of each part of the only group: the ranked rows, then each section apart.
+    fn parts(report: &RunReport) -> (Vec<String>, Vec<(Apart, Vec<String>)>) {
+        let v = build(report);
+        assert_eq!(v.groups.len(), 1, "one group");
+        let g = &v.groups[0];
+        let names = |rows: &[Vec<String>]| rows.iter().map(|r| r[0].clone()).collect();
+        let apart = g.apart.iter().map(|s| (s.why, names(&s.rows))).collect();
+        (names(&g.ranked), apart)
+    }
+
+    #[test]
+    fn waits_that_never_sleep_are_labelled_apart_from_those_that_do() {
+        let mut sem = stream().semantics;
+        sem.wait = WaitStrategy::SpinThenYield;
+        assert_eq!(short_semantics(&sem), "SPSC fifo bounded spin-yield");
+        sem.wait = WaitStrategy::SpinThenPark;
+        assert_eq!(short_semantics(&sem), "SPSC fifo bounded spin-park");
+        assert!(SEMANTICS_LEGEND.contains("spin, spin-yield: never sleep"));
+    }
+
+    #[test]
+    fn an_emulated_batch_is_listed_apart_from_native_ones() {
+        let mut native = stream();
+        native.transport = "native".into();
+        native.semantics.batch = true;
+        native.params.batch = Some(256);
+        // Faster than the native one: it must still not be ranked with it.
+        let mut emulated = with_rates(stream(), &[300e6, 300e6, 300e6, 300e6, 300e6]);
+        emulated.transport = "one-by-one".into();
+        emulated.params.batch = Some(256);
+        let (ranked, apart) = parts(&report(vec![emulated, native.clone()]));
+        assert_eq!(ranked, ["native"]);
+        assert_eq!(
+            apart,
+            [(Apart::BatchEmulated, vec!["one-by-one".to_string()])]
+        );
+
+        // Every row native: nothing apart.
+        let mut other = native.clone();
+        other.transport = "other".into();
+        let (ranked, apart) = parts(&report(vec![native, other]));
+        assert_eq!(ranked, ["native", "other"]);
+        assert!(apart.is_empty());
+    }
+
+    #[test]
+    fn a_same_worker_ping_pong_is_not_ranked_with_cross_thread_ones() {
+        let ping = |name: &str, driver: Driver, p50: u64, share: Option<f64>| {
+            let mut r = stream();
+            r.transport = name.into();
+            r.workload = WorkloadKind::PingPong;
+            r.params.driver = driver;
+            r.latency = Some(latency(p50, 1_000_000));
+            r.same_worker = share;
+            r
+        };
+        let multi = ping("chan", Driver::TokioMulti { workers: 2 }, 207, Some(0.92));
+        let mut current = ping("chan", Driver::TokioCurrent, 206, Some(1.0));
+        current.semantics.locality = Locality::SameThread;
+        let threads = ping("chan", Driver::Threads, 500, Some(0.0));
+        let crossing = ping("chan-b", Driver::TokioMulti { workers: 2 }, 900, Some(0.3));
+        let (ranked, apart) = parts(&report(vec![multi, current, threads, crossing]));
+        assert_eq!(ranked, ["chan", "chan-b [tokio-multi:2]"]);
+        assert_eq!(
+            apart,
+            [
+                (Apart::SameThread, vec!["chan [tokio-current]".to_string()]),
+                (Apart::SameWorker, vec!["chan [tokio-multi:2]".to_string()]),
+            ]
+        );
+    }
 }

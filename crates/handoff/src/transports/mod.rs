@@ -25,7 +25,7 @@
 //! | `kanal-bounded`         | `kanal::bounded(capacity)`                        | MPMC, per-producer FIFO, bounded ≥ 0, spin-then-park |
 //! | `rtrb`                  | `rtrb::RingBuffer`, spinning, chunked batches     | SPSC, FIFO, bounded ≥ 1, spin, batch                 |
 //! | `ringbuf`               | `ringbuf::HeapRb`, spinning                       | SPSC, FIFO, bounded ≥ 1, spin                        |
-//! | `mutex-deque`           | `Mutex<VecDeque>` + two `Condvar`s (baseline)     | MPMC, FIFO, bounded ≥ 1, block                       |
+//! | `mutex-deque`           | `Mutex<VecDeque>` + two `Condvar`s (`wake` option)| MPMC, FIFO, bounded ≥ 1, block                       |
 //! | `disruptor`             | `disruptor` ring; its thread calls the sink       | MPSC, FIFO, bounded 2^n ≥ 1, spin, callback          |
 //! | `direct-callback`       | `send` calls the sink via a C-ABI fn pointer      | SPSC, FIFO, same-thread, no wait, callback           |
 //! | `handoff-spsc`          | handoff's own SPSC ring (`wait` option)           | SPSC, FIFO, bounded 2^n, spin, batch                 |
@@ -50,9 +50,18 @@
 //! # Spinning
 //! Adapters that spin on `try_*` operations count every failed attempt in a plain `u64` of the
 //! handle (reported by `failed_attempts()`, never as throughput) and wait between attempts with
-//! [`Backoff`]: a spin-loop hint, and a yield of the time slice after [`SPINS_BEFORE_YIELD`]
-//! failures in a row, so that they keep making progress when a trial runs more threads than
-//! there are cores.
+//! one shared [`Backoff`]: a spin-loop hint, and a yield of the time slice after
+//! [`SPINS_BEFORE_YIELD`] failures in a row, so that they keep making progress when a trial runs
+//! more threads than there are cores. That is every adapter that busy-waits: `rtrb`, `ringbuf`,
+//! the crossbeam queues, the disruptor's producers, `mutex-deque` `wake=spin` and the reference
+//! transports' spinning modes (`handoff-spsc` `wait=spin`, `handoff-mpsc` and `vyukov-mpsc`
+//! `wake=spin`), which go through their crates' non-waiting operations. The other values of
+//! the reference transports' `wait` / `wake` options choose the queue's *own* wait, which is
+//! then what is measured (the option's help says so); the crates count those waits' failed
+//! polls by the same rule, so failed sends and receives mean the same thing in every row: a look
+//! that found the queue full (empty) and was followed by a wait. Transports that wait inside a
+//! third-party crate (crossbeam's channels, flume, kanal, std) report none: their failed polls
+//! are not visible from outside.
 //!
 //! # Disconnection
 //! Channels use their own notion of disconnection. Lock-free queues without one get it from their
@@ -105,7 +114,8 @@ pub use self::kanal_channel::{KanalBounded, KanalRx, KanalTx};
 pub use self::latest_cell::{LatestCell, LatestRx, LatestTx};
 pub use self::mutex_deque::{MutexDeque, MutexDequeRx, MutexDequeTx};
 pub use self::reference::{
-    HandoffMpsc, HandoffSpsc, MpscRx, MpscTx, SpscRx, SpscTx, VyukovMpsc, VyukovRx, VyukovTx,
+    HandoffMpsc, HandoffSpsc, MpscRx, MpscTx, ReferenceHandle, SpscRx, SpscTx, VyukovMpsc,
+    VyukovRx, VyukovTx,
 };
 pub use self::ringbuf_ring::{Ringbuf, RingbufRx, RingbufTx};
 pub use self::rtrb_ring::{Rtrb, RtrbRx, RtrbTx};

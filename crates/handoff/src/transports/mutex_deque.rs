@@ -10,15 +10,17 @@
 //! The `wake` option separates the queue from its wake policy: `edge` (the default, as above:
 //! a producer signals only when a consumer sleeps, which it does only on an empty queue),
 //! `every` (a producer signals `not_empty` on every push, whether anyone sleeps or not: the
-//! per-push wake-up call some queues make) and `spin` (the consumer never sleeps: it releases the
-//! lock, spins or yields, and looks again).
+//! per-push wake-up call some queues make) and `spin` (nobody sleeps: a consumer facing an empty
+//! queue, or a producer facing a full one, releases the lock, waits with the shared
+//! [`Backoff`](super::Backoff) of every spinning adapter and looks again, counting each such
+//! look as a failed attempt).
 //!
 //! Disconnection: dropping the last sender wakes every waiting consumer, which drains the queue
 //! and then sees the stream end; dropping the last receiver wakes every waiting producer, whose
 //! `send` then returns the message.
 
-use super::shape::WAKE;
 use crate::prelude::*;
+use crate::transport::OptionTable;
 use handoff_mpsc::Wake;
 use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
@@ -51,16 +53,43 @@ impl<M> Shared<M> {
 }
 
 /// Producer handle of `mutex-deque`.
-pub struct MutexDequeTx<M>(Arc<Shared<M>>);
+pub struct MutexDequeTx<M> {
+    shared: Arc<Shared<M>>,
+    /// Full looks followed by a wait (`wake=spin` only: the others sleep on the condition
+    /// variable instead).
+    failed: u64,
+}
 
 /// Consumer handle of `mutex-deque`.
-pub struct MutexDequeRx<M>(Arc<Shared<M>>);
+pub struct MutexDequeRx<M> {
+    shared: Arc<Shared<M>>,
+    /// Empty looks followed by a wait (`wake=spin` only: the others sleep on the condition
+    /// variable instead).
+    failed: u64,
+}
+
+/// The `wake` option of `mutex-deque`: the same three policies as the reference MPSC queues,
+/// over a lock and condition variables.
+const WAKE: OptionTable<Wake> = OptionTable {
+    name: "wake",
+    help: "wake policy: edge (a waiting side sleeps on a condition variable, signalled only when one sleeps), spin (the harness's shared spin: nobody sleeps; a waiting side releases the lock, spin-loop hints, a yield every 64 failed looks), every (as edge, with a signal on every push)",
+    values: &[("edge", Wake::Edge), ("spin", Wake::Spin), ("every", Wake::Every)],
+    waits: &[WaitStrategy::Block, WaitStrategy::Spin, WaitStrategy::Block],
+};
 
 impl<M: Message> Sender<M> for MutexDequeTx<M> {
     fn send(&mut self, msg: M) -> Result<(), M> {
-        let shared = &*self.0;
+        let shared = &*self.shared;
         let mut state = shared.lock();
+        let mut backoff = super::Backoff::new();
         while state.queue.len() >= shared.capacity && state.receivers > 0 {
+            if shared.wake == Wake::Spin {
+                drop(state);
+                self.failed += 1;
+                backoff.snooze();
+                state = shared.lock();
+                continue;
+            }
             state.waiting_senders += 1;
             state = shared
                 .not_full
@@ -79,7 +108,7 @@ impl<M: Message> Sender<M> for MutexDequeTx<M> {
     }
 
     fn try_send(&mut self, msg: M) -> Result<(), TrySendError<M>> {
-        let shared = &*self.0;
+        let shared = &*self.shared;
         let mut state = shared.lock();
         if state.receivers == 0 {
             return Err(TrySendError::Disconnected(msg));
@@ -92,6 +121,10 @@ impl<M: Message> Sender<M> for MutexDequeTx<M> {
         drop(state);
         Self::wake_after_push(shared, waiting);
         Ok(())
+    }
+
+    fn failed_attempts(&self) -> u64 {
+        self.failed
     }
 }
 
@@ -110,7 +143,7 @@ impl<M: Message> MutexDequeTx<M> {
 
 impl<M: Message> Receiver<M> for MutexDequeRx<M> {
     fn recv(&mut self) -> Option<M> {
-        let shared = &*self.0;
+        let shared = &*self.shared;
         let mut state = shared.lock();
         let mut backoff = super::Backoff::new();
         loop {
@@ -127,6 +160,7 @@ impl<M: Message> Receiver<M> for MutexDequeRx<M> {
             }
             if shared.wake == Wake::Spin {
                 drop(state);
+                self.failed += 1;
                 backoff.snooze();
                 state = shared.lock();
                 continue;
@@ -139,28 +173,32 @@ impl<M: Message> Receiver<M> for MutexDequeRx<M> {
             state.waiting_receivers -= 1;
         }
     }
+
+    fn failed_attempts(&self) -> u64 {
+        self.failed
+    }
 }
 
 impl<M> Drop for MutexDequeTx<M> {
     fn drop(&mut self) {
-        let mut state = self.0.lock();
+        let mut state = self.shared.lock();
         state.senders -= 1;
         let last = state.senders == 0;
         drop(state);
         if last {
-            self.0.not_empty.notify_all();
+            self.shared.not_empty.notify_all();
         }
     }
 }
 
 impl<M> Drop for MutexDequeRx<M> {
     fn drop(&mut self) {
-        let mut state = self.0.lock();
+        let mut state = self.shared.lock();
         state.receivers -= 1;
         let last = state.receivers == 0;
         drop(state);
         if last {
-            self.0.not_full.notify_all();
+            self.shared.not_full.notify_all();
         }
     }
 }
@@ -195,7 +233,9 @@ transport! {
                 capacity: cfg.capacity,
             });
             let ends = (Arc::clone(&shared), shared);
-            Ok(Endpoints::cloned(cfg, ends, MutexDequeTx, MutexDequeRx))
+            let rx = |shared| MutexDequeRx { shared, failed: 0 };
+            let tx = |shared| MutexDequeTx { shared, failed: 0 };
+            Ok(Endpoints::cloned(cfg, ends, tx, rx))
         }
     }
 }

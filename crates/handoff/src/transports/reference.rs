@@ -2,21 +2,35 @@
 //! `handoff-mpsc` (a sharded MPSC ingress: one SPSC ring per producer) and `vyukov-mpsc`
 //! (Vyukov's node-based MPSC queue), from the `handoff-spsc` and `handoff-mpsc` crates.
 //!
-//! Each takes a wait or wake option so that a queue's algorithm and its wake policy are measured
+//! Each takes a wait or wake option so that a queue's algorithm and its wait policy are measured
 //! apart: `handoff-spsc` `wait=spin|spin-yield|block`; the MPSC ones `wake=spin|edge|every`
 //! (`every` makes a wake-up call on every push, deliberately, as the baseline that shows what a
 //! per-push syscall costs).
+//!
+//! Who waits depends on that option, and the option's help says which:
+//!
+//! * **spin** (`wait=spin`, `wake=spin`): the harness's shared spin. The adapters drive the
+//!   crates' non-waiting operations (`try_push`, `try_pop`, their batch forms) through the
+//!   retry loops of `spin.rs`, exactly as `rtrb` and `ringbuf` are driven, so spinning
+//!   transports differ in their queue only, never in the backoff.
+//! * **the queue's own wait** (`wait=spin-yield|block`, `wake=edge|every`): that wait is what
+//!   the option measures, so the adapters call the crates' waiting operations.
+//!
+//! Either way every failed attempt is counted by one rule, a look at the queue that found it
+//! full (empty) and was followed by a wait: in the handle for the harness's spin, by the crate
+//! (`failed_polls`) for its own wait. Both are reported as failed sends and receives.
 
 use super::shape::{check_spsc, Refused, WAKE};
+use super::spin::{recv_spinning, retry, send_batch_spinning, send_spinning};
 use crate::prelude::*;
 use crate::transport::OptionTable;
-use handoff_mpsc::vyukov;
-use handoff_spsc::Wait;
+use handoff_mpsc::{vyukov, TryRecvError, Wake};
+use handoff_spsc::{TryPopError, Wait};
 
 /// The `wait` option of `handoff-spsc`.
 const WAIT: OptionTable<Wait> = OptionTable {
     name: "wait",
-    help: "spin (busy, yields after a bounded number of polls), spin-yield, block (sleeps; woken only on the empty->non-empty / full->not-full edge)",
+    help: "spin: the harness's shared spin over the ring's non-waiting operations (spin-loop hints, a yield every 64 failed polls; never sleeps); spin-yield: the ring's own wait (growing pauses, then a yield on every failed poll; never sleeps); block: the ring's own wait (spins and yields briefly, then sleeps; woken only on the empty->non-empty / full->not-full edge)",
     values: &[
         ("spin", Wait::Spin),
         ("spin-yield", Wait::SpinThenYield),
@@ -24,7 +38,7 @@ const WAIT: OptionTable<Wait> = OptionTable {
     ],
     waits: &[
         WaitStrategy::Spin,
-        WaitStrategy::SpinThenPark,
+        WaitStrategy::SpinThenYield,
         WaitStrategy::SpinThenPark,
     ],
 };
@@ -43,85 +57,291 @@ fn check_single_consumer(cfg: &ChannelConfig) -> Result<(), BuildError> {
 
 refused! { handoff_mpsc::TrySendError { Full, Disconnected } }
 
-handles! {
-    /// Producer handle of `handoff-spsc`.
-    SpscTx(handoff_spsc::Producer<M>): Sender {
-        #[inline] send(tx, msg) => tx.push(msg);
-        #[inline] send_batch(tx, msgs) => tx.push_batch(msgs).map(|_| ());
-        try_send(tx, msg) => {
-            if tx.is_abandoned() {
-                return Err(TrySendError::Disconnected(msg));
-            }
-            tx.try_push(msg).map_err(TrySendError::Full)
+/// One end of a reference channel, with who waits for it and the harness's count of failed
+/// attempts (the crate counts those of its own waits).
+pub struct ReferenceHandle<E> {
+    end: E,
+    /// The harness's shared spin waits (`wait=spin`, `wake=spin`), not the queue.
+    spin: bool,
+    failed: u64,
+}
+
+impl<E> ReferenceHandle<E> {
+    fn new(end: E, spin: bool) -> Self {
+        ReferenceHandle {
+            end,
+            spin,
+            failed: 0,
+        }
+    }
+}
+
+/// Producer handle of `handoff-spsc`.
+pub type SpscTx<M> = ReferenceHandle<handoff_spsc::Producer<M>>;
+/// Consumer handle of `handoff-spsc`.
+pub type SpscRx<M> = ReferenceHandle<handoff_spsc::Consumer<M>>;
+/// Producer handle of `handoff-mpsc` (owns one shard).
+pub type MpscTx<M> = ReferenceHandle<handoff_mpsc::Sender<M>>;
+/// Consumer handle of `handoff-mpsc`.
+pub type MpscRx<M> = ReferenceHandle<handoff_mpsc::Receiver<M>>;
+/// Producer handle of `vyukov-mpsc` (never waits: the queue is unbounded).
+pub type VyukovTx<M> = ReferenceHandle<vyukov::Sender<M>>;
+/// Consumer handle of `vyukov-mpsc`.
+pub type VyukovRx<M> = ReferenceHandle<vyukov::Receiver<M>>;
+
+impl<M: Message> Sender<M> for SpscTx<M> {
+    #[inline]
+    fn send(&mut self, msg: M) -> Result<(), M> {
+        if !self.spin {
+            return self.end.push(msg);
+        }
+        let push = |p: &mut handoff_spsc::Producer<M>, m| p.try_push(m);
+        let gone = |p: &handoff_spsc::Producer<M>| p.is_abandoned();
+        send_spinning(&mut self.end, &mut self.failed, msg, push, gone)
+    }
+
+    #[inline]
+    fn send_batch<I: Iterator<Item = M>>(&mut self, msgs: &mut I) -> Result<(), M> {
+        if !self.spin {
+            return self.end.push_batch(msgs).map(|_| ());
+        }
+        let run = |p: &mut handoff_spsc::Producer<M>, ms: &mut I| p.try_push_batch(ms);
+        let push = |p: &mut handoff_spsc::Producer<M>, m| p.try_push(m);
+        let gone = |p: &handoff_spsc::Producer<M>| p.is_abandoned();
+        send_batch_spinning(&mut self.end, &mut self.failed, msgs, run, push, gone)
+    }
+
+    fn try_send(&mut self, msg: M) -> Result<(), TrySendError<M>> {
+        if self.end.is_abandoned() {
+            return Err(TrySendError::Disconnected(msg));
+        }
+        self.end.try_push(msg).map_err(TrySendError::Full)
+    }
+
+    fn failed_attempts(&self) -> u64 {
+        self.failed + self.end.failed_polls()
+    }
+}
+
+/// What a non-waiting batch receive of `handoff-spsc` means to [`retry`]: a count, the end (0),
+/// or nothing yet.
+#[inline(always)]
+fn spsc_taken(r: Result<usize, TryPopError>) -> Option<usize> {
+    match r {
+        Ok(n) => Some(n),
+        Err(TryPopError::Disconnected) => Some(0),
+        Err(TryPopError::Empty) => None,
+    }
+}
+
+impl<M: Message> Receiver<M> for SpscRx<M> {
+    #[inline]
+    fn recv(&mut self) -> Option<M> {
+        if !self.spin {
+            return self.end.pop();
+        }
+        let pop = |c: &mut handoff_spsc::Consumer<M>| c.try_pop().ok();
+        let gone = |c: &handoff_spsc::Consumer<M>| c.is_abandoned();
+        recv_spinning(&mut self.end, &mut self.failed, pop, gone)
+    }
+
+    #[inline]
+    fn recv_batch<F: FnMut(M)>(&mut self, max: usize, mut f: F) -> usize {
+        if !self.spin {
+            return self.end.pop_batch(max, f);
+        }
+        retry(&mut self.end, &mut self.failed, |c| {
+            spsc_taken(c.try_pop_batch(max, &mut f))
+        })
+    }
+
+    #[inline]
+    fn recv_runs<F: FnMut(&[M])>(&mut self, max: usize, mut f: F) -> usize {
+        if !self.spin {
+            return self.end.pop_slices(max, f);
+        }
+        retry(&mut self.end, &mut self.failed, |c| {
+            spsc_taken(c.try_pop_slices(max, &mut f))
+        })
+    }
+
+    fn failed_attempts(&self) -> u64 {
+        self.failed + self.end.failed_polls()
+    }
+}
+
+impl<M: Message> Sender<M> for MpscTx<M> {
+    #[inline]
+    fn send(&mut self, msg: M) -> Result<(), M> {
+        if !self.spin {
+            return self.end.send(msg);
+        }
+        let push = |t: &mut handoff_mpsc::Sender<M>, m| {
+            t.try_send(m)
+                .map_err(handoff_mpsc::TrySendError::into_inner)
         };
-    }
-    /// Consumer handle of `handoff-spsc`.
-    SpscRx(handoff_spsc::Consumer<M>): Receiver {
-        #[inline] recv(rx) => rx.pop();
-        #[inline] recv_batch(rx, max, f) => rx.pop_batch(max, f);
-        #[inline] recv_runs(rx, max, f) => rx.pop_slices(max, f);
+        let gone = |t: &handoff_mpsc::Sender<M>| t.is_disconnected();
+        send_spinning(&mut self.end, &mut self.failed, msg, push, gone)
     }
 
-    /// Producer handle of `handoff-mpsc` (owns one shard).
-    MpscTx(handoff_mpsc::Sender<M>): Sender {
-        #[inline] send(tx, msg) => tx.send(msg);
-        #[inline] send_batch(tx, msgs) => tx.send_batch(msgs).map(|_| ());
-        try_send(tx, msg) => tx.try_send(msg).map_err(Refused::refused);
-    }
-    /// Consumer handle of `handoff-mpsc`.
-    MpscRx(handoff_mpsc::Receiver<M>): Receiver {
-        #[inline] recv(rx) => rx.recv();
-        #[inline] recv_batch(rx, max, f) => rx.recv_batch(max, f);
-        #[inline] recv_runs(rx, max, f) => rx.recv_slices(max, f);
+    #[inline]
+    fn send_batch<I: Iterator<Item = M>>(&mut self, msgs: &mut I) -> Result<(), M> {
+        if !self.spin {
+            return self.end.send_batch(msgs).map(|_| ());
+        }
+        let run = |t: &mut handoff_mpsc::Sender<M>, ms: &mut I| t.try_send_batch(ms);
+        let push = |t: &mut handoff_mpsc::Sender<M>, m| {
+            t.try_send(m)
+                .map_err(handoff_mpsc::TrySendError::into_inner)
+        };
+        let gone = |t: &handoff_mpsc::Sender<M>| t.is_disconnected();
+        send_batch_spinning(&mut self.end, &mut self.failed, msgs, run, push, gone)
     }
 
-    /// Producer handle of `vyukov-mpsc`.
-    VyukovTx(vyukov::Sender<M>): Sender {
-        #[inline] send(tx, msg) => tx.send(msg);
-        // Unbounded: never full.
-        try_send(tx, msg) => tx.send(msg).map_err(TrySendError::Disconnected);
+    fn try_send(&mut self, msg: M) -> Result<(), TrySendError<M>> {
+        self.end.try_send(msg).map_err(Refused::refused)
     }
-    /// Consumer handle of `vyukov-mpsc`.
-    VyukovRx(vyukov::Receiver<M>): Receiver {
-        #[inline] recv(rx) => rx.recv();
-        #[inline] recv_batch(rx, max, f) => rx.recv_batch(max, f);
+
+    fn failed_attempts(&self) -> u64 {
+        self.failed + self.end.failed_polls()
+    }
+}
+
+/// What a non-waiting receive of the MPSC queues means to [`retry`]: a result, the end, or
+/// nothing yet.
+#[inline(always)]
+fn mpsc_taken<R>(r: Result<R, TryRecvError>, end: R) -> Option<R> {
+    match r {
+        Ok(x) => Some(x),
+        Err(TryRecvError::Disconnected) => Some(end),
+        Err(TryRecvError::Empty) => None,
+    }
+}
+
+impl<M: Message> Receiver<M> for MpscRx<M> {
+    #[inline]
+    fn recv(&mut self) -> Option<M> {
+        if !self.spin {
+            return self.end.recv();
+        }
+        retry(&mut self.end, &mut self.failed, |r| {
+            mpsc_taken(r.try_recv().map(Some), None)
+        })
+    }
+
+    #[inline]
+    fn recv_batch<F: FnMut(M)>(&mut self, max: usize, mut f: F) -> usize {
+        if !self.spin {
+            return self.end.recv_batch(max, f);
+        }
+        retry(&mut self.end, &mut self.failed, |r| {
+            mpsc_taken(r.try_recv_batch(max, &mut f), 0)
+        })
+    }
+
+    #[inline]
+    fn recv_runs<F: FnMut(&[M])>(&mut self, max: usize, mut f: F) -> usize {
+        if !self.spin {
+            return self.end.recv_slices(max, f);
+        }
+        retry(&mut self.end, &mut self.failed, |r| {
+            mpsc_taken(r.try_recv_slices(max, &mut f), 0)
+        })
+    }
+
+    fn failed_attempts(&self) -> u64 {
+        self.failed + self.end.failed_polls()
+    }
+}
+
+impl<M: Message> Sender<M> for VyukovTx<M> {
+    #[inline]
+    fn send(&mut self, msg: M) -> Result<(), M> {
+        self.end.send(msg)
+    }
+
+    // Unbounded: never full.
+    fn try_send(&mut self, msg: M) -> Result<(), TrySendError<M>> {
+        self.end.send(msg).map_err(TrySendError::Disconnected)
+    }
+}
+
+impl<M: Message> Receiver<M> for VyukovRx<M> {
+    #[inline]
+    fn recv(&mut self) -> Option<M> {
+        if !self.spin {
+            return self.end.recv();
+        }
+        retry(&mut self.end, &mut self.failed, |r| {
+            mpsc_taken(r.try_recv().map(Some), None)
+        })
+    }
+
+    #[inline]
+    fn recv_batch<F: FnMut(M)>(&mut self, max: usize, mut f: F) -> usize {
+        if !self.spin {
+            return self.end.recv_batch(max, f);
+        }
+        retry(&mut self.end, &mut self.failed, |r| {
+            mpsc_taken(r.try_recv_batch(max, &mut f), 0)
+        })
+    }
+
+    fn failed_attempts(&self) -> u64 {
+        self.failed + self.end.failed_polls()
     }
 }
 
 transport! {
     /// `handoff-spsc`: the reference bounded SPSC ring.
     HandoffSpsc("handoff-spsc"): Transport<SpscTx<M>, SpscRx<M>> {
-        description: "handoff's bounded SPSC ring: cached indices on separate cache lines, batch API, wait strategy per option",
+        description: "handoff's bounded SPSC ring: cached indices on separate cache lines, batch API; wait=spin is the harness's shared spin, the other waits are the ring's own",
         semantics: Semantics::spsc().bounded(1, true).batch(),
         options: [WAIT.spec()],
         channel(cfg) => {
             check_spsc(cfg)?;
-            let (tx, rx) = handoff_spsc::channel(cfg.capacity, WAIT.get(cfg)).map_err(capacity_error)?;
-            Ok(Endpoints::one(SpscTx(tx), SpscRx(rx)))
+            let wait = WAIT.get(cfg);
+            let (tx, rx) = handoff_spsc::channel(cfg.capacity, wait).map_err(capacity_error)?;
+            let spin = wait == Wait::Spin;
+            Ok(Endpoints::one(ReferenceHandle::new(tx, spin), ReferenceHandle::new(rx, spin)))
         }
     }
 
     /// `handoff-mpsc`: the reference sharded MPSC ingress.
     HandoffMpsc("handoff-mpsc"): Transport<MpscTx<M>, MpscRx<M>> {
-        description: "handoff's sharded MPSC ingress: one SPSC ring per producer (capacity is per shard), fair drain, edge wake",
+        description: "handoff's sharded MPSC ingress: one SPSC ring per producer (capacity is per shard), fair drain; wake=spin is the harness's shared spin, the other policies the queue's own",
         semantics: Semantics::mpsc().bounded(1, true).batch(),
         options: [WAKE.spec()],
         channel(cfg) => {
             check_single_consumer(cfg)?;
-            let ends = handoff_mpsc::channel(cfg.capacity, WAKE.get(cfg)).map_err(capacity_error)?;
-            Ok(Endpoints::single_consumer(cfg, ends, MpscTx, MpscRx))
+            let wake = WAKE.get(cfg);
+            let ends = handoff_mpsc::channel(cfg.capacity, wake).map_err(capacity_error)?;
+            let spin = wake == Wake::Spin;
+            Ok(Endpoints::single_consumer(
+                cfg,
+                ends,
+                |tx| ReferenceHandle::new(tx, spin),
+                |rx| ReferenceHandle::new(rx, spin),
+            ))
         }
     }
 
     /// `vyukov-mpsc`: Vyukov's node-based MPSC queue (one allocation per message), unbounded.
     VyukovMpsc("vyukov-mpsc"): Transport<VyukovTx<M>, VyukovRx<M>> {
-        description: "Vyukov's node-based MPSC queue (atomic swap on the head; a node per message), unbounded; wake policy per option",
+        description: "Vyukov's node-based MPSC queue (atomic swap on the head; a node per message), unbounded; wake=spin is the harness's shared spin, the other policies the queue's own",
         semantics: Semantics::mpsc().unbounded(),
         options: [WAKE.spec()],
         channel(cfg) => {
             check_single_consumer(cfg)?;
-            let ends = vyukov::channel(WAKE.get(cfg));
-            Ok(Endpoints::single_consumer(cfg, ends, VyukovTx, VyukovRx))
+            let wake = WAKE.get(cfg);
+            let ends = vyukov::channel(wake);
+            let spin = wake == Wake::Spin;
+            Ok(Endpoints::single_consumer(
+                cfg,
+                ends,
+                |tx| ReferenceHandle::new(tx, spin),
+                |rx| ReferenceHandle::new(rx, spin),
+            ))
         }
     }
 }

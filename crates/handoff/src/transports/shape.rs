@@ -8,8 +8,8 @@
 //! statically dispatched and carries exactly the attributes (`#[inline]`) its row gives it.
 //!
 //! What channels share is written here once: [`Refused`] turns a crate's "full or disconnected"
-//! error into [`TrySendError`], [`WAKE`] is the `wake` option of the transports whose wake
-//! policy can be chosen, and [`check_spsc`] refuses a second producer or consumer.
+//! error into [`TrySendError`], [`WAKE`] is the `wake` option of the reference MPSC queues, and
+//! [`check_spsc`] refuses a second producer or consumer.
 
 use crate::prelude::*;
 use crate::transport::OptionTable;
@@ -170,13 +170,15 @@ pub(crate) trait Refused<M> {
     fn refused(self) -> TrySendError<M>;
 }
 
-/// The `wake` option of transports whose consumer wake policy can be chosen: `edge` (the
-/// default: the consumer sleeps on an empty queue and is woken only on the empty -> non-empty
-/// edge), `spin` (it never sleeps) and `every` (a wake-up call on every push, whether anyone
-/// sleeps or not). Measuring one queue under each separates its algorithm from its wake policy.
+/// The `wake` option of the reference MPSC queues, whose wake policy can be chosen: `edge` (the
+/// default: the queue's own wait, which spins briefly, then sleeps and is woken only on the
+/// empty -> non-empty edge), `spin` (the harness's shared spin over the queue's non-waiting
+/// operations: it never sleeps) and `every` (as `edge`, with a wake-up call on every push,
+/// whether anyone sleeps or not). Measuring one queue under each separates its algorithm from
+/// its wake policy.
 pub(crate) const WAKE: OptionTable<Wake> = OptionTable {
     name: "wake",
-    help: "consumer wake policy: spin (never sleeps), edge (woken only on empty->non-empty), every (a wake call on every push)",
+    help: "consumer wake policy: edge (the queue's own wait: spins briefly, then sleeps; woken only on empty->non-empty), spin (the harness's shared spin: spin-loop hints, a yield every 64 failed polls; never sleeps), every (as edge, with a wake call on every push)",
     values: &[("edge", Wake::Edge), ("spin", Wake::Spin), ("every", Wake::Every)],
     waits: &[
         WaitStrategy::SpinThenPark,

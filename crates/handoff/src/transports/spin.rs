@@ -1,4 +1,4 @@
-//! Waiting after a failed `try_*` attempt, shared by every spinning adapter.
+//! Waiting after a failed `try_*` attempt: the one backoff every spinning adapter shares.
 //!
 //! A spinning adapter must keep making progress when the trial has more threads than cores: a
 //! thread that spins on an empty queue while the producer that would fill it is descheduled on
@@ -7,7 +7,21 @@
 //! time slice (`std::thread::yield_now`). A yield does not sleep: with a free core it returns at
 //! once, so such adapters still declare [`WaitStrategy::Spin`](crate::semantics::WaitStrategy::Spin).
 //!
-//! [`send_spinning`] and [`recv_spinning`] are the retry loops of those adapters, written once.
+//! Every adapter that spins waits with this backoff and counts every failed attempt in a plain
+//! counter of its handle, so that spinning transports differ in their queue only, never in how
+//! the harness waits for them or counts: `rtrb`, `ringbuf`, the crossbeam queues, the
+//! disruptor's producers (its processor thread waits with the same backoff, uncounted: it is
+//! the transport's own thread, not a harness side), and the reference transports in their
+//! spinning mode
+//! (`handoff-spsc` `wait=spin`, `handoff-mpsc` and `vyukov-mpsc` `wake=spin`), which the harness
+//! drives through their non-waiting operations. Where an option chooses a transport's *own*
+//! wait (`handoff-spsc` `wait=spin-yield|block`, the MPSC ones `wake=edge|every`), that wait is
+//! what is measured; the option's help says so, and the transport counts its failed polls
+//! itself, by the same rule: a look that found the queue full (empty) and was followed by a
+//! wait.
+//!
+//! [`send_spinning`], [`recv_spinning`], [`retry`] and [`send_batch_spinning`] are the retry
+//! loops of those adapters, written once.
 
 /// Failed attempts in a row after which a spinning adapter yields its time slice.
 ///
@@ -109,5 +123,54 @@ pub(crate) fn recv_spinning<E, M>(
         }
         *failed += 1;
         backoff.snooze();
+    }
+}
+
+/// Retries `attempt` until it gives an answer, the way every spinning adapter waits: each `None`
+/// is a failed attempt, counted in `failed` and followed by a wait with a [`Backoff`]. For the
+/// non-waiting operations that tell "nothing yet" from "the end" themselves (a batch receive
+/// returning `Ok(n)`, `Empty` or `Disconnected`).
+///
+/// Always inlined, with its closure, into the adapter's operation: the loop is the adapter's own.
+#[inline(always)]
+pub(crate) fn retry<E, R>(
+    end: &mut E,
+    failed: &mut u64,
+    mut attempt: impl FnMut(&mut E) -> Option<R>,
+) -> R {
+    let mut backoff = Backoff::new();
+    loop {
+        if let Some(r) = attempt(end) {
+            return r;
+        }
+        *failed += 1;
+        backoff.snooze();
+    }
+}
+
+/// Sends every message of `msgs` through `end` with `push_run`, a non-waiting batch send that
+/// publishes as many as fit at once and takes none it cannot send (0 when full or done). When
+/// the queue is full it takes the next message and waits for room as [`send_spinning`] does
+/// (with `push` and `gone`); that message is then published on its own, and the runs go on.
+///
+/// Always inlined, with its closures, into the adapter's `send_batch`.
+#[inline(always)]
+pub(crate) fn send_batch_spinning<E, M, I: Iterator<Item = M>>(
+    end: &mut E,
+    failed: &mut u64,
+    msgs: &mut I,
+    push_run: impl Fn(&mut E, &mut I) -> usize,
+    push: impl Fn(&mut E, M) -> Result<(), M>,
+    gone: impl Fn(&E) -> bool,
+) -> Result<(), M> {
+    loop {
+        if push_run(end, msgs) > 0 {
+            continue;
+        }
+        // Full, or the iterator is done.
+        let Some(m) = msgs.next() else {
+            return Ok(());
+        };
+        send_spinning(end, failed, m, &push, &gone)?;
     }
 }
