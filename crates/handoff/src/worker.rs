@@ -24,8 +24,8 @@
 
 use crate::catalog::Catalog;
 use crate::engine::crew::{self, Progress};
-pub use crate::executor::{Heartbeat, GRACE};
 use crate::executor::SampleRequest;
+pub use crate::executor::{Heartbeat, GRACE};
 use crate::outcome::{SampleOutcome, SampleStatus};
 use crate::placement::Placement;
 use crate::workload::TrialSpec;
@@ -58,9 +58,9 @@ pub fn serve(
     for line in lines {
         let line = line?;
         let outcome = match (&spec, &entry, serde_json::from_str::<SampleRequest>(&line)) {
-            (Ok(spec), Ok(()), Ok(req)) => with_heartbeat(&output, || {
-                crate::executor::run_sample(catalog, spec, req)
-            }),
+            (Ok(spec), Ok(()), Ok(req)) => {
+                with_heartbeat(&output, || crate::executor::run_sample(catalog, spec, req))
+            }
             (Err(e), _, _) | (_, Err(e), _) => {
                 SampleOutcome::status_only(SampleStatus::Invalid(e.clone()), Placement::default())
             }
