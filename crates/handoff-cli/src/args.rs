@@ -45,6 +45,15 @@ pub struct ListArgs {
     pub all: bool,
 }
 
+/// `--layout`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LayoutArg {
+    /// Each sample under its own seeded placement.
+    Random,
+    /// Every sample under the build's and allocator's own placement.
+    Fixed,
+}
+
 /// `handoff run`.
 #[derive(Args, Debug)]
 pub struct RunArgs {
@@ -123,6 +132,15 @@ pub struct RunArgs {
     /// Skip the limit probes.
     #[arg(long)]
     pub no_probes: bool,
+    /// Memory placement of each sample: random (each sample under its own seeded placement of
+    /// the heap and of every thread's stack, recorded in the report) or fixed (every sample as
+    /// the build and allocator place it).
+    #[arg(long, value_enum, default_value_t = LayoutArg::Random)]
+    pub layout: LayoutArg,
+    /// Seed of the random layouts (default: from the clock; the report records it). The same
+    /// seed gives every trial the same sequence of placements again.
+    #[arg(long, conflicts_with = "layout")]
+    pub layout_seed: Option<u64>,
     /// Run trials inside this process instead of one child process per trial (a hang or abort
     /// then takes the run down).
     #[arg(long)]

@@ -1,12 +1,13 @@
 //! `handoff run`: choose the trials, run them, render the report.
 
-use crate::args::RunArgs;
+use crate::args::{LayoutArg, RunArgs};
 use crate::exit;
 use crate::progress::Progress;
 use crate::CliError;
 use handoff::catalog::Catalog;
 use handoff::engine::check_support;
 use handoff::executor::WorkerCommand;
+use handoff::layout::LayoutMode;
 use handoff::outcome::SampleStatus;
 use handoff::output::{self, Format};
 use handoff::plan::Plan;
@@ -40,10 +41,16 @@ pub fn run(catalog: &Catalog, args: &RunArgs) -> Result<u8, CliError> {
     } else {
         ProbeBudget::DEFAULT
     });
+    let layout = match (args.layout, args.layout_seed) {
+        (_, Some(seed)) => LayoutMode::Random { seed },
+        (LayoutArg::Random, None) => LayoutMode::random_from_clock(),
+        (LayoutArg::Fixed, None) => LayoutMode::Fixed,
+    };
     let opts = SessionOptions {
         isolation,
         probes,
         suite: suite.name.clone(),
+        layout,
     };
     let mut progress = Progress::new(args.quiet, suite.trials.iter().map(|t| t.samples).collect());
     let report = session::run(catalog, suite.trials, &opts, &mut |ev| progress.on(ev));

@@ -444,3 +444,68 @@ fn formats_and_out_file() {
         assert!(text.contains(needle), "{fmt}: {text}");
     }
 }
+
+#[test]
+fn the_layout_seed_is_recorded_per_sample_and_reproduces_the_run() {
+    let args = [
+        "-t",
+        "rtrb",
+        "-w",
+        "spsc",
+        "--messages",
+        "20000",
+        "--samples",
+        "3",
+        "--warmup",
+        "0",
+        "--no-probes",
+        "--layout-seed",
+        "7",
+    ];
+    let seeds = |v: &Value| -> Vec<u64> {
+        v["results"][0]["samples"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["layout"]["seed"].as_u64().expect("a seed per sample"))
+            .collect()
+    };
+    let (code, first, stderr) = json_run(&args);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(first["layout"]["mode"], "random");
+    assert_eq!(first["layout"]["seed"], 7);
+    assert_eq!(seeds(&first).len(), 3);
+    let (_, again, _) = json_run(&args);
+    assert_eq!(seeds(&again), seeds(&first));
+
+    let (code, fixed, stderr) = json_run(&[
+        "-t",
+        "rtrb",
+        "-w",
+        "spsc",
+        "--messages",
+        "20000",
+        "--samples",
+        "2",
+        "--no-probes",
+        "--layout",
+        "fixed",
+    ]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(fixed["layout"]["mode"], "fixed");
+    assert!(fixed["results"][0]["samples"][0].get("layout").is_none());
+
+    handoff()
+        .args([
+            "run",
+            "-t",
+            "rtrb",
+            "--layout",
+            "fixed",
+            "--layout-seed",
+            "3",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--layout-seed"));
+}

@@ -196,6 +196,7 @@ fn main() {
             pacing: Default::default(),
             pacer: Default::default(),
             pipeline: None,
+            layout: None,
         };
         // Warm-up of each variant.
         plain_run(false);

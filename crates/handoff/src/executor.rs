@@ -9,9 +9,11 @@
 //!   goes on with every other result intact.
 
 use crate::catalog::Catalog;
+use crate::layout::SampleLayout;
 use crate::outcome::{SampleOutcome, SampleStatus};
 use crate::placement::Placement;
 use crate::workload::TrialSpec;
+use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
@@ -20,15 +22,38 @@ use std::sync::{mpsc, Arc, Mutex};
 use std::thread;
 use std::time::Duration;
 
+/// What the session asks of one sample.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SampleRequest {
+    /// Messages to send (round trips for ping-pong).
+    pub messages: u64,
+    /// Overrides an open-loop trial's rate, messages per second (a ramp's steps).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<u64>,
+    /// The seed of the sample's placement (see [`crate::layout`]); `None` runs it under the
+    /// fixed placement.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layout: Option<u64>,
+}
+
+impl SampleRequest {
+    /// A closed-loop sample of `messages` under the fixed placement.
+    pub fn of(messages: u64) -> SampleRequest {
+        SampleRequest {
+            messages,
+            ..SampleRequest::default()
+        }
+    }
+}
+
 /// Runs the samples of one trial.
 pub trait Executor {
-    /// Runs one sample of `messages` messages.
+    /// Runs one sample of `messages` messages under the fixed placement.
     fn sample(&mut self, messages: u64) -> SampleOutcome {
-        self.sample_at(messages, None)
+        self.run(SampleRequest::of(messages))
     }
-    /// Runs one sample of `messages` messages; an open-loop trial runs it at `rate` messages per
-    /// second instead of its own (a ramp's steps).
-    fn sample_at(&mut self, messages: u64, rate: Option<u64>) -> SampleOutcome;
+    /// Runs one sample as `request` says.
+    fn run(&mut self, request: SampleRequest) -> SampleOutcome;
     /// Releases whatever the executor holds (kills a child process).
     fn close(&mut self) {}
 }
@@ -48,37 +73,45 @@ impl InProcess {
 }
 
 impl Executor for InProcess {
-    fn sample_at(&mut self, messages: u64, rate: Option<u64>) -> SampleOutcome {
-        run_sample(&self.catalog, &self.spec, messages, rate)
+    fn run(&mut self, request: SampleRequest) -> SampleOutcome {
+        run_sample(&self.catalog, &self.spec, request)
     }
 }
 
 /// Runs one sample of `spec` in this process: through the catalog entry of its transport, or,
-/// for an open-loop workload, through the boxed hops of every transport it uses. `rate` overrides an open-loop trial's rate.
-pub fn run_sample(
-    catalog: &Catalog,
-    spec: &TrialSpec,
-    messages: u64,
-    rate: Option<u64>,
-) -> SampleOutcome {
+/// for an open-loop workload, through the boxed hops of every transport it uses. The request's
+/// rate overrides an open-loop trial's rate; its layout seed places the sample (the heap pad is
+/// held from before the channel is created until the sample ends, and the crew pads its
+/// threads' stacks), and the outcome records that placement.
+pub fn run_sample(catalog: &Catalog, spec: &TrialSpec, request: SampleRequest) -> SampleOutcome {
+    let layout = request.layout.map(SampleLayout::from_seed);
     let owned;
-    let spec = match rate {
-        Some(r) => {
-            owned = TrialSpec {
-                pacing: crate::workload::Pacing::Rate(r),
-                ..spec.clone()
-            };
-            &owned
-        }
-        None => spec,
+    let spec = if request.rate.is_some() || layout.is_some() {
+        owned = TrialSpec {
+            pacing: match request.rate {
+                Some(r) => crate::workload::Pacing::Rate(r),
+                None => spec.pacing.clone(),
+            },
+            layout,
+            ..spec.clone()
+        };
+        &owned
+    } else {
+        spec
     };
-    if spec.workload.is_open_loop() {
-        return crate::engine::pipeline::run(catalog, spec, messages);
-    }
-    match catalog.lookup(&spec.transport) {
-        Ok(entry) => entry.runner().run_sample(spec, messages),
-        Err(e) => SampleOutcome::status_only(SampleStatus::Invalid(e), Placement::default()),
-    }
+    let pad = layout.map(|l| l.allocate_pad());
+    let messages = request.messages;
+    let mut outcome = if spec.workload.is_open_loop() {
+        crate::engine::pipeline::run(catalog, spec, messages)
+    } else {
+        match catalog.lookup(&spec.transport) {
+            Ok(entry) => entry.runner().run_sample(spec, messages),
+            Err(e) => SampleOutcome::status_only(SampleStatus::Invalid(e), Placement::default()),
+        }
+    };
+    drop(pad);
+    outcome.layout = layout.map(|l| l.record(outcome.placement.threads));
+    outcome
 }
 
 /// How to start a worker process: a program and its arguments (the program must answer the
@@ -231,17 +264,15 @@ fn signal_name(sig: i32) -> &'static str {
 }
 
 impl Executor for Child {
-    fn sample_at(&mut self, messages: u64, rate: Option<u64>) -> SampleOutcome {
+    fn run(&mut self, request: SampleRequest) -> SampleOutcome {
+        let SampleRequest { messages, rate, .. } = request;
         if let Some(e) = self.start_error.take() {
             return self.fail(SampleStatus::Crashed(e));
         }
         let Some(stdin) = self.stdin.as_mut() else {
             return self.fail(SampleStatus::Crashed("worker already closed".into()));
         };
-        let request = match rate {
-            Some(r) => format!("{{\"messages\":{messages},\"rate\":{r}}}"),
-            None => format!("{{\"messages\":{messages}}}"),
-        };
+        let request = serde_json::to_string(&request).expect("a request serialises");
         if writeln!(stdin, "{request}")
             .and_then(|_| stdin.flush())
             .is_err()

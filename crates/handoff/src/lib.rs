@@ -24,6 +24,7 @@ pub mod engine;
 pub mod environment;
 pub mod executor;
 pub mod histogram;
+pub mod layout;
 pub mod lints;
 pub mod message;
 pub mod open_loop;

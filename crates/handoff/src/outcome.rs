@@ -158,6 +158,9 @@ pub struct SampleOutcome {
     /// from each message's intended send time.
     #[serde(default)]
     pub paced: Option<Box<PacedFigures>>,
+    /// The placement the sample ran under, when layouts are randomised (see [`crate::layout`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layout: Option<crate::layout::LayoutRecord>,
 }
 
 /// What an open-loop sample measured besides the corrected latency histogram.
@@ -229,6 +232,7 @@ impl SampleOutcome {
             latency: None,
             placement,
             paced: None,
+            layout: None,
         }
     }
 }

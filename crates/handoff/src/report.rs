@@ -31,6 +31,10 @@ pub struct RunReport {
     pub environment: Environment,
     /// Limit probes measured in this run.
     pub limits: Option<Limits>,
+    /// How samples were placed: `fixed`, or `random` with the run's seed (`--layout-seed`
+    /// reproduces it). Absent in reports written before layouts were randomised.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layout: Option<crate::layout::LayoutMode>,
     /// One result per trial, in suite order.
     pub results: Vec<TrialResult>,
 }
@@ -169,6 +173,9 @@ pub struct RawSample {
     pub failed_sends: u64,
     /// Failed receive attempts.
     pub failed_recvs: u64,
+    /// The placement the sample ran under, when layouts were randomised.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layout: Option<crate::layout::LayoutRecord>,
 }
 
 /// The result of one trial.

@@ -14,8 +14,9 @@
 
 use crate::catalog::Catalog;
 use crate::environment::Environment;
-use crate::executor::{Child, Executor, InProcess, WorkerCommand};
+use crate::executor::{Child, Executor, InProcess, SampleRequest, WorkerCommand};
 use crate::histogram;
+use crate::layout::{LayoutMode, LayoutSequence};
 use crate::lints;
 use crate::open_loop::ramp::{self, RampOutcome, StepFigures};
 use crate::outcome::{SampleOutcome, SampleStatus};
@@ -49,6 +50,8 @@ pub struct SessionOptions {
     pub probes: Option<ProbeBudget>,
     /// Name of the suite, recorded in the report.
     pub suite: String,
+    /// How samples are placed in memory (see [`crate::layout`]).
+    pub layout: LayoutMode,
 }
 
 /// Progress events, for a progress display.
@@ -89,6 +92,8 @@ const MAX_PILOTS: usize = 6;
 struct Trial {
     spec: TrialSpec,
     exec: Box<dyn Executor>,
+    /// The seeds of this trial's samples.
+    layouts: LayoutSequence,
     messages: u64,
     outcomes: Vec<SampleOutcome>,
     stop: Option<SampleOutcome>,
@@ -132,7 +137,7 @@ pub fn run(
 
     let mut trials: Vec<Trial> = specs
         .into_iter()
-        .map(|spec| Trial::start(catalog, &opts.isolation, spec))
+        .map(|spec| Trial::start(catalog, &opts.isolation, &opts.layout, spec))
         .collect();
     on(Event::Planned {
         timed_samples: planned(&trials),
@@ -155,6 +160,7 @@ pub fn run(
         suite: opts.suite.clone(),
         environment,
         limits,
+        layout: Some(opts.layout),
         results,
     }
 }
@@ -162,7 +168,12 @@ pub fn run(
 impl Trial {
     /// A trial of `spec` with its executor started (one that refuses every sample if the
     /// transport is unknown).
-    fn start(catalog: &Catalog, isolation: &Isolation, spec: TrialSpec) -> Trial {
+    fn start(
+        catalog: &Catalog,
+        isolation: &Isolation,
+        layout: &LayoutMode,
+        spec: TrialSpec,
+    ) -> Trial {
         let exec: Box<dyn Executor> = match (isolation, catalog.lookup(&spec.transport)) {
             (_, Err(e)) => Box::new(Refuse(e)),
             (Isolation::InProcess, Ok(_)) => {
@@ -171,6 +182,7 @@ impl Trial {
             (Isolation::Subprocess(cmd), Ok(_)) => Box::new(Child::start(cmd, spec.clone())),
         };
         Trial {
+            layouts: layout.sequence(&spec.label()),
             spec,
             exec,
             messages: 0,
@@ -179,6 +191,17 @@ impl Trial {
             last_placement: Placement::default(),
             ramp: None,
         }
+    }
+
+    /// Runs one sample of `messages` (at `rate`, for an open-loop step) under this trial's next
+    /// layout.
+    fn sample(&mut self, messages: u64, rate: Option<u64>) -> SampleOutcome {
+        let request = SampleRequest {
+            messages,
+            rate,
+            layout: self.layouts.next_seed(),
+        };
+        self.exec.run(request)
     }
 
     fn is_ramp(&self) -> bool {
@@ -229,7 +252,7 @@ fn run_rounds(trials: &mut [Trial], on: &mut dyn FnMut(Event)) {
             if t.stop.is_some() || round >= t.spec.samples || t.is_ramp() {
                 continue;
             }
-            let o = t.exec.sample(t.messages);
+            let o = t.sample(t.messages, None);
             let label = t.spec.label();
             on(Event::Sample {
                 trial: i,
@@ -276,7 +299,7 @@ fn run_ramps(trials: &mut [Trial], on: &mut dyn FnMut(Event)) {
 struct Refuse(String);
 
 impl Executor for Refuse {
-    fn sample_at(&mut self, _messages: u64, _rate: Option<u64>) -> SampleOutcome {
+    fn run(&mut self, _request: SampleRequest) -> SampleOutcome {
         SampleOutcome::status_only(SampleStatus::Invalid(self.0.clone()), Placement::default())
     }
 }
@@ -288,10 +311,9 @@ fn run_ramp(t: &mut Trial, on: &mut dyn FnMut(&SampleOutcome)) {
         return;
     };
     let mut kept: Vec<(u64, SampleOutcome)> = Vec::new();
-    let exec = &mut t.exec;
     let mut last_placement = t.last_placement.clone();
     let (search, err) = ramp::search(&spec, |rate| {
-        let o = exec.sample_at(step_messages(&spec, rate), Some(rate));
+        let o = t.sample(step_messages(&spec, rate), Some(rate));
         on(&o);
         last_placement = o.placement.clone();
         if !o.status.is_pass() {
@@ -345,7 +367,7 @@ fn prepare(t: &mut Trial, on: &mut dyn FnMut(&SampleOutcome)) {
         _ => None,
     };
     let mut run = |t: &mut Trial, n: u64| -> Option<SampleOutcome> {
-        let o = t.exec.sample_at(n, ramp_start);
+        let o = t.sample(n, ramp_start);
         on(&o);
         t.last_placement = o.placement.clone();
         if o.status.is_pass() {
@@ -534,6 +556,7 @@ fn raw_samples(outcomes: &[SampleOutcome]) -> Vec<RawSample> {
                 ns_per_msg: o.elapsed_ns as f64 / o.messages.max(1) as f64,
                 failed_sends: o.failed_sends,
                 failed_recvs: o.failed_recvs,
+                layout: o.layout.clone(),
             }
         })
         .collect()

@@ -2,24 +2,17 @@
 //!
 //! The parent writes one line holding the [`TrialSpec`] as JSON, then one line per sample,
 //! `{"messages": N}` (open-loop trials may add `"rate": R`, messages per second, which overrides
-//! the trial's rate for that sample); the worker answers each with one line holding the [`SampleOutcome`] as
+//! the trial's rate for that sample; `"layout": S` runs the sample under the placement of seed
+//! `S`, see [`crate::layout`]); the worker answers each with one line holding the [`SampleOutcome`] as
 //! JSON. End of input ends the worker. Anything a transport prints goes to standard error, which
 //! the parent keeps for crash reports; standard output carries only protocol lines.
 
 use crate::catalog::Catalog;
+use crate::executor::SampleRequest;
 use crate::outcome::{SampleOutcome, SampleStatus};
 use crate::placement::Placement;
 use crate::workload::TrialSpec;
-use serde::Deserialize;
 use std::io::{BufRead, Write};
-
-#[derive(Deserialize)]
-struct Request {
-    messages: u64,
-    /// Overrides an open-loop trial's rate (a ramp's steps).
-    #[serde(default)]
-    rate: Option<u64>,
-}
 
 /// Serves the worker protocol on `input`/`output` until end of input.
 pub fn serve(
@@ -39,10 +32,8 @@ pub fn serve(
         .and_then(|s| catalog.lookup(&s.transport).map(|_| ()));
     for line in lines {
         let line = line?;
-        let outcome = match (&spec, &entry, serde_json::from_str::<Request>(&line)) {
-            (Ok(spec), Ok(()), Ok(req)) => {
-                crate::executor::run_sample(catalog, spec, req.messages, req.rate)
-            }
+        let outcome = match (&spec, &entry, serde_json::from_str::<SampleRequest>(&line)) {
+            (Ok(spec), Ok(()), Ok(req)) => crate::executor::run_sample(catalog, spec, req),
             (Err(e), _, _) | (_, Err(e), _) => {
                 SampleOutcome::status_only(SampleStatus::Invalid(e.clone()), Placement::default())
             }

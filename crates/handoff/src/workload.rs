@@ -306,6 +306,10 @@ pub struct TrialSpec {
     /// The hops of a `pipeline`.
     #[serde(default)]
     pub pipeline: Option<PipelineSpec>,
+    /// The placement of the sample being run (set per sample, never part of the trial's
+    /// definition: see [`crate::layout`]).
+    #[serde(skip)]
+    pub layout: Option<crate::layout::SampleLayout>,
 }
 
 /// How messages are offered to the transport.

@@ -55,6 +55,7 @@ fn spec(transport: &str, workload: WorkloadKind, producers: usize, driver: Drive
         pacing: Default::default(),
         pacer: Default::default(),
         pipeline: None,
+        layout: None,
     }
 }
 
@@ -344,6 +345,7 @@ fn current_thread_results_are_same_thread_cooperative_and_echo_the_driver() {
         isolation: Isolation::InProcess,
         probes: None,
         suite: "test".into(),
+        layout: handoff::layout::LayoutMode::Fixed,
     };
     let report = session::run(&c, specs, &opts, &mut |_| {});
     let [threads, current, multi] = &report.results[..] else {

@@ -4,7 +4,7 @@
 //! Timing bounds here are deliberately generous: these tests check that each measurement sees
 //! what it must see (a 50 ms stall, a planted knee), not how fast this machine is.
 
-use handoff::executor::run_sample;
+use handoff::executor::{run_sample, SampleRequest};
 use handoff::histogram;
 use handoff::lints::Lint;
 use handoff::outcome::{SampleStatus, ViolationKind};
@@ -43,6 +43,7 @@ fn paced(transport: &str, rate: u64) -> TrialSpec {
         pacing: Pacing::Rate(rate),
         pacer: PacerMode::Auto,
         pipeline: None,
+        layout: None,
     }
 }
 
@@ -74,7 +75,7 @@ fn a_stall_shows_in_the_corrected_histogram_only() {
     // waited up to 50 ms; measured from their actual send they did not wait at all.
     let _serial = serial();
     let c = testing::catalog();
-    let o = run_sample(&c, &paced("faulty-stall", 10_000), 2_000, None);
+    let o = run_sample(&c, &paced("faulty-stall", 10_000), SampleRequest::of(2_000));
     assert_eq!(o.status, SampleStatus::Pass, "{o:?}");
     assert_eq!(o.messages, 2_000);
     let corrected = histogram::decode(o.latency.as_deref().unwrap()).unwrap();
@@ -103,7 +104,11 @@ fn a_stall_shows_in_the_corrected_histogram_only() {
 fn paced_run_keeps_its_rate_and_counts_no_refusals_below_capacity() {
     let _serial = serial();
     let c = testing::catalog();
-    let o = run_sample(&c, &paced("crossbeam-bounded", 20_000), 4_000, None);
+    let o = run_sample(
+        &c,
+        &paced("crossbeam-bounded", 20_000),
+        SampleRequest::of(4_000),
+    );
     assert_eq!(o.status, SampleStatus::Pass, "{o:?}");
     assert_eq!(o.messages, 4_000);
     let p = o.paced.as_deref().unwrap();
@@ -164,7 +169,7 @@ fn refused_sends_at_a_fixed_rate_are_counted_timed_and_said() {
 fn conflating_transports_are_refused_where_every_message_must_arrive() {
     let _serial = serial();
     let c = testing::catalog();
-    let o = run_sample(&c, &paced("latest-cell", 1_000), 100, None);
+    let o = run_sample(&c, &paced("latest-cell", 1_000), SampleRequest::of(100));
     assert!(
         matches!(&o.status, SampleStatus::Unsupported(s) if s.contains("conflates")),
         "{o:?}"
@@ -180,7 +185,7 @@ fn latest_pipeline_passes_and_always_delivers_the_final_event() {
         Delivery::Latest,
         50_000,
     );
-    let o = run_sample(&c, &spec, 5_000, None);
+    let o = run_sample(&c, &spec, SampleRequest::of(5_000));
     assert_eq!(o.status, SampleStatus::Pass, "{o:?}");
     let p = o.paced.as_deref().unwrap();
     assert_eq!(p.sent, 5_000);
@@ -196,7 +201,7 @@ fn latest_verification_catches_a_stale_value() {
         Delivery::Latest,
         20_000,
     );
-    let o = run_sample(&c, &spec, 1_000, None);
+    let o = run_sample(&c, &spec, SampleRequest::of(1_000));
     match o.status {
         SampleStatus::Fail(v) => {
             assert_eq!(v.kind, ViolationKind::Stale);
@@ -219,7 +224,7 @@ fn sequential_pipeline_delivers_every_event_and_samples_each_hop() {
         Delivery::Sequential,
         20_000,
     );
-    let o = run_sample(&c, &spec, 4_000, None);
+    let o = run_sample(&c, &spec, SampleRequest::of(4_000));
     assert_eq!(o.status, SampleStatus::Pass, "{o:?}");
     assert_eq!(o.messages, 4_000);
     let p = o.paced.as_deref().unwrap();
@@ -237,7 +242,7 @@ fn a_pipeline_hop_that_cannot_be_one_is_named() {
         Delivery::Sequential,
         1_000,
     );
-    let o = run_sample(&c, &spec, 100, None);
+    let o = run_sample(&c, &spec, SampleRequest::of(100));
     assert!(
         matches!(&o.status, SampleStatus::Unsupported(s) if s.starts_with("hop 2 (disruptor)")),
         "{o:?}"
@@ -266,6 +271,7 @@ fn ramp_finds_a_planted_knee_within_one_refinement_step() {
             isolation: Isolation::InProcess,
             probes: None,
             suite: "test".into(),
+            layout: handoff::layout::LayoutMode::Fixed,
         },
         &mut |_| {},
     );
@@ -305,14 +311,14 @@ fn several_injectors_fan_in_to_a_pipeline() {
         30_000,
     );
     spec.producers = 3;
-    let o = run_sample(&c, &spec, 3_000, None);
+    let o = run_sample(&c, &spec, SampleRequest::of(3_000));
     assert_eq!(o.status, SampleStatus::Pass, "{o:?}");
     assert_eq!(o.messages, 3_000);
     assert_eq!(o.paced.as_deref().unwrap().sent, 3_000);
     // Latest delivery owes each injector its final value, which another's could replace.
     spec.pipeline.as_mut().unwrap().hops[1].transport = "latest-cell".into();
     spec.pipeline.as_mut().unwrap().delivery = Delivery::Latest;
-    let o = run_sample(&c, &spec, 300, None);
+    let o = run_sample(&c, &spec, SampleRequest::of(300));
     assert!(matches!(o.status, SampleStatus::Invalid(_)), "{o:?}");
 }
 
@@ -324,7 +330,7 @@ fn fan_out_delivers_the_whole_stream_to_every_consumer() {
         // Paced: one hop, three consumers.
         let mut spec = paced(broadcast, 20_000);
         spec.consumers = 3;
-        let o = run_sample(&c, &spec, 2_000, None);
+        let o = run_sample(&c, &spec, SampleRequest::of(2_000));
         assert_eq!(o.status, SampleStatus::Pass, "{broadcast}: {o:?}");
         assert_eq!(
             o.messages, 2_000,
@@ -346,7 +352,7 @@ fn fan_out_delivers_the_whole_stream_to_every_consumer() {
             20_000,
         );
         spec.consumers = 2;
-        let o = run_sample(&c, &spec, 2_000, None);
+        let o = run_sample(&c, &spec, SampleRequest::of(2_000));
         assert_eq!(o.status, SampleStatus::Pass, "{broadcast}: {o:?}");
         assert_eq!(o.messages, 2_000);
         let corrected = histogram::decode(o.latency.as_deref().unwrap()).unwrap();
@@ -360,7 +366,7 @@ fn fan_out_names_the_consumer_that_lost_a_message() {
     let c = testing::catalog();
     let mut spec = paced("faulty-fanout", 20_000);
     spec.consumers = 3;
-    let o = run_sample(&c, &spec, 500, None);
+    let o = run_sample(&c, &spec, SampleRequest::of(500));
     match o.status {
         SampleStatus::Fail(v) => {
             assert_eq!(v.kind, ViolationKind::Order);
@@ -378,7 +384,7 @@ fn fan_out_needs_a_broadcast_transport_and_broadcasts_need_a_fan_out() {
     // A queue hands each message to one consumer: no fan-out.
     let mut spec = paced("crossbeam-bounded", 1_000);
     spec.consumers = 2;
-    let o = run_sample(&c, &spec, 100, None);
+    let o = run_sample(&c, &spec, SampleRequest::of(100));
     assert!(
         matches!(&o.status, SampleStatus::Unsupported(s) if s.contains("fan-out needs a broadcast transport")),
         "{o:?}"
@@ -386,7 +392,7 @@ fn fan_out_needs_a_broadcast_transport_and_broadcasts_need_a_fan_out() {
     // In a pipeline, the hop feeding the sinks is named.
     let mut spec = pipeline(&["bus", "crossbeam-bounded"], Delivery::Sequential, 1_000);
     spec.consumers = 2;
-    let o = run_sample(&c, &spec, 100, None);
+    let o = run_sample(&c, &spec, SampleRequest::of(100));
     assert!(
         matches!(&o.status, SampleStatus::Unsupported(s) if s.starts_with("hop 2 (crossbeam-bounded)")),
         "{o:?}"
@@ -396,7 +402,7 @@ fn fan_out_needs_a_broadcast_transport_and_broadcasts_need_a_fan_out() {
     spec.workload = WorkloadKind::Mpmc;
     spec.pacing = Pacing::Closed;
     spec.consumers = 2;
-    let o = run_sample(&c, &spec, 100, None);
+    let o = run_sample(&c, &spec, SampleRequest::of(100));
     assert!(
         matches!(&o.status, SampleStatus::Unsupported(s) if s.contains("run a fan-out instead")),
         "{o:?}"
@@ -405,7 +411,7 @@ fn fan_out_needs_a_broadcast_transport_and_broadcasts_need_a_fan_out() {
     let mut spec = paced("bus", 1_000);
     spec.producers = 2;
     spec.consumers = 2;
-    let o = run_sample(&c, &spec, 100, None);
+    let o = run_sample(&c, &spec, SampleRequest::of(100));
     assert!(matches!(&o.status, SampleStatus::Unsupported(_)), "{o:?}");
 }
 
@@ -419,7 +425,7 @@ fn async_transports_are_hops_driven_from_threads() {
         Delivery::Latest,
         20_000,
     );
-    let o = run_sample(&c, &spec, 2_000, None);
+    let o = run_sample(&c, &spec, SampleRequest::of(2_000));
     assert_eq!(o.status, SampleStatus::Pass, "{o:?}");
     assert_eq!(o.paced.as_deref().unwrap().sent, 2_000);
     // A sequential chain of tokio-mpsc: its non-blocking send counts refusals, as on any hop.
@@ -432,7 +438,7 @@ fn async_transports_are_hops_driven_from_threads() {
         Delivery::Sequential,
         20_000,
     );
-    let o = run_sample(&c, &spec, 2_000, None);
+    let o = run_sample(&c, &spec, SampleRequest::of(2_000));
     assert_eq!(o.status, SampleStatus::Pass, "{o:?}");
     assert_eq!(o.messages, 2_000);
     assert!(o.paced.as_deref().unwrap().refusals_observable);
@@ -443,7 +449,7 @@ fn async_transports_are_hops_driven_from_threads() {
         5_000,
     );
     spec.consumers = 2;
-    let o = run_sample(&c, &spec, 1_000, None);
+    let o = run_sample(&c, &spec, SampleRequest::of(1_000));
     assert_eq!(o.status, SampleStatus::Pass, "{o:?}");
     assert_eq!(o.messages, 1_000);
 }

@@ -119,6 +119,7 @@ fn stream(
                     ns_per_msg: 1e9 / t,
                     failed_sends: 0,
                     failed_recvs: 240_000,
+                    layout: None,
                 }]
             })
             .unwrap_or_default(),
@@ -238,6 +239,7 @@ fn report() -> RunReport {
             note: None,
             repetitions: Vec::new(),
         }),
+        layout: None,
         results,
     }
 }

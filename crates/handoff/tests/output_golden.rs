@@ -10,6 +10,7 @@
 //! `HANDOFF_BLESS=1 cargo test -p handoff --test output_golden` and review their diff.
 
 use handoff::environment::Environment;
+use handoff::layout::LayoutMode;
 use handoff::lints::{BeyondCause, Lint};
 use handoff::open_loop::clock::Overhead;
 use handoff::open_loop::ramp::{RampOutcome, RampStep, StepFigures};
@@ -139,6 +140,7 @@ fn result(
             ns_per_msg: 1e9 / tput,
             failed_sends: 17,
             failed_recvs: 123_456,
+            layout: None,
         }],
         paced: None,
         ramp: None,
@@ -698,6 +700,7 @@ fn report() -> RunReport {
             invariant_tsc: Some(true),
         },
         limits: Some(limits()),
+        layout: Some(LayoutMode::Random { seed: 42 }),
         results,
     }
 }

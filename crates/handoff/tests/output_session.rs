@@ -90,6 +90,7 @@ fn run() -> RunReport {
         isolation: Isolation::InProcess,
         probes: None,
         suite: suite.name.clone(),
+        layout: handoff::layout::LayoutMode::Fixed,
     };
     session::run(&catalog, suite.trials, &opts, &mut |_| {})
 }

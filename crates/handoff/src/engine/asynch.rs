@@ -89,7 +89,7 @@ fn drive<R: Send + 'static>(
         Driver::Threads => {
             let plan = placement::plan(tasks.len(), spec.pin);
             let mut place = plan.placement.clone();
-            let mut crew: Crew<R> = Crew::new(tasks.len(), plan);
+            let mut crew: Crew<R> = Crew::new(tasks.len(), plan).laid_out(spec.layout);
             crew.progress = progress.clone();
             for (name, task) in tasks {
                 crew.spawn(&name, move || futures_lite::future::block_on(task));
@@ -109,7 +109,8 @@ fn drive<R: Send + 'static>(
                 all_in: tokio::sync::Notify::new(),
                 open: tokio::sync::watch::channel(false).0,
             });
-            let mut crew: Crew<Result<Vec<R>, String>> = Crew::new(1, crew_plan);
+            let mut crew: Crew<Result<Vec<R>, String>> =
+                Crew::new(1, crew_plan).laid_out(spec.layout);
             crew.progress = progress.clone();
             crew.spawn("conductor", move || {
                 let out = rt.block_on(conduct(tasks, gate));
@@ -412,6 +413,7 @@ pub(super) fn stream<T: AsyncTransport, M: Message>(
         latency: None,
         placement: place,
         paced: None,
+        layout: None,
     }
 }
 
@@ -553,6 +555,7 @@ pub(super) fn pingpong<T: AsyncTransport, M: Message>(
         latency: Some(histogram::encode(&hist)),
         placement: place,
         paced: None,
+        layout: None,
     }
 }
 

@@ -60,7 +60,7 @@ pub(super) fn run<T: CallbackTransport, M: Message>(
         place.cores.pop();
     }
 
-    let mut crew: Crew<Member> = Crew::new(producers + 1, plan);
+    let mut crew: Crew<Member> = Crew::new(producers + 1, plan).laid_out(spec.layout);
     let sink = EngineSink {
         verifier: Verifier::new(producers, per, sem.ordering, 1),
         total,
@@ -140,5 +140,6 @@ pub(super) fn run<T: CallbackTransport, M: Message>(
         latency: None,
         placement: place,
         paced: None,
+        layout: None,
     }
 }

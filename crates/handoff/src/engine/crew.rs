@@ -6,6 +6,7 @@
 //! whole sample `hung`; its thread is left behind (it cannot be killed from inside the process),
 //! which is why the command-line tool runs each trial in a child process it can kill.
 
+use crate::layout::{self, SampleLayout};
 use crate::placement::{self, Plan};
 use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -17,7 +18,12 @@ use std::time::{Duration, Instant};
 
 /// Shared between the crew and the watchdog: consumers publish their progress here now and then
 /// so a hang report can say how far the stream got.
+///
+/// Aligned to two cache lines so the consumers' occasional stores never share a line (or an
+/// adjacent-line prefetch pair) with a transport's own allocation: the harness must not add
+/// false sharing to what it measures, whatever the allocator's placement.
 #[derive(Default)]
+#[repr(align(128))]
 pub struct Progress {
     /// Messages delivered so far (updated every few thousand messages).
     pub delivered: AtomicU64,
@@ -30,6 +36,7 @@ pub struct Progress {
 /// A kernel barrier (`std::sync::Barrier`) would release threads one futex wake-up at a time,
 /// tens of microseconds apart on some machines, and that skew would be timed as if it were the
 /// transport's. Spinning releases every member within a cache-line transfer of each other.
+#[repr(align(128))]
 pub struct StartLine {
     arrived: AtomicU64,
     members: u64,
@@ -70,6 +77,8 @@ pub struct Crew<R> {
     barrier: Arc<StartLine>,
     plan: Plan,
     spawned: usize,
+    /// The sample's placement (stack padding per member), if layouts are randomised.
+    layout: Option<SampleLayout>,
     /// Progress published by consumers.
     pub progress: Arc<Progress>,
 }
@@ -97,8 +106,15 @@ impl<R: Send + 'static> Crew<R> {
             barrier: Arc::new(StartLine::new(size)),
             plan,
             spawned: 0,
+            layout: None,
             progress: Arc::new(Progress::default()),
         }
+    }
+
+    /// The crew with its members' stacks padded as `layout` says (nothing when `None`).
+    pub fn laid_out(mut self, layout: Option<SampleLayout>) -> Crew<R> {
+        self.layout = layout;
+        self
     }
 
     /// Spawns the next member. It pins itself as planned, waits at the start barrier, then runs
@@ -121,14 +137,18 @@ impl<R: Send + 'static> Crew<R> {
         let barrier = self.barrier.clone();
         let tx = self.tx.clone();
         let progress = self.progress.clone();
+        let frames = self.layout.map_or(0, |l| l.stack_frames(idx));
         let spawned = thread::Builder::new()
             .name(name.to_string())
             .spawn(move || {
                 if !placement::apply(core) {
                     progress.pin_failed.store(true, Ordering::Relaxed);
                 }
-                barrier.wait();
-                let out = catch_unwind(AssertUnwindSafe(work));
+                // The member's whole life, from the start line on, runs below its padding.
+                let out = layout::with_stack_pad(frames, || {
+                    barrier.wait();
+                    catch_unwind(AssertUnwindSafe(work))
+                });
                 let _ = tx.send((idx, out));
             });
         if let Err(e) = spawned {

@@ -205,7 +205,7 @@ where
         }
     }
 
-    let mut crew: Crew<Member> = Crew::new(threads, plan);
+    let mut crew: Crew<Member> = Crew::new(threads, plan).laid_out(spec.layout);
     let mut first_writers = writers.remove(0).into_iter();
     for id in 0..injectors {
         let mut tx = first_writers.next().expect("one sender per injector");
@@ -505,6 +505,7 @@ where
             sent: sent_total,
             hops,
         })),
+        layout: None,
     }
 }
 

@@ -64,7 +64,7 @@ pub(super) fn run<T: Transport, M: Message>(
         );
     };
 
-    let mut crew: Crew<Member> = Crew::new(2, plan);
+    let mut crew: Crew<Member> = Crew::new(2, plan).laid_out(spec.layout);
     let progress = crew.progress.clone();
     let hist = histogram::new();
     crew.spawn("pinger", move || {
@@ -171,6 +171,7 @@ pub(super) fn run<T: Transport, M: Message>(
         latency: Some(histogram::encode(&hist)),
         placement: place,
         paced: None,
+        layout: None,
     }
 }
 

@@ -109,7 +109,7 @@ pub(super) fn run<T: Transport, M: Message>(
         return SampleOutcome::status_only(SampleStatus::Crashed(why), place);
     }
 
-    let mut crew: Crew<Member> = Crew::new(producers + consumers, plan);
+    let mut crew: Crew<Member> = Crew::new(producers + consumers, plan).laid_out(spec.layout);
     for (c, rx) in receivers.into_iter().enumerate() {
         let verifier = Verifier::new(producers, per, sem.ordering, consumers);
         let progress = crew.progress.clone();
@@ -182,6 +182,7 @@ pub(super) fn run<T: Transport, M: Message>(
         latency: None,
         placement: place,
         paced: None,
+        layout: None,
     }
 }
 

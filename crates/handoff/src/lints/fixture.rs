@@ -81,6 +81,7 @@ pub(crate) fn with_rates(mut r: TrialResult, rates: &[f64]) -> TrialResult {
             ns_per_msg: 1e9 / msgs_per_s,
             failed_sends: 0,
             failed_recvs: 0,
+            layout: None,
         })
         .collect();
     r.throughput = Summary::of(rates);

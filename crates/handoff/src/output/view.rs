@@ -22,6 +22,7 @@
 //!   [`BIMODAL_MARK`]: it is not one number, and its `bimodal` footnote names both regimes.
 
 use super::fmt;
+use crate::layout::LayoutMode;
 use crate::lints::lint::Lint;
 use crate::probes::{self, Limits};
 use crate::report::{RunReport, TrialResult, Verdict};
@@ -201,6 +202,9 @@ pub(crate) fn build(report: &RunReport) -> View {
         ("environment".to_string(), report.environment.summary()),
     ];
     header.push(("limits".to_string(), limits_line(report.limits.as_ref())));
+    if let Some(layout) = &report.layout {
+        header.push(("layout".to_string(), layout_line(layout)));
+    }
     header.push(("semantics".to_string(), SEMANTICS_LEGEND.to_string()));
     if !every.is_empty() {
         header.push(("every result".to_string(), every.join("; ")));
@@ -211,6 +215,16 @@ pub(crate) fn build(report: &RunReport) -> View {
             .into_iter()
             .map(|rows| group(rows, &every))
             .collect(),
+    }
+}
+
+/// The header's line on how samples were placed in memory.
+fn layout_line(layout: &LayoutMode) -> String {
+    match layout {
+        LayoutMode::Random { seed } => format!(
+            "random per sample (heap pad and stack offsets; --layout-seed {seed} reproduces them)"
+        ),
+        LayoutMode::Fixed => "fixed (every sample as the build and allocator place it)".into(),
     }
 }
 

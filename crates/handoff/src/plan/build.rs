@@ -266,6 +266,7 @@ impl Bench<'_> {
             pacing: Pacing::Closed,
             pacer: or(&s.pacer, |p| p.0, Default::default()),
             pipeline: None,
+            layout: None,
         };
         let mut out = vec![template];
         out = product(out, &transports, |t, v| t.transport.clone_from(v));
