@@ -138,6 +138,7 @@ fn refused_sends_at_a_fixed_rate_are_counted_timed_and_said() {
             isolation: Isolation::InProcess,
             probes: None,
             suite: "test".into(),
+            layout: handoff::layout::LayoutMode::Fixed,
         },
         &mut |_| {},
     );
