@@ -57,7 +57,14 @@ impl Progress {
                 },
                 l.stream_bytes() / 1e9
             )),
-            Event::Planned { .. } => {}
+            Event::Planned { .. } | Event::RoundDone { .. } => {}
+            Event::CountFixed {
+                stream,
+                messages,
+                trials,
+            } => self.say(&format!(
+                "consensus: {stream}: {trials} trials run {messages} messages per sample"
+            )),
             Event::Preparing { label, .. } => {
                 if let Some(b) = &self.bar {
                     b.set_message(format!("warming up {label}"));

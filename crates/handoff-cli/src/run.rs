@@ -44,6 +44,7 @@ pub fn run(catalog: &Catalog, args: &RunArgs) -> Result<u8, CliError> {
         isolation,
         probes,
         suite: suite.name.clone(),
+        consensus: suite.consensus,
     };
     let mut progress = Progress::new(args.quiet, suite.trials.iter().map(|t| t.samples).collect());
     let report = session::run(catalog, suite.trials, &opts, &mut |ev| progress.on(ev));

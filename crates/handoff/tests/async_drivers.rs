@@ -344,6 +344,7 @@ fn current_thread_results_are_same_thread_cooperative_and_echo_the_driver() {
         isolation: Isolation::InProcess,
         probes: None,
         suite: "test".into(),
+        consensus: false,
     };
     let report = session::run(&c, specs, &opts, &mut |_| {});
     let [threads, current, multi] = &report.results[..] else {

@@ -223,6 +223,7 @@ fn ramp_finds_a_planted_knee_within_one_refinement_step() {
             isolation: Isolation::InProcess,
             probes: None,
             suite: "test".into(),
+            consensus: false,
         },
         &mut |_| {},
     );

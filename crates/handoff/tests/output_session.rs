@@ -90,6 +90,7 @@ fn run() -> RunReport {
         isolation: Isolation::InProcess,
         probes: None,
         suite: suite.name.clone(),
+        consensus: suite.consensus,
     };
     session::run(&catalog, suite.trials, &opts, &mut |_| {})
 }

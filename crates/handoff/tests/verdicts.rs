@@ -99,6 +99,7 @@ fn a_session_keeps_every_other_result() {
         isolation: Isolation::InProcess,
         probes: None,
         suite: "test".into(),
+        consensus: false,
     };
     let report = session::run(&c, specs, &opts, &mut |_| {});
     let verdicts: Vec<Verdict> = report.results.iter().map(|r| r.verdict).collect();
@@ -135,6 +136,7 @@ fn a_wait_option_sets_the_reported_wait_strategy() {
         isolation: Isolation::InProcess,
         probes: None,
         suite: "test".into(),
+        consensus: false,
     };
     let report = session::run(&c, specs, &opts, &mut |_| {});
     let waits: Vec<WaitStrategy> = report.results.iter().map(|r| r.semantics.wait).collect();
