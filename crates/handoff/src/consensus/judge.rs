@@ -66,7 +66,7 @@ fn majority(members: &[Member]) -> Option<String> {
             None => tally.push((&m.digest, 1)),
         }
     }
-    tally.sort_by(|a, b| b.1.cmp(&a.1));
+    tally.sort_by_key(|t| std::cmp::Reverse(t.1));
     match tally.as_slice() {
         [] => None,
         [(d, _)] => Some(d.to_string()),
