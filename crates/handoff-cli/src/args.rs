@@ -9,7 +9,8 @@ use std::path::PathBuf;
 const AFTER_HELP: &str = "\
 Exit codes:
   0  every trial passed (unsupported combinations are reported, not failed)
-  1  at least one trial failed verification, hung or crashed
+  1  at least one trial failed verification, hung or crashed, or (under consensus) a
+     transport delivered another stream than the others of its stream
   2  bad input: unknown name, malformed suite file, impossible parameter
   3  the run could not be completed (e.g. the output file could not be written)";
 
@@ -142,6 +143,12 @@ pub struct RunArgs {
     /// seed gives every trial the same sequence of placements again.
     #[arg(long, conflicts_with = "layout")]
     pub layout_seed: Option<u64>,
+    /// Every transport of a stream runs one message count (`auto`: the smallest calibrated),
+    /// and the report says whether they all delivered the same stream (their digests agree); a
+    /// transport that delivered another stream fails the run. Same as `consensus = true` in a
+    /// suite file.
+    #[arg(long)]
+    pub consensus: bool,
     /// Run trials inside this process instead of one child process per trial (a hang or abort
     /// then takes the run down).
     #[arg(long)]

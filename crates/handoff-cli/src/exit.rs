@@ -2,7 +2,8 @@
 
 /// Every trial passed (or was reported `unsupported`).
 pub const OK: u8 = 0;
-/// At least one trial failed verification, hung or crashed.
+/// At least one trial failed verification, hung or crashed, or (under consensus) a transport
+/// delivered another stream than the others of its stream.
 pub const VERDICT_FAILED: u8 = 1;
 /// Bad input: unknown names, malformed suite file, impossible parameters, bad flags.
 pub const BAD_INPUT: u8 = 2;

@@ -25,8 +25,12 @@ pub fn plan(catalog: &Catalog, args: &RunArgs) -> Result<(Plan, bool), CliError>
         && (!args.transport.is_empty() || !args.workload.is_empty() || !args.driver.is_empty());
     let bad = |e: handoff::plan::PlanError| CliError::bad_input(e.to_string());
     if adhoc {
+        let run = Overlay {
+            consensus: args.consensus,
+            ..Overlay::default()
+        };
         return Ok((
-            Plan::from_flags(benchmark(catalog, args)?, catalog).map_err(bad)?,
+            Plan::from_flags_with(benchmark(catalog, args)?, catalog, &run).map_err(bad)?,
             true,
         ));
     }
@@ -48,6 +52,7 @@ pub fn plan(catalog: &Catalog, args: &RunArgs) -> Result<(Plan, bool), CliError>
             driver: None,
             ..params(args)
         },
+        consensus: args.consensus,
     };
     let plan = match &args.suite {
         Some(path) => Plan::load_with(path, catalog, &overlay),

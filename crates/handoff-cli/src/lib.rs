@@ -12,6 +12,7 @@
 #![deny(missing_docs)]
 
 pub mod args;
+pub mod eta;
 pub mod exit;
 pub mod flags;
 pub mod list;

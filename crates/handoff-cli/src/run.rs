@@ -51,6 +51,7 @@ pub fn run(catalog: &Catalog, args: &RunArgs) -> Result<u8, CliError> {
         probes,
         suite: suite.name.clone(),
         layout,
+        consensus: suite.consensus,
     };
     let mut progress = Progress::new(args.quiet, suite.trials.iter().map(|t| t.samples).collect());
     let report = session::run(catalog, suite.trials, &opts, &mut |ev| progress.on(ev));

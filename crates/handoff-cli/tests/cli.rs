@@ -220,6 +220,73 @@ fn the_table_shows_verdicts_and_violations() {
         .stdout(predicate::str::contains("rtrb"));
 }
 
+#[test]
+fn consensus_names_the_transport_that_delivered_another_stream_and_fails_the_run() {
+    let args = [
+        "run",
+        "--quiet",
+        "--no-probes",
+        "--consensus",
+        "-t",
+        "rtrb,crossbeam-bounded,faulty-shuffle",
+        "-w",
+        "spsc",
+        "--messages",
+        "5000",
+        "--samples",
+        "2",
+    ];
+    let out = handoff().args(args).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    // Its own verification passed; consensus is what failed.
+    assert!(!text.contains("FAIL —"), "{text}");
+    assert!(
+        text.contains("consensus FAILED: faulty-shuffle delivered another stream"),
+        "{text}"
+    );
+    assert!(text.contains("than the 2 others"), "{text}");
+
+    // The same run without the faulty transport agrees and passes.
+    let (code, v, stderr) = json_run(&[
+        "--no-probes",
+        "--consensus",
+        "-t",
+        "rtrb,crossbeam-bounded",
+        "-w",
+        "spsc",
+        "--messages",
+        "5000",
+        "--samples",
+        "2",
+    ]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let group = &v["consensus"]["groups"][0];
+    assert_eq!(group["members"].as_array().unwrap().len(), 2, "{v}");
+    assert_eq!(group["messages"], 5000);
+}
+
+#[test]
+fn consensus_refuses_counts_it_cannot_compare() {
+    bad_input(
+        &[
+            "run",
+            "--consensus",
+            "-t",
+            "rtrb",
+            "-w",
+            "spsc",
+            "--messages",
+            "1000,2000",
+        ],
+        "one message count",
+    );
+    bad_input(
+        &["run", "--consensus", "-t", "rtrb", "-w", "ramp"],
+        "--consensus: consensus compares",
+    );
+}
+
 fn bad_input(args: &[&str], expect: &str) {
     let out = handoff().args(args).output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);

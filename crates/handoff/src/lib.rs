@@ -20,6 +20,7 @@ pub mod async_blocking;
 mod builtin;
 pub mod catalog;
 pub mod consecutive;
+pub mod consensus;
 pub mod engine;
 pub mod environment;
 pub mod executor;

@@ -37,6 +37,11 @@ pub struct RunReport {
     pub layout: Option<crate::layout::LayoutMode>,
     /// One result per trial, in suite order.
     pub results: Vec<TrialResult>,
+    /// Whether every transport delivered the same stream as the others of its stream, in a run
+    /// that asked for consensus (see [`crate::consensus`]); `None` otherwise, and in reports
+    /// written before consensus existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub consensus: Option<crate::consensus::Consensus>,
 }
 
 /// How a trial ended.
@@ -296,8 +301,15 @@ pub struct RampResult {
 }
 
 impl RunReport {
-    /// Whether any trial failed, hung or crashed.
+    /// Whether any trial failed, hung or crashed, or (in a run that asked for consensus) a
+    /// transport delivered another stream than the others of its stream.
     pub fn has_failures(&self) -> bool {
-        self.results.iter().any(|r| r.verdict.is_failure())
+        self.results.iter().any(|r| r.verdict.is_failure()) || self.consensus_failed()
+    }
+
+    /// Whether the run asked for consensus and some transport delivered another stream than
+    /// the others of its stream.
+    pub fn consensus_failed(&self) -> bool {
+        self.consensus.as_ref().is_some_and(|c| c.failed())
     }
 }

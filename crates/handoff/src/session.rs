@@ -3,16 +3,20 @@
 //! Order of work:
 //! 1. limit probes (cache-line round trip, streaming bandwidth);
 //! 2. per trial: start its executor, calibrate the message count if it is `auto` (the pilot
-//!    samples double as warm-up), then the requested warm-up samples;
-//! 3. timed samples, interleaved across trials (round 1 of A, B, C, then round 2 …) so drift of
+//!    samples double as warm-up);
+//! 3. under consensus, one count for every trial of a stream (see [`crate::consensus`]);
+//! 4. per trial, the requested warm-up samples at the count it will run;
+//! 5. timed samples, interleaved across trials (round 1 of A, B, C, then round 2 …) so drift of
 //!    a shared machine hits every transport alike;
-//! 4. per trial, its result: verdict, statistics, figures and limit distances; then the lints
-//!    over that result (see [`crate::lints`]).
+//! 6. per trial, its result: verdict, statistics, figures and limit distances; then the lints
+//!    over that result (see [`crate::lints`]);
+//! 7. under consensus, the comparison of the results' digests.
 //!
 //! A trial whose sample is not `pass` stops there with that verdict; every other trial goes on,
 //! and every figure already measured is kept.
 
 use crate::catalog::Catalog;
+use crate::consensus::{self, StreamKey};
 use crate::environment::Environment;
 use crate::executor::{Child, Executor, InProcess, SampleRequest, WorkerCommand};
 use crate::histogram;
@@ -52,6 +56,9 @@ pub struct SessionOptions {
     pub suite: String,
     /// How samples are placed in memory (see [`crate::layout`]).
     pub layout: LayoutMode,
+    /// Whether every trial of a stream runs one message count and the report compares their
+    /// digests (see [`crate::consensus`]).
+    pub consensus: bool,
 }
 
 /// Progress events, for a progress display.
@@ -83,6 +90,22 @@ pub enum Event<'a> {
     Planned {
         /// Timed samples planned over all trials.
         timed_samples: usize,
+    },
+    /// Under consensus: every trial of a stream runs this count.
+    CountFixed {
+        /// The stream (see [`crate::consensus::StreamKey`]).
+        stream: &'a str,
+        /// Messages per sample.
+        messages: u64,
+        /// Trials that run it.
+        trials: usize,
+    },
+    /// A round of interleaved timed samples finished (one sample of every trial still running).
+    RoundDone {
+        /// Rounds finished, from 1.
+        round: usize,
+        /// Rounds in all (the most timed samples any trial takes).
+        rounds: usize,
     },
 }
 
@@ -142,17 +165,22 @@ pub fn run(
     on(Event::Planned {
         timed_samples: planned(&trials),
     });
-    prepare_all(&mut trials, on);
+    calibrate_all(&mut trials, on);
+    if opts.consensus {
+        one_count_per_stream(&mut trials, on);
+    }
+    warm_up_all(&mut trials, on);
     run_rounds(&mut trials, on);
     run_ramps(&mut trials, on);
     for t in &mut trials {
         t.exec.close();
     }
 
-    let results = trials
+    let results: Vec<TrialResult> = trials
         .iter()
         .map(|t| summarise(catalog, t, limits.as_ref(), &environment))
         .collect();
+    let consensus = opts.consensus.then(|| consensus::judge(&results));
     RunReport {
         schema_version: crate::report::SCHEMA_VERSION,
         started_at,
@@ -162,6 +190,7 @@ pub fn run(
         limits,
         layout: Some(opts.layout),
         results,
+        consensus,
     }
 }
 
@@ -221,15 +250,15 @@ fn planned(trials: &[Trial]) -> usize {
         .sum()
 }
 
-/// Calibrates and warms up every trial, in order; a trial that stops there is closed.
-fn prepare_all(trials: &mut [Trial], on: &mut dyn FnMut(Event)) {
+/// Calibrates every trial, in order; a trial that stops there is closed.
+fn calibrate_all(trials: &mut [Trial], on: &mut dyn FnMut(Event)) {
     for (i, t) in trials.iter_mut().enumerate() {
         let label = t.spec.label();
         on(Event::Preparing {
             trial: i,
             label: &label,
         });
-        prepare(t, &mut |o| {
+        calibrate(t, &mut |o| {
             on(Event::Sample {
                 trial: i,
                 label: &label,
@@ -243,10 +272,71 @@ fn prepare_all(trials: &mut [Trial], on: &mut dyn FnMut(Event)) {
     }
 }
 
+/// Runs every trial's warm-up samples, in order; a trial that stops there is closed.
+fn warm_up_all(trials: &mut [Trial], on: &mut dyn FnMut(Event)) {
+    for (i, t) in trials.iter_mut().enumerate() {
+        if t.stop.is_some() {
+            continue;
+        }
+        let label = t.spec.label();
+        warm_up(t, &mut |o| {
+            on(Event::Sample {
+                trial: i,
+                label: &label,
+                timed: false,
+                outcome: o,
+            })
+        });
+        if t.stop.is_some() {
+            t.exec.close();
+        }
+    }
+}
+
+/// Consensus: every trial of a stream runs the one count of [`consensus::count`] (the smallest
+/// calibrated). Ramps and `latest` pipelines keep theirs: they are not compared.
+fn one_count_per_stream(trials: &mut [Trial], on: &mut dyn FnMut(Event)) {
+    let keys: Vec<(Option<StreamKey>, Option<u64>)> = trials
+        .iter()
+        .map(|t| {
+            (
+                StreamKey::of_spec(&t.spec).ok(),
+                t.stop.is_none().then_some(t.messages),
+            )
+        })
+        .collect();
+    let counts = consensus::count::unify(&keys);
+    let mut said: Vec<&StreamKey> = Vec::new();
+    for ((t, n), (key, _)) in trials.iter_mut().zip(&counts).zip(&keys) {
+        let (Some(n), Some(key)) = (n, key) else {
+            continue;
+        };
+        t.messages = *n;
+        if !said.contains(&key) {
+            said.push(key);
+            let members = counts
+                .iter()
+                .zip(&keys)
+                .filter(|(c, (k, _))| c.is_some() && k.as_ref() == Some(key))
+                .count();
+            on(Event::CountFixed {
+                stream: &key.to_string(),
+                messages: *n,
+                trials: members,
+            });
+        }
+    }
+}
+
 /// The timed samples of every trial but the ramps, interleaved: round 1 of each trial, then
 /// round 2 … A trial stops at its first sample that does not pass.
 fn run_rounds(trials: &mut [Trial], on: &mut dyn FnMut(Event)) {
-    let rounds = trials.iter().map(|t| t.spec.samples).max().unwrap_or(0);
+    let rounds = trials
+        .iter()
+        .filter(|t| !t.is_ramp())
+        .map(|t| t.spec.samples)
+        .max()
+        .unwrap_or(0);
     for round in 0..rounds {
         for (i, t) in trials.iter_mut().enumerate() {
             if t.stop.is_some() || round >= t.spec.samples || t.is_ramp() {
@@ -268,6 +358,10 @@ fn run_rounds(trials: &mut [Trial], on: &mut dyn FnMut(Event)) {
                 t.outcomes.push(o);
             }
         }
+        on(Event::RoundDone {
+            round: round + 1,
+            rounds,
+        });
     }
 }
 
@@ -360,23 +454,39 @@ fn step_figures(rate: u64, o: &SampleOutcome) -> StepFigures {
     }
 }
 
-/// Calibrates the message count and runs the warm-up samples.
-fn prepare(t: &mut Trial, on: &mut dyn FnMut(&SampleOutcome)) {
-    let ramp_start = match &t.spec.pacing {
+/// The rate of a ramp's first step, at which it calibrates and warms up.
+fn ramp_start(t: &Trial) -> Option<u64> {
+    match &t.spec.pacing {
         Pacing::Ramp(r) => Some(r.start),
         _ => None,
-    };
-    let mut run = |t: &mut Trial, n: u64| -> Option<SampleOutcome> {
-        let o = t.sample(n, ramp_start);
-        on(&o);
-        t.last_placement = o.placement.clone();
-        if o.status.is_pass() {
-            Some(o)
-        } else {
-            t.stop = Some(o);
-            None
+    }
+}
+
+/// Runs one untimed sample of `n` messages; a sample that does not pass stops the trial.
+fn untimed(t: &mut Trial, n: u64, on: &mut dyn FnMut(&SampleOutcome)) -> Option<SampleOutcome> {
+    let o = t.sample(n, ramp_start(t));
+    on(&o);
+    t.last_placement = o.placement.clone();
+    if o.status.is_pass() {
+        Some(o)
+    } else {
+        t.stop = Some(o);
+        None
+    }
+}
+
+/// Runs the warm-up samples at the trial's count.
+fn warm_up(t: &mut Trial, on: &mut dyn FnMut(&SampleOutcome)) {
+    for _ in 0..t.spec.warmup {
+        if untimed(t, t.messages, on).is_none() {
+            return;
         }
-    };
+    }
+}
+
+/// Calibrates the message count (the pilots double as warm-up).
+fn calibrate(t: &mut Trial, on: &mut dyn FnMut(&SampleOutcome)) {
+    let mut run = |t: &mut Trial, n: u64| untimed(t, n, on);
     t.messages = match (&t.spec.pacing, t.spec.messages) {
         // Open loop: a sample lasts as long as its schedule, so no pilot is needed.
         (Pacing::Ramp(r), _) => step_messages(r, r.start),
@@ -414,11 +524,6 @@ fn prepare(t: &mut Trial, on: &mut dyn FnMut(&SampleOutcome)) {
             }
         }
     };
-    for _ in 0..t.spec.warmup {
-        if run(t, t.messages).is_none() {
-            return;
-        }
-    }
 }
 
 /// Rounds a calibrated count to two significant digits, so echoed parameters read cleanly.

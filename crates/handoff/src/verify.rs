@@ -9,7 +9,7 @@
 //! |-------------|-----------------------------------|------------------------------------------------|
 //! | contiguous  | FIFO, one consumer                | `seq == next[p]`, then `next[p] += 1`          |
 //! | increasing  | FIFO, several consumers           | `seq > last[p]` and bit `(p, seq)` not yet set |
-//! | set         | unordered                         | bit `(p, seq)` not yet set                     |
+//! | set         | unordered                         | bit `(p, seq)` not yet set (an inversion is allowed; it changes the digest) |
 //! | latest      | conflating (`latest`), one consumer | `seq > last[p]`; at the end `last[p]` is the final seq |
 //!
 //! In contiguous mode a sequence number below `next[p]` has necessarily been delivered already,
@@ -24,8 +24,18 @@
 //! with a single producer its final value must have been seen (a latest-value channel always
 //! shows its newest value before it reports the end).
 //!
-//! The digest is the wrapping sum of every delivered message's key: independent of interleaving,
-//! so two transports that delivered the same messages intact show the same digest.
+//! The digest is the wrapping sum of every delivered message's key, plus one term for each message
+//! that reached its consumer after a later message of its own producer (an *inversion*): the
+//! term mixes the message's key with the sequence number its producer had reached. So the digest
+//! says what was delivered and whether each producer's order survived, and not how producers
+//! interleaved (which differs from run to run of any correct transport): two transports that
+//! delivered the same messages intact, each producer's in its order, show the same digest.
+//!
+//! Only set mode (a transport that promises no order) can pass with an inversion; in the other
+//! modes an inversion is a violation, so their digest needs no term, and their common path stays
+//! a sum. The digest is what [`crate::consensus`] compares between transports: an unordered
+//! transport that reorders passes its own verification but does not deliver the stream a FIFO
+//! transport delivers, and consensus says so.
 
 use crate::consecutive;
 use crate::message::{self, Message, MAX_SEQ, NO_HEADER};
@@ -52,6 +62,8 @@ pub struct Verifier {
     seen: Vec<u64>,
     count: u64,
     digest: u64,
+    /// The inversion terms of the digest (set mode; see the module docs).
+    order: u64,
     violation: Option<Violation>,
     /// The packed header ([`message::header`]) the next message must carry to take the common
     /// path, which checks it with one comparison.
@@ -72,7 +84,7 @@ pub struct Verifier {
 pub struct Verdict {
     /// Messages delivered.
     pub count: u64,
-    /// Sum of delivered keys.
+    /// Sum of delivered keys, plus a term per inversion (see the module docs).
     pub digest: u64,
     /// The first violation, if any.
     pub violation: Option<Violation>,
@@ -107,6 +119,7 @@ impl Verifier {
             seen: vec![0; bits.div_ceil(64) as usize],
             count: 0,
             digest: 0,
+            order: 0,
             violation: None,
             expect: if mode == Mode::Contiguous {
                 message::header(0, 0)
@@ -201,7 +214,16 @@ impl Verifier {
                 self.next[p as usize] = expected.max(seq + 1);
                 self.mark(p, seq);
             }
-            Mode::Set => self.mark(p, seq),
+            Mode::Set => {
+                // No order is promised, so an inversion is no violation; it changes the digest.
+                if seq < expected {
+                    self.order = self
+                        .order
+                        .wrapping_add(message::mix(message::key(p, seq) ^ expected));
+                }
+                self.next[p as usize] = expected.max(seq + 1);
+                self.mark(p, seq);
+            }
             Mode::Latest => {
                 if seq < expected {
                     let kind = if seq + 1 == expected {
@@ -384,11 +406,11 @@ pub fn merge(verifiers: Vec<Verifier>) -> Verdict {
         };
     };
     count += first.count;
-    digest = digest.wrapping_add(first.digest);
+    digest = digest.wrapping_add(first.digest).wrapping_add(first.order);
     violation = violation.or(first.violation.take());
     for v in iter {
         count += v.count;
-        digest = digest.wrapping_add(v.digest);
+        digest = digest.wrapping_add(v.digest).wrapping_add(v.order);
         violation = violation.or(v.violation.clone());
         for (i, (a, b)) in first.seen.iter_mut().zip(&v.seen).enumerate() {
             let both = *a & *b;
@@ -506,9 +528,51 @@ mod tests {
         let r = v.finish();
         assert_eq!(r.violation, None);
         assert_eq!(r.count, 6);
+        // Another interleaving of the producers, each in its order: the same stream.
         let mut u = Verifier::new(2, 3, Ordering::None, 1);
-        feed(&mut u, &[(1, 2), (0, 0), (1, 0), (0, 2), (1, 1), (0, 1)]);
-        assert_eq!(u.finish().digest, r.digest, "digest is order independent");
+        feed(&mut u, &[(1, 0), (1, 1), (0, 0), (1, 2), (0, 1), (0, 2)]);
+        assert_eq!(
+            u.finish().digest,
+            r.digest,
+            "interleaving is not in the digest"
+        );
+    }
+
+    #[test]
+    fn an_unordered_stream_that_reorders_passes_with_another_digest() {
+        let in_order = |ordering| {
+            let mut v = Verifier::new(2, 3, ordering, 1);
+            feed(&mut v, &[(0, 0), (1, 0), (0, 1), (1, 1), (1, 2), (0, 2)]);
+            v.finish()
+        };
+        let fifo = in_order(Ordering::PerProducerFifo);
+        assert_eq!(in_order(Ordering::None), fifo);
+        // Producer 1's seq 2 overtakes its seq 1: every message once and intact, no order
+        // promised, so no violation; but not the stream a FIFO transport delivers.
+        let mut v = Verifier::new(2, 3, Ordering::None, 1);
+        feed(&mut v, &[(0, 0), (1, 0), (0, 1), (1, 2), (1, 1), (0, 2)]);
+        let swapped = v.finish();
+        assert_eq!((swapped.count, swapped.violation), (6, None));
+        assert_ne!(swapped.digest, fifo.digest);
+        // Another swap gives another digest again.
+        let mut v = Verifier::new(2, 3, Ordering::None, 1);
+        feed(&mut v, &[(0, 1), (0, 0), (1, 0), (1, 1), (1, 2), (0, 2)]);
+        let other = v.finish();
+        assert_eq!(other.violation, None);
+        assert_ne!(other.digest, fifo.digest);
+        assert_ne!(other.digest, swapped.digest);
+        // With several consumers the inversions of each consumer count.
+        let mut a = Verifier::new(1, 4, Ordering::None, 2);
+        let mut b = Verifier::new(1, 4, Ordering::None, 2);
+        feed(&mut a, &[(0, 2), (0, 0)]);
+        feed(&mut b, &[(0, 1), (0, 3)]);
+        let split = merge(vec![a, b]);
+        assert_eq!(split.violation, None);
+        let mut a = Verifier::new(1, 4, Ordering::None, 2);
+        let mut b = Verifier::new(1, 4, Ordering::None, 2);
+        feed(&mut a, &[(0, 0), (0, 2)]);
+        feed(&mut b, &[(0, 1), (0, 3)]);
+        assert_ne!(merge(vec![a, b]).digest, split.digest);
     }
 
     #[test]

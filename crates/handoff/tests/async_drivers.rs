@@ -384,6 +384,7 @@ fn current_thread_results_are_same_thread_cooperative_and_echo_the_driver() {
         probes: None,
         suite: "test".into(),
         layout: handoff::layout::LayoutMode::Fixed,
+        consensus: false,
     };
     let report = session::run(&c, specs, &opts, &mut |_| {});
     let [threads, current, multi] = &report.results[..] else {

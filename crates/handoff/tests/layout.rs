@@ -35,6 +35,7 @@ fn run(layout: LayoutMode) -> RunReport {
         probes: None,
         suite: plan.name.clone(),
         layout,
+        consensus: false,
     };
     session::run(&catalog, plan.trials, &opts, &mut |_| {})
 }

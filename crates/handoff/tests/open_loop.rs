@@ -139,6 +139,7 @@ fn refused_sends_at_a_fixed_rate_are_counted_timed_and_said() {
             probes: None,
             suite: "test".into(),
             layout: handoff::layout::LayoutMode::Fixed,
+            consensus: false,
         },
         &mut |_| {},
     );
@@ -273,6 +274,7 @@ fn ramp_finds_a_planted_knee_within_one_refinement_step() {
             probes: None,
             suite: "test".into(),
             layout: handoff::layout::LayoutMode::Fixed,
+            consensus: false,
         },
         &mut |_| {},
     );

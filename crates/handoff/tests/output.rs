@@ -242,6 +242,7 @@ fn report() -> RunReport {
         }),
         layout: None,
         results,
+        consensus: None,
     }
 }
 
@@ -374,6 +375,84 @@ fn json_round_trips_to_the_same_report() {
 }
 
 #[test]
+fn a_report_without_consensus_reads_as_before() {
+    // No `consensus` key is written when the run did not ask for it, and a report without one
+    // (every report written before consensus existed) reads back.
+    let text = rendered(Format::Json);
+    assert!(!text.contains("\"consensus\""), "{text}");
+    let back: RunReport = serde_json::from_str(&text).unwrap();
+    assert_eq!(back.consensus, None);
+    assert!(!rendered(Format::Table).contains("consensus"));
+}
+
+/// Three passing streams of one stream definition, one of which delivered another stream.
+fn consensus_report(faulty_digest: &str) -> RunReport {
+    let mut r = report();
+    r.results.clear();
+    for (name, cap, tput) in [
+        ("rtrb", Some(1024), 90e6),
+        ("crossbeam-bounded", Some(1024), 30e6),
+        ("faulty-shuffle", None, 20e6),
+    ] {
+        let mut x = stream(name, cap, Verdict::Pass, Some(tput));
+        if name == "faulty-shuffle" {
+            x.digest = Some(faulty_digest.into());
+            x.semantics.ordering = Ordering::None;
+        }
+        r.results.push(x);
+    }
+    // Batched, in a table of its own: the same stream all the same.
+    let mut batched = stream("rtrb", Some(1024), Verdict::Pass, Some(150e6));
+    batched.params.batch = Some(256);
+    r.results.push(batched);
+    r.consensus = Some(handoff::consensus::judge(&r.results));
+    r
+}
+
+#[test]
+fn consensus_is_stated_under_each_table_and_kept_in_json() {
+    let agreed = consensus_report("00000000deadbeef");
+    assert!(!agreed.has_failures());
+    let mut out = Vec::new();
+    render(&agreed, Format::Table, &mut out).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    assert!(
+        text.contains("consensus: 3 transports delivered the same stream (digest 00000000deadbeef, as did 1 more of this stream in other tables)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("consensus: 1 transport delivered the same stream (digest 00000000deadbeef, as did 3 more"),
+        "{text}"
+    );
+
+    let failed = consensus_report("1111111111111111");
+    assert!(
+        failed.has_failures(),
+        "a transport that delivered another stream fails the run"
+    );
+    assert!(failed.results.iter().all(|r| r.verdict == Verdict::Pass));
+    for format in [Format::Table, Format::Markdown] {
+        let mut out = Vec::new();
+        render(&failed, format, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(
+            text.matches("consensus FAILED: faulty-shuffle delivered another stream (digest 1111111111111111) than the 3 others (digest 00000000deadbeef)").count(),
+            2,
+            "{format:?}, stated under both tables of the stream:\n{text}"
+        );
+    }
+    let json = {
+        let mut out = Vec::new();
+        render(&failed, Format::Json, &mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    };
+    assert!(json.contains("\"consensus\""), "{json}");
+    let back: RunReport = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, failed);
+    assert!(back.consensus_failed());
+}
+
+#[test]
 fn csv_has_a_header_and_one_row_per_result() {
     let text = rendered(Format::Csv);
     let mut r = csv::Reader::from_reader(text.as_bytes());
@@ -460,7 +539,10 @@ fn parameters_that_differ_show_on_each_row() {
     .map(|n| line_of(&text, n))
     .collect();
     assert!(rows.windows(2).all(|w| w[0] < w[1]), "{text}");
-    assert!(text.contains("101,024"), "{text}");
+    // One exact format for every count of the column.
+    for n in ["100.256 k", "101.024 k", "108.192 k", "1.2 M"] {
+        assert!(text.contains(n), "{n}: {text}");
+    }
     assert!(
         text.contains("ordering differs: no order is promised by std-mpsc-poll"),
         "{text}"

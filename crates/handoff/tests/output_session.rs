@@ -91,6 +91,7 @@ fn run() -> RunReport {
         probes: None,
         suite: suite.name.clone(),
         layout: handoff::layout::LayoutMode::Fixed,
+        consensus: suite.consensus,
     };
     session::run(&catalog, suite.trials, &opts, &mut |_| {})
 }

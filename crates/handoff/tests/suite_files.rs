@@ -180,6 +180,38 @@ fn default_suite_covers_every_shipped_transport_within_budget() {
 }
 
 #[test]
+fn spsc_suite_is_the_bake_off_under_consensus() {
+    let s = load("spsc.toml");
+    assert!(
+        s.consensus,
+        "every transport must have delivered the same stream"
+    );
+    // One stream per payload, each an `auto` count that consensus makes one after calibration.
+    let streams: std::collections::BTreeSet<String> = s
+        .trials
+        .iter()
+        .map(|t| {
+            assert_eq!(t.workload, WorkloadKind::Spsc);
+            assert!(matches!(t.messages, Messages::Auto { .. }), "{}", t.label());
+            handoff::consensus::StreamKey::of_spec(t)
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(
+        streams.into_iter().collect::<Vec<_>>(),
+        [
+            "spsc · event488 · 1 → 1",
+            "spsc · report64 · 1 → 1",
+            "spsc · u64 · 1 → 1"
+        ]
+    );
+    // The default suite is a survey of every transport, not the bake-off: it compares no
+    // digests, and keeps each transport's own calibrated count.
+    assert!(!load("default.toml").consensus);
+}
+
+#[test]
 fn streaming_suite_is_the_reference_scenario() {
     let s = load("streaming.toml");
     assert_eq!(s.name, "streaming");

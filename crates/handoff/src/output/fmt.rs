@@ -7,7 +7,7 @@
 //! | [`duration`]  | `81.2 ns`, `1.25 µs`     |
 //! | [`percent`]   | `4.2%`, `117%`           |
 //! | [`bandwidth`] | `12.3 GB/s`              |
-//! | [`count`]     | `100 k`, `1.2 M`, `1,234,567` (always exact) |
+//! | [`count`]     | `100 k`, `1.2 M`, `1.234567 M` (always exact) |
 
 /// `x` with three significant digits (fewer trailing digits for large mantissas).
 fn sig3(x: f64) -> String {
@@ -83,36 +83,29 @@ pub fn bandwidth(bytes_per_s: f64) -> String {
     }
 }
 
-/// An exact count, shortened only where nothing is lost and three digits say it: `100 k`,
-/// `1.25 M`, `101,024`, `999`.
+/// An exact count, always in one format: the largest unit it reaches (`k`, `M`, `G`) with as many
+/// decimals as it takes to lose nothing: `999`, `12 k`, `1.2 M`, `1.25 M`, `101.024 k`,
+/// `1.234567 M`. Message counts are parameters echoed with a result (and, under consensus, what
+/// makes digests comparable), so they are never rounded, and every row and heading writes them
+/// alike.
 pub fn count(n: u64) -> String {
-    for (scale, suffix) in [(1_000_000_000u64, "G"), (1_000_000, "M"), (1_000, "k")] {
-        // Exact with at most three decimals of the unit.
-        if n >= scale && n % (scale / 1000) == 0 {
-            let whole = n / scale;
-            let frac = (n % scale) / (scale / 1000);
-            let mut s = whole.to_string();
+    for (scale, digits, suffix) in [
+        (1_000_000_000u64, 9, "G"),
+        (1_000_000, 6, "M"),
+        (1_000, 3, "k"),
+    ] {
+        if n >= scale {
+            let mut s = (n / scale).to_string();
+            let frac = n % scale;
             if frac != 0 {
-                let f = format!("{frac:03}");
+                let f = format!("{frac:0digits$}");
                 s.push('.');
                 s.push_str(f.trim_end_matches('0'));
             }
-            // Only where it reads better: three significant digits at most.
-            if s.replace('.', "").trim_end_matches('0').len() <= 3 {
-                return format!("{s} {suffix}");
-            }
-            break;
+            return format!("{s} {suffix}");
         }
     }
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+    n.to_string()
 }
 
 /// A byte size: `8 B`, `488 B`, `4096 B`.
@@ -150,12 +143,15 @@ mod tests {
         assert_eq!(bandwidth(512.0), "512 B/s");
         assert_eq!(count(100_000), "100 k");
         assert_eq!(count(1_200_000), "1.2 M");
-        assert_eq!(count(1_234_567), "1,234,567");
+        assert_eq!(count(1_234_567), "1.234567 M");
         assert_eq!(count(999), "999");
+        assert_eq!(count(0), "0");
         assert_eq!(count(20_000_000), "20 M");
         assert_eq!(count(1_250_000), "1.25 M");
-        assert_eq!(count(101_024), "101,024");
+        assert_eq!(count(101_024), "101.024 k");
         assert_eq!(count(12_000), "12 k");
+        assert_eq!(count(1_000_001), "1.000001 M");
+        assert_eq!(count(3_000_000_000), "3 G");
         assert_eq!(times(4.2), "4.20×");
     }
 }

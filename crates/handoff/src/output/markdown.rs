@@ -80,8 +80,11 @@ fn group(g: &Group, out: &mut dyn Write) -> io::Result<()> {
         writeln!(out)?;
         table(g, &s.rows, out)?;
     }
-    if !g.notes.is_empty() || !g.footnotes.is_empty() {
+    if !g.consensus.is_empty() || !g.notes.is_empty() || !g.footnotes.is_empty() {
         writeln!(out)?;
+    }
+    for c in &g.consensus {
+        writeln!(out, "- {}", cell(c))?;
     }
     for n in &g.notes {
         writeln!(out, "- {}", cell(n))?;

@@ -1,6 +1,7 @@
 //! `table`: the terminal format. A header with the run, the environment and the machine's
-//! limits, then one table per group of comparable results (see `view.rs`), each followed by the
-//! reasons for its non-pass verdicts, remarks on the table and its lint footnotes.
+//! limits, then one table per group of comparable results (see `view.rs`), each followed by its
+//! consensus line (in a run that asked for it), the reasons for its non-pass verdicts, remarks on
+//! the table and its lint footnotes.
 //!
 //! ```text
 //! spsc · payload u64 (8 B) · 1 producer → 1 consumer
@@ -15,6 +16,7 @@
 //!  direct-callback   SPSC fifo/pp unbounded no-wait cb   pass       310 M/s     294 M – 326 M   3.23 ns     1.2%        n/a           0 / 1.20 M   same-thread[2]
 //!
 //!   same-thread: the producer's thread runs the consumer, no hand-off between cores; listed apart, not ranked with cross-thread hand-offs
+//!   consensus: 3 transports delivered the same stream (digest 0e3f9c2a41b7d856); 1 trial not compared (did not pass)
 //!   faulty-drop: FAIL — producer 0: expected seq 9, got 10
 //!   [1] noisy: relative MAD 7.1% > 5%; compare with care or take more samples
 //!   [2] same-thread: the consumer runs on the producer's thread; no cross-core hand-off happens
@@ -92,8 +94,13 @@ fn group(g: &Group, out: &mut dyn Write) -> io::Result<()> {
             writeln!(out, "  {}", s.why.caption())?;
         }
     }
-    if g.apart.is_empty() && (!g.notes.is_empty() || !g.footnotes.is_empty()) {
+    if g.apart.is_empty()
+        && (!g.consensus.is_empty() || !g.notes.is_empty() || !g.footnotes.is_empty())
+    {
         writeln!(out)?;
+    }
+    for c in &g.consensus {
+        writeln!(out, "  {c}")?;
     }
     for n in &g.notes {
         writeln!(out, "  {n}")?;

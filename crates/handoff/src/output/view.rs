@@ -23,8 +23,13 @@
 //!   table. A lint that every result of the run carries is said once, in the header.
 //! * **Two regimes.** The median of a result whose samples fell into two regimes is marked
 //!   [`BIMODAL_MARK`]: it is not one number, and its `bimodal` footnote names both regimes.
+//! * **Consensus.** In a run that asked for it, a line under each table says whether its
+//!   transports delivered the same stream as every other of their stream (in this table or
+//!   another: a batched run of a stream is compared with the unbatched ones), naming any that
+//!   did not, and which digest the majority had.
 
 use super::fmt;
+use crate::consensus::{Consensus, ConsensusGroup, Member};
 use crate::layout::LayoutMode;
 use crate::lints::lint::Lint;
 use crate::probes::{self, Limits};
@@ -141,6 +146,9 @@ pub(crate) struct Group {
     pub notes: Vec<String>,
     /// Full lint messages; footnote `[n]` is `footnotes[n - 1]`.
     pub footnotes: Vec<String>,
+    /// Under consensus, one line per stream the table's rows belong to (see
+    /// [`consensus_lines`]); empty otherwise.
+    pub consensus: Vec<String>,
 }
 
 /// Short semantics label, e.g. `MPSC fifo/pp bounded block`.
@@ -280,7 +288,17 @@ pub(crate) fn build(report: &RunReport) -> View {
         header,
         groups: comparable(&report.results)
             .into_iter()
-            .map(|rows| group(rows, &every))
+            .map(|rows| {
+                let lines = report
+                    .consensus
+                    .as_ref()
+                    .map(|c| consensus_lines(c, &indices(report, &rows)))
+                    .unwrap_or_default();
+                Group {
+                    consensus: lines,
+                    ..group(rows, &every)
+                }
+            })
             .collect(),
     }
 }
@@ -292,6 +310,112 @@ fn layout_line(layout: &LayoutMode) -> String {
             "random per sample (heap pad and stack offsets; --layout-seed {seed} reproduces them)"
         ),
         LayoutMode::Fixed => "fixed (every sample as the build and allocator place it)".into(),
+    }
+}
+
+/// The indices in the report of `rows` (references into its results).
+fn indices(report: &RunReport, rows: &[&TrialResult]) -> Vec<usize> {
+    rows.iter()
+        .filter_map(|r| report.results.iter().position(|x| std::ptr::eq(x, *r)))
+        .collect()
+}
+
+/// The consensus lines of a table whose rows are the results `rows`: one per stream (and count)
+/// they belong to, judged over every member of that stream, in this table or another;
+/// `consensus: 6 transports delivered the same stream (digest …)`, or `consensus FAILED:
+/// faulty-x delivered another stream (digest …) than the 5 others (digest …)`. Rows left out of
+/// consensus (ramps, `latest` pipelines) get a line saying why.
+pub(crate) fn consensus_lines(c: &Consensus, rows: &[usize]) -> Vec<String> {
+    let touched: Vec<&ConsensusGroup> = c
+        .groups
+        .iter()
+        .filter(|g| {
+            g.members.iter().any(|m| rows.contains(&m.result))
+                || g.not_compared.iter().any(|i| rows.contains(i))
+        })
+        .collect();
+    let mut lines: Vec<String> = touched
+        .iter()
+        .map(|g| {
+            let mut line = if touched.len() > 1 {
+                format!("consensus at {} per sample", fmt::count(g.messages))
+            } else {
+                "consensus".to_string()
+            };
+            line.push_str(&consensus_verdict(g, rows));
+            if !g.not_compared.is_empty() {
+                line.push_str(&format!(
+                    "; {} not compared (did not pass)",
+                    plural(g.not_compared.len(), "trial")
+                ));
+            }
+            line
+        })
+        .collect();
+    let mut reasons: Vec<&str> = c
+        .excluded
+        .iter()
+        .filter(|e| rows.contains(&e.result))
+        .map(|e| e.reason.as_str())
+        .collect();
+    reasons.dedup();
+    for why in reasons {
+        lines.push(format!("consensus: not compared ({why})"));
+    }
+    lines
+}
+
+/// `: 6 transports delivered …` or ` FAILED: …` for one stream, seen from a table of `rows`.
+fn consensus_verdict(g: &ConsensusGroup, rows: &[usize]) -> String {
+    let here = g
+        .members
+        .iter()
+        .filter(|m| rows.contains(&m.result))
+        .count();
+    let elsewhere = g.members.len() - here;
+    let also = if elsewhere > 0 {
+        format!(", as did {elsewhere} more of this stream in other tables")
+    } else {
+        String::new()
+    };
+    if g.agreed() {
+        let digest = g.digest.as_deref().unwrap_or("–");
+        return match g.members.len() {
+            0 => ": nothing to compare (no trial passed)".to_string(),
+            n if here == 0 => format!(
+                ": nothing here to compare; the {n} transports of this stream in other tables delivered the same stream (digest {digest})"
+            ),
+            1 => format!(": 1 transport, nothing to compare it with (digest {digest})"),
+            _ => format!(
+                ": {} delivered the same stream (digest {digest}{also})",
+                plural(here, "transport")
+            ),
+        };
+    }
+    let names = |ms: Vec<&Member>| join(ms.iter().map(|m| m.label.as_str()), ", ");
+    let dissenters: Vec<&Member> = g.dissenters().collect();
+    match &g.digest {
+        Some(d) => {
+            let digests: BTreeSet<&str> = dissenters.iter().map(|m| m.digest.as_str()).collect();
+            let others = g.majority().count();
+            format!(
+                " FAILED: {} delivered another stream (digest {}) than the {} {} (digest {d})",
+                names(dissenters),
+                join(digests.iter(), ", "),
+                others,
+                if others == 1 { "other" } else { "others" },
+            )
+        }
+        None => format!(
+            " FAILED: {} delivered different streams and no digest has a majority ({})",
+            names(dissenters.clone()),
+            join(
+                dissenters
+                    .iter()
+                    .map(|m| format!("{} {}", m.label, m.digest)),
+                "; "
+            )
+        ),
     }
 }
 
@@ -503,6 +627,7 @@ fn group(mut rows: Vec<&TrialResult>, every: &[String]) -> Group {
         apart,
         notes,
         footnotes,
+        consensus: Vec::new(),
     }
 }
 
@@ -943,6 +1068,7 @@ mod tests {
             environment: environment(),
             limits: None,
             layout: None,
+            consensus: None,
             results,
         }
     }

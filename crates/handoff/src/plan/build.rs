@@ -41,6 +41,8 @@ pub struct Overlay {
     pub drivers: Vec<Driver>,
     /// Parameters that override the suite's, where they apply.
     pub params: Params,
+    /// Ask for consensus whatever the suite says (`--consensus`).
+    pub consensus: bool,
 }
 
 impl Overlay {
@@ -73,6 +75,8 @@ pub fn build(
         ));
     };
     let mut trials = Vec::new();
+    // Where each trial's message count was written, for a consensus conflict.
+    let mut counts_at: Vec<Origin> = Vec::new();
     let mut applied: Vec<&str> = Vec::new();
     for (i, b) in benches.value.0.iter().enumerate() {
         let bench = Bench {
@@ -87,6 +91,8 @@ pub fn build(
         for &w in &workloads {
             applied.extend(applying(&overlay.params, w));
             bench.expand(w, &mut trials)?;
+            let at = bench.s.messages.as_ref().map_or(&b.origin, |m| &m.origin);
+            counts_at.resize(trials.len(), at.clone());
         }
     }
     if let Some((key, origin)) = overlay
@@ -101,19 +107,56 @@ pub fn build(
         ));
     }
     if overlay.filters() {
-        trials.retain(|t| overlay.keeps(t));
+        let kept: Vec<bool> = trials.iter().map(|t| overlay.keeps(t)).collect();
+        let mut keep = kept.iter();
+        trials.retain(|_| *keep.next().unwrap_or(&false));
+        let mut keep = kept.iter();
+        counts_at.retain(|_| *keep.next().unwrap_or(&false));
         if trials.is_empty() {
             return Err(Broken::nowhere(
                 "the filters leave no trial of the suite to run",
             ));
         }
     }
+    let asked = match &suite.consensus {
+        _ if overlay.consensus => Some(Origin::Flag("--consensus")),
+        Some(c) if c.value => Some(c.origin.clone()),
+        _ => None,
+    };
+    if let Some(at) = &asked {
+        consensus_applies(at, &trials, &counts_at)?;
+    }
     Ok(Plan {
         name: suite.name.clone().unwrap_or_else(|| stem.to_string()),
         description: suite.description.clone(),
         probes: suite.probes.unwrap_or(defaults::PROBES),
         trials,
+        consensus: asked.is_some(),
     })
+}
+
+/// Consensus needs trials that can be compared, and one count per stream (see
+/// [`crate::consensus::count`]). `asked`: where consensus was asked for.
+fn consensus_applies(
+    asked: &Origin,
+    trials: &[TrialSpec],
+    counts_at: &[Origin],
+) -> Result<(), Broken> {
+    use crate::consensus::StreamKey;
+    if trials.iter().all(|t| StreamKey::of_spec(t).is_err()) {
+        let why = trials
+            .iter()
+            .find_map(|t| StreamKey::of_spec(t).err())
+            .unwrap_or("there is no trial");
+        return Err(Broken::at(
+            asked,
+            format!("consensus compares the digests of transports that deliver one stream, but no trial here delivers a stream that can be compared: {why}"),
+        ));
+    }
+    match crate::consensus::count::conflict(trials) {
+        Some(c) => Err(Broken::at(&counts_at[c.second], c.message)),
+        None => Ok(()),
+    }
 }
 
 /// The keys of `p` that apply to `workload` when they come from `[defaults]` or an override.

@@ -36,6 +36,9 @@ pub struct Plan {
     pub probes: bool,
     /// Every trial, in expansion order (see [`build`]).
     pub trials: Vec<TrialSpec>,
+    /// Whether every trial of a stream runs one message count and the report compares their
+    /// digests (see [`crate::consensus`]).
+    pub consensus: bool,
 }
 
 impl Plan {
@@ -78,6 +81,16 @@ impl Plan {
 
     /// A plan from command-line flags alone: one benchmark, named `ad-hoc`.
     pub fn from_flags(benchmark: Benchmark, catalog: &Catalog) -> Result<Plan, PlanError> {
+        Plan::from_flags_with(benchmark, catalog, &Overlay::default())
+    }
+
+    /// A plan from command-line flags alone, with what else the command line asks of the run
+    /// (its filters and overrides are the benchmark's own keys here; `consensus` applies).
+    pub fn from_flags_with(
+        benchmark: Benchmark,
+        catalog: &Catalog,
+        overlay: &Overlay,
+    ) -> Result<Plan, PlanError> {
         let suite = SuiteFile {
             name: Some("ad-hoc".into()),
             benchmark: Some(At::flag(
@@ -86,8 +99,7 @@ impl Plan {
             )),
             ..SuiteFile::default()
         };
-        build::build(&suite, "ad-hoc", catalog, &Overlay::default())
-            .map_err(|e| e.locate("", "command line"))
+        build::build(&suite, "ad-hoc", catalog, overlay).map_err(|e| e.locate("", "command line"))
     }
 
     /// The same coverage in less time: at most 3 timed samples and 1 warm-up, `auto` samples

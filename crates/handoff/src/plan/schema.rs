@@ -132,6 +132,12 @@ pub struct SuiteFile {
     /// Whether the limit probes run first (default true).
     #[serde(default)]
     pub probes: Option<bool>,
+    /// Whether every trial of a stream runs one message count and the report compares their
+    /// digests (default false; see [`crate::consensus`]). A setting of the run, not of a
+    /// benchmark: consensus compares trials across the suite's benchmarks, so it sits at the
+    /// top, beside `probes`, and not in `[defaults]`, where a benchmark could set it apart.
+    #[serde(default)]
+    pub consensus: Option<At<bool>>,
     /// Parameters of every benchmark that does not set them itself.
     #[serde(default)]
     pub defaults: Params,

@@ -616,3 +616,151 @@ fn load_reports_unreadable_files() {
     assert_eq!(e.line, None);
     assert!(e.message.contains("cannot read"), "{e}");
 }
+
+#[test]
+fn consensus_is_a_top_level_switch_that_flags_can_turn_on() {
+    let suite = r#"
+[[benchmark]]
+workload = "spsc"
+transports = ["rtrb", "crossbeam-bounded"]
+"#;
+    assert!(!parse(suite).unwrap().consensus);
+    assert!(
+        parse(&format!("consensus = true\n{suite}"))
+            .unwrap()
+            .consensus
+    );
+    assert!(
+        !parse(&format!("consensus = false\n{suite}"))
+            .unwrap()
+            .consensus
+    );
+    let on = Overlay {
+        consensus: true,
+        ..Overlay::default()
+    };
+    let plan = Plan::parse_with(suite, "suites/t.toml", &catalog(), &on).unwrap();
+    assert!(plan.consensus);
+    // A setting of the run, not of a benchmark.
+    assert_err(
+        "[defaults]\nconsensus = true\n[[benchmark]]\nworkload = \"spsc\"\ntransports = [\"rtrb\"]\n",
+        2,
+        "consensus",
+    );
+    assert_err("consensus = \"yes\"\n", 1, "consensus");
+}
+
+#[test]
+fn consensus_refuses_fixed_counts_it_cannot_compare_where_the_second_is_written() {
+    // Two benchmarks of one stream at different fixed counts.
+    let e = assert_err(
+        r#"consensus = true
+[[benchmark]]
+workload = "spsc"
+transports = ["rtrb"]
+messages = 10000
+
+[[benchmark]]
+workload = "spsc"
+transports = ["crossbeam-bounded"]
+messages = 20000
+"#,
+        10,
+        "one message count",
+    );
+    assert!(e.message.contains("`rtrb spsc u64"), "{e}");
+    assert!(e.message.contains("asks for 10000"), "{e}");
+    assert!(e.message.contains("for 20000"), "{e}");
+    // A fixed count and `auto`.
+    assert_err(
+        r#"consensus = true
+[defaults]
+messages = 5000
+[[benchmark]]
+workload = "spsc"
+transports = ["rtrb"]
+[[benchmark]]
+workload = "spsc"
+messages = "auto"
+transports = ["crossbeam-bounded"]
+"#,
+        9,
+        "auto(40 ms)",
+    );
+    // A count sweep gives one stream two counts.
+    assert_err(
+        "consensus = true\n[[benchmark]]\nworkload = \"spsc\"\ntransports = [\"rtrb\"]\nmessages = [1000, 2000]\n",
+        5,
+        "one message count",
+    );
+    // Different streams may run different counts, and without consensus anything goes.
+    let fine = r#"
+[[benchmark]]
+workload = "spsc"
+transports = ["rtrb"]
+messages = 10000
+[[benchmark]]
+workload = "spsc"
+payload = "report64"
+transports = ["crossbeam-bounded"]
+messages = 20000
+"#;
+    assert!(
+        parse(&format!("consensus = true\n{fine}"))
+            .unwrap()
+            .consensus
+    );
+    let sweep =
+        "[[benchmark]]\nworkload = \"spsc\"\ntransports = [\"rtrb\"]\nmessages = [1000, 2000]\n";
+    assert_eq!(parse(sweep).unwrap().trials.len(), 2);
+    // A flag override gives every trial one count.
+    let one = Overlay {
+        consensus: true,
+        params: Params {
+            messages: Some(At::flag(
+                "--messages",
+                value::List(vec![value::Count::Fixed(3000)]),
+            )),
+            ..Params::default()
+        },
+        ..Overlay::default()
+    };
+    let two = "[[benchmark]]\nworkload = \"spsc\"\ntransports = [\"rtrb\"]\nmessages = 1000\n[[benchmark]]\nworkload = \"spsc\"\ntransports = [\"crossbeam-bounded\"]\nmessages = 2000\n";
+    let plan = Plan::parse_with(two, "suites/t.toml", &catalog(), &one).unwrap();
+    assert!(plan
+        .trials
+        .iter()
+        .all(|t| t.messages == Messages::Fixed(3000)));
+}
+
+#[test]
+fn consensus_needs_a_stream_it_can_compare() {
+    let e = assert_err(
+        "consensus = true\n[[benchmark]]\nworkload = \"ramp\"\ntransports = [\"rtrb\"]\n",
+        1,
+        "no trial here delivers a stream that can be compared",
+    );
+    assert!(e.message.contains("ramp"), "{e}");
+    let on = Overlay {
+        consensus: true,
+        ..Overlay::default()
+    };
+    let e = Plan::parse_with(
+        "[[benchmark]]\nworkload = \"ramp\"\ntransports = [\"rtrb\"]\n",
+        "suites/t.toml",
+        &catalog(),
+        &on,
+    )
+    .unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("command line: --consensus: consensus compares"),
+        "{e}"
+    );
+    // A ramp beside streams is left out, not an error.
+    assert!(parse(
+        "consensus = true\n[[benchmark]]\nworkload = [\"spsc\", \"ramp\"]\ntransports = [\"rtrb\"]\n"
+    )
+    .unwrap()
+    .consensus);
+}

@@ -12,6 +12,13 @@
 //! | `faulty-abort`   | aborts the whole process                       | crashed (only survivable when trials run in a child process) |
 //! | `faulty-stale`   | declares `latest` delivery, then delivers an older value after a newer one | fail (stale) |
 //! | `faulty-fanout`  | declares broadcast (one std channel per consumer, each sent a copy); the last consumer loses one message | fail (order, naming that consumer in a fan-out) |
+//! | `faulty-shuffle` | declares no order, then swaps two consecutive messages | **pass**; fails consensus |
+//!
+//! `faulty-shuffle` is the one whose own verification passes: it keeps what it declares (every
+//! message exactly once and intact, in no promised order), and its count is right. Its stream
+//! still is not the one a FIFO transport delivers: a message arrives after a later one of its
+//! producer, which the digest records ([`crate::verify`]). Run beside FIFO transports under
+//! consensus, it is named as the transport that delivered another stream.
 //!
 //! Two more misbehave in time rather than in content, for the open-loop workloads: see
 //! [`super::faulty_timing`] (`faulty-stall`, `faulty-knee`).
@@ -51,11 +58,14 @@ pub enum Fault {
     /// Declare broadcast delivery, then lose one message on the last consumer's copy of the
     /// stream only.
     FanoutDrop,
+    /// Declare no ordering, then swap two consecutive messages: verification passes, the
+    /// delivered stream differs from a FIFO transport's.
+    Shuffle,
 }
 
 impl Fault {
     /// Every fault.
-    pub const ALL: [Fault; 8] = [
+    pub const ALL: [Fault; 9] = [
         Fault::Drop,
         Fault::Duplicate,
         Fault::Reorder,
@@ -64,6 +74,7 @@ impl Fault {
         Fault::Abort,
         Fault::Stale,
         Fault::FanoutDrop,
+        Fault::Shuffle,
     ];
 
     /// The transport name.
@@ -77,6 +88,7 @@ impl Fault {
             Fault::Abort => "faulty-abort",
             Fault::Stale => "faulty-stale",
             Fault::FanoutDrop => "faulty-fanout",
+            Fault::Shuffle => "faulty-shuffle",
         }
     }
 }
@@ -125,7 +137,7 @@ impl<M: Message> Receiver<M> for FaultyRx<M> {
                 self.held = Some(m.clone());
                 Some(m)
             }
-            Fault::Reorder => match self.rx.recv() {
+            Fault::Reorder | Fault::Shuffle => match self.rx.recv() {
                 Ok(next) => {
                     self.held = Some(m);
                     Some(next)
@@ -170,10 +182,10 @@ impl Transport for Faulty {
                 } else {
                     Arity::One
                 },
-                ordering: if self.0 == Fault::Stale {
-                    Ordering::Latest
-                } else {
-                    Ordering::PerProducerFifo
+                ordering: match self.0 {
+                    Fault::Stale => Ordering::Latest,
+                    Fault::Shuffle => Ordering::None,
+                    _ => Ordering::PerProducerFifo,
                 },
                 bound: Bound::Unbounded,
                 wait: WaitStrategy::Block,
