@@ -25,6 +25,7 @@ pub mod engine;
 pub mod environment;
 pub mod executor;
 pub mod histogram;
+pub mod identity;
 pub mod layout;
 pub mod lints;
 pub mod message;

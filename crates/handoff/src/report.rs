@@ -42,6 +42,10 @@ pub struct RunReport {
     /// written before consensus existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub consensus: Option<crate::consensus::Consensus>,
+    /// Results whose two regimes followed the same rounds: the machine changed regime during the
+    /// run, not each transport (see [`crate::stats::shared_regimes`]). Absent when none did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shared_regimes: Option<crate::stats::shared_regimes::SharedRegimes>,
 }
 
 /// How a trial ended.

@@ -181,6 +181,7 @@ pub fn run(
         .map(|t| summarise(catalog, t, limits.as_ref(), &environment))
         .collect();
     let consensus = opts.consensus.then(|| consensus::judge(&results));
+    let shared_regimes = crate::stats::shared_regimes::detect(&results);
     RunReport {
         schema_version: crate::report::SCHEMA_VERSION,
         started_at,
@@ -191,6 +192,7 @@ pub fn run(
         layout: Some(opts.layout),
         results,
         consensus,
+        shared_regimes,
     }
 }
 

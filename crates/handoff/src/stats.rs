@@ -7,6 +7,7 @@
 //! A median is one number; samples that fall into two regimes are found apart, by [`modes`].
 
 pub mod modes;
+pub mod shared_regimes;
 
 use serde::{Deserialize, Serialize};
 

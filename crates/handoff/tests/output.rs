@@ -243,6 +243,7 @@ fn report() -> RunReport {
         layout: None,
         results,
         consensus: None,
+        shared_regimes: None,
     }
 }
 

@@ -35,6 +35,7 @@ use crate::lints::lint::Lint;
 use crate::probes::{self, Limits};
 use crate::report::{RunReport, TrialResult, Verdict};
 use crate::semantics::{Bound, ConsumerStyle, Locality, Ordering, Semantics, WaitStrategy};
+use crate::stats::shared_regimes::SharedRegimes;
 use crate::stats::Summary;
 use crate::workload::{Pacing, WorkloadKind};
 use std::collections::BTreeSet;
@@ -280,6 +281,9 @@ pub(crate) fn build(report: &RunReport) -> View {
     if let Some(layout) = &report.layout {
         header.push(("layout".to_string(), layout_line(layout)));
     }
+    if let Some(shared) = &report.shared_regimes {
+        header.push(("regimes".to_string(), shared_regimes_line(shared)));
+    }
     header.push(("semantics".to_string(), SEMANTICS_LEGEND.to_string()));
     if !every.is_empty() {
         header.push(("every result".to_string(), every.join("; ")));
@@ -301,6 +305,17 @@ pub(crate) fn build(report: &RunReport) -> View {
             })
             .collect(),
     }
+}
+
+/// The header's line on results whose regimes followed the same rounds.
+fn shared_regimes_line(s: &SharedRegimes) -> String {
+    format!(
+        "{} were slow in the same {} of {} rounds (agreeing in {:.0}% of rounds or more): the machine changed regime during the run, not each transport; compare them within the run, where every round hit all of them alike",
+        join(s.labels.iter(), ", "),
+        s.slow_rounds.len(),
+        s.rounds,
+        s.agreement * 100.0
+    )
 }
 
 /// The header's line on how samples were placed in memory.
@@ -1069,6 +1084,7 @@ mod tests {
             limits: None,
             layout: None,
             consensus: None,
+            shared_regimes: None,
             results,
         }
     }
