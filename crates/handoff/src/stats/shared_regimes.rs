@@ -72,7 +72,7 @@ pub fn detect(results: &[TrialResult]) -> Option<SharedRegimes> {
                     .all(|&c| c == b || agree(&classed[b].1, &classed[c].1) >= MIN_AGREEMENT)
             })
             .collect();
-        if group.len() >= 2 && best.as_ref().is_none_or(|g| group.len() > g.len()) {
+        if group.len() >= 2 && best.as_ref().map_or(true, |g| group.len() > g.len()) {
             best = Some(group);
         }
     }
