@@ -19,6 +19,7 @@
 pub mod async_blocking;
 mod builtin;
 pub mod catalog;
+pub mod compare;
 pub mod consecutive;
 pub mod consensus;
 pub mod engine;

@@ -185,6 +185,14 @@ pub struct RawSample {
     /// The placement the sample ran under, when layouts were randomised.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub layout: Option<crate::layout::LayoutRecord>,
+    /// This sample's median latency, ns, from its own histogram (ping-pong round trips, an
+    /// open-loop run's latency from the intended send time); absent where no latency is
+    /// measured and in older reports. Comparisons test latency on these per-sample figures.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p50_ns: Option<u64>,
+    /// This sample's 99th-percentile latency, ns, as `p50_ns`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p99_ns: Option<u64>,
 }
 
 /// The result of one trial.

@@ -670,6 +670,11 @@ fn raw_samples(outcomes: &[SampleOutcome]) -> Vec<RawSample> {
         .iter()
         .map(|o| {
             let secs = o.elapsed_ns.max(1) as f64 / 1e9;
+            let latency = o
+                .latency
+                .as_deref()
+                .and_then(|h| crate::histogram::decode(h).ok())
+                .filter(|h| !h.is_empty());
             RawSample {
                 messages: o.messages,
                 elapsed_ns: o.elapsed_ns,
@@ -678,6 +683,8 @@ fn raw_samples(outcomes: &[SampleOutcome]) -> Vec<RawSample> {
                 failed_sends: o.failed_sends,
                 failed_recvs: o.failed_recvs,
                 layout: o.layout.clone(),
+                p50_ns: latency.as_ref().map(|h| h.value_at_quantile(0.5)),
+                p99_ns: latency.as_ref().map(|h| h.value_at_quantile(0.99)),
             }
         })
         .collect()

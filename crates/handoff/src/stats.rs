@@ -62,6 +62,16 @@ impl Summary {
     }
 }
 
+/// The median of `xs` (`NaN` when empty).
+pub fn median(xs: &[f64]) -> f64 {
+    if xs.is_empty() {
+        return f64::NAN;
+    }
+    let mut v = xs.to_vec();
+    v.sort_by(f64::total_cmp);
+    median_sorted(&v)
+}
+
 fn median_sorted(v: &[f64]) -> f64 {
     let n = v.len();
     if n % 2 == 1 {

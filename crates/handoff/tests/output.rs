@@ -120,6 +120,8 @@ fn stream(
                     failed_sends: 0,
                     failed_recvs: 240_000,
                     layout: None,
+                    p50_ns: None,
+                    p99_ns: None,
                 }]
             })
             .unwrap_or_default(),

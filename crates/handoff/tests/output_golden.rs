@@ -142,6 +142,8 @@ fn result(
             failed_sends: 17,
             failed_recvs: 123_456,
             layout: None,
+            p50_ns: None,
+            p99_ns: None,
         }],
         paced: None,
         ramp: None,

@@ -83,6 +83,8 @@ pub(crate) fn with_rates(mut r: TrialResult, rates: &[f64]) -> TrialResult {
             failed_sends: 0,
             failed_recvs: 0,
             layout: None,
+            p50_ns: None,
+            p99_ns: None,
         })
         .collect();
     r.throughput = Summary::of(rates);

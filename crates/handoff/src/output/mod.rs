@@ -10,6 +10,7 @@
 //! | `json`     | `json.rs`     | machines: the whole [`RunReport`], pretty-printed, with its `schema_version` |
 //! | `markdown` | `markdown.rs` | pasting into a pull request                                 |
 //! | `csv`      | `csv.rs`      | spreadsheets: one flat row per result                       |
+//! | `bmf`      | `bmf.rs`      | continuous-benchmarking services: Bencher Metric Format JSON |
 //!
 //! The terminal and markdown formats share their grouping, ordering and footnotes (see
 //! `view.rs`): results are grouped by workload, payload, producers, consumers and batch;
@@ -17,6 +18,7 @@
 //! cross-thread hand-offs or native batches; every
 //! non-pass verdict is explained under its table; lints are footnoted.
 
+mod bmf;
 mod csv;
 pub mod fmt;
 mod json;
@@ -41,11 +43,19 @@ pub enum Format {
     Markdown,
     /// One CSV row per result.
     Csv,
+    /// Medians with their range in Bencher Metric Format.
+    Bmf,
 }
 
 impl Format {
     /// Every format, in listing order.
-    pub const ALL: [Format; 4] = [Format::Table, Format::Json, Format::Markdown, Format::Csv];
+    pub const ALL: [Format; 5] = [
+        Format::Table,
+        Format::Json,
+        Format::Markdown,
+        Format::Csv,
+        Format::Bmf,
+    ];
 
     /// The name used on the command line.
     pub fn name(self) -> &'static str {
@@ -54,6 +64,7 @@ impl Format {
             Format::Json => "json",
             Format::Markdown => "markdown",
             Format::Csv => "csv",
+            Format::Bmf => "bmf",
         }
     }
 
@@ -64,6 +75,7 @@ impl Format {
             Format::Json => Box::new(json::JsonExporter),
             Format::Markdown => Box::new(markdown::MarkdownExporter),
             Format::Csv => Box::new(csv::CsvExporter),
+            Format::Bmf => Box::new(bmf::BmfExporter),
         }
     }
 }

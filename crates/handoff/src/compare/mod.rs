@@ -1,0 +1,20 @@
+//! Comparing two runs: did a change make it faster or slower?
+//!
+//! Results are matched by their [`crate::identity::Identity`]; each metric (see [`metric`]) is
+//! tested with the Mann–Whitney U test on the per-sample figures ([`mann_whitney`]), its ratio
+//! of medians given with a bootstrap interval ([`bootstrap`]), and judged in [`model`]. What
+//! makes a comparison less than clean is said in [`warnings`]; [`view`] renders it as a table,
+//! markdown, JSON or the Bencher Metric Format.
+
+pub mod bootstrap;
+pub mod mann_whitney;
+pub mod metric;
+pub mod model;
+pub mod normal;
+pub mod view;
+pub mod warnings;
+
+pub use model::{compare, Change, Comparison, Judgement, Row, DEFAULT_ALPHA, DEFAULT_THRESHOLD};
+
+#[cfg(test)]
+mod tests;

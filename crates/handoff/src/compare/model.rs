@@ -1,0 +1,424 @@
+//! The comparison of two runs: every result matched by identity, each metric tested.
+//!
+//! For each metric of each result present on both sides: both medians, the ratio of medians
+//! (after / before), its bootstrap interval, the Mann–Whitney p-value and a verdict. A change is
+//! reported as faster or slower only when it is significant (p < alpha) **and** at least the
+//! noise threshold; otherwise it is `~`. With too few samples for any p-value to reach alpha it
+//! says so, never "no change". A *regression* is a significant change for the worse by more
+//! than the maximum allowed (`--max-regression`); it is what the gates fail on.
+
+use super::bootstrap::{self, Interval};
+use super::mann_whitney::{self, MannWhitney};
+use super::metric::{self, Metric};
+use super::warnings;
+use crate::identity::Identity;
+use crate::report::{RunReport, TrialResult};
+use crate::stats::median;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Version of the comparison's JSON; bumped on any incompatible change.
+pub const COMPARE_SCHEMA_VERSION: u32 = 1;
+
+/// Significance level of the rank test.
+pub const DEFAULT_ALPHA: f64 = 0.05;
+
+/// The default noise threshold and maximum regression: a significant change smaller than this
+/// is shown as `~`, and `run --baseline` without `--max-regression` fails on a significant
+/// slowdown larger than this. Chosen from the false-alarm rate measured between repeated runs
+/// of one binary on one machine (docs/compare.md gives the measurement): below it, the run-to-run
+/// movement of the machine itself is flagged too often to be worth a red build.
+pub const DEFAULT_THRESHOLD: f64 = 0.05;
+
+/// How to judge a comparison.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Judgement {
+    /// Significance level.
+    pub alpha: f64,
+    /// Relative change below which a significant difference is still `~`.
+    pub threshold: f64,
+    /// A significant change for the worse beyond this fraction is a regression (a gate).
+    pub max_regression: Option<f64>,
+}
+
+impl Default for Judgement {
+    fn default() -> Self {
+        Judgement {
+            alpha: DEFAULT_ALPHA,
+            threshold: DEFAULT_THRESHOLD,
+            max_regression: None,
+        }
+    }
+}
+
+/// One side of a comparison, described.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SideInfo {
+    /// What the user named (a file, a run id, a baseline).
+    pub label: String,
+    /// When it ran.
+    pub started_at: String,
+    /// Its suite.
+    pub suite: String,
+    /// The commit handoff was built from.
+    pub commit: String,
+    /// Its environment in one line.
+    pub environment: String,
+}
+
+/// The verdict on one metric of one result.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "verdict", rename_all = "kebab-case")]
+pub enum Change {
+    /// Significantly better by at least the threshold.
+    Faster,
+    /// Significantly worse by at least the threshold.
+    Slower,
+    /// Not significant, or within the threshold.
+    Same,
+    /// No p-value these sample counts can give reaches alpha.
+    TooFewSamples {
+        /// Samples needed on each side.
+        need: usize,
+    },
+    /// A side did not pass or has no figure for this metric.
+    NotComparable {
+        /// Why.
+        reason: String,
+    },
+}
+
+impl Change {
+    /// The short mark shown in tables.
+    pub fn mark(&self) -> &'static str {
+        match self {
+            Change::Faster => "faster",
+            Change::Slower => "slower",
+            Change::Same => "~",
+            Change::TooFewSamples { .. } => "too few samples",
+            Change::NotComparable { .. } => "not comparable",
+        }
+    }
+}
+
+/// One metric of one matched result.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Row {
+    /// What was measured.
+    pub identity: Identity,
+    /// Its transport (for the roll-up).
+    pub transport: String,
+    /// The figure compared.
+    pub metric: Metric,
+    /// Median before, samples before.
+    pub before: Option<Side>,
+    /// Median after, samples after.
+    pub after: Option<Side>,
+    /// median(after) / median(before).
+    pub ratio: Option<f64>,
+    /// 95% bootstrap interval of the ratio.
+    pub interval: Option<Interval>,
+    /// The rank test.
+    pub test: Option<MannWhitney>,
+    /// The verdict.
+    #[serde(flatten)]
+    pub change: Change,
+    /// Worse by more than the maximum regression, significantly.
+    pub regression: bool,
+    /// Remarks on this row (parameters that differ, two regimes).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+impl Row {
+    /// How much better the after side is, as a factor above 1 when better (the ratio for a
+    /// figure where higher is better, its inverse otherwise).
+    pub fn speedup(&self) -> Option<f64> {
+        let r = self.ratio?;
+        Some(if self.metric.higher_is_better() {
+            r
+        } else {
+            1.0 / r
+        })
+    }
+}
+
+/// A side's figures for one metric.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Side {
+    /// Median.
+    pub median: f64,
+    /// Samples.
+    pub n: usize,
+}
+
+/// The geometric mean of one transport's speed-ups.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Rollup {
+    /// Transport.
+    pub transport: String,
+    /// Geometric mean of the speed-ups (above 1: faster after).
+    pub geomean: f64,
+    /// Rows rolled up.
+    pub rows: usize,
+}
+
+/// A whole comparison.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Comparison {
+    /// [`COMPARE_SCHEMA_VERSION`].
+    pub schema_version: u32,
+    /// The old side.
+    pub before: SideInfo,
+    /// The new side.
+    pub after: SideInfo,
+    /// How it was judged.
+    pub judgement: Judgement,
+    /// Every metric of every matched result, in the order of the after run.
+    pub rows: Vec<Row>,
+    /// Results only the before run has.
+    pub only_before: Vec<Identity>,
+    /// Results only the after run has.
+    pub only_after: Vec<Identity>,
+    /// Per transport, the geometric mean of its speed-ups.
+    pub rollups: Vec<Rollup>,
+    /// What makes this comparison less than clean: other environments, other parameters, regimes.
+    pub warnings: Vec<String>,
+}
+
+impl Comparison {
+    /// The rows that are regressions.
+    pub fn regressions(&self) -> impl Iterator<Item = &Row> {
+        self.rows.iter().filter(|r| r.regression)
+    }
+}
+
+/// Compares `after` with `before`.
+pub fn compare(
+    before: (&str, &RunReport),
+    after: (&str, &RunReport),
+    judgement: Judgement,
+) -> Comparison {
+    let a = keyed(after.1);
+    let b: BTreeMap<Key, &TrialResult> = keyed(before.1).into_iter().collect();
+    let mut rows = Vec::new();
+    let mut notes_params = Vec::new();
+    for (key, ra) in &a {
+        let Some(rb) = b.get(key) else { continue };
+        let params = warnings::params_differ(rb, ra);
+        if !params.is_empty() {
+            notes_params.push(format!("{}: {}", key.0, params.join(", ")));
+        }
+        for mut row in compare_result(rb, ra, &judgement) {
+            row.notes.extend(params.iter().cloned());
+            for (side, r) in [("before", rb), ("after", ra)] {
+                if r.modes.is_some() {
+                    row.notes
+                        .push(format!("{side}: samples fell into two regimes"));
+                }
+            }
+            rows.push(row);
+        }
+    }
+    let only_before = b
+        .keys()
+        .filter(|k| !a.iter().any(|(ka, _)| ka == *k))
+        .map(|k| k.0.clone())
+        .collect();
+    let only_after = a
+        .iter()
+        .filter(|(k, _)| !b.contains_key(k))
+        .map(|(k, _)| k.0.clone())
+        .collect();
+    let mut warn = warnings::environments_differ(&before.1.environment, &after.1.environment);
+    warn.extend(warnings::layouts_differ(before.1, after.1));
+    if !notes_params.is_empty() {
+        warn.push(format!(
+            "{} matched result(s) ran with other parameters (see their notes): {}",
+            notes_params.len(),
+            notes_params.join("; ")
+        ));
+    }
+    warn.extend(warnings::regimes(("before", before.1), ("after", after.1)));
+    let rollups = rollups(&rows);
+    Comparison {
+        schema_version: COMPARE_SCHEMA_VERSION,
+        before: side_info(before.0, before.1),
+        after: side_info(after.0, after.1),
+        judgement,
+        rows,
+        only_before,
+        only_after,
+        rollups,
+        warnings: warn,
+    }
+}
+
+/// A result's key: its identity and, when a run holds several results of one identity (a sweep
+/// of message counts), which of them.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+struct Key(Identity, usize);
+
+fn keyed(report: &RunReport) -> Vec<(Key, &TrialResult)> {
+    let mut seen: BTreeMap<Identity, usize> = BTreeMap::new();
+    report
+        .results
+        .iter()
+        .map(|r| {
+            let id = Identity::of(r);
+            let n = seen.entry(id.clone()).or_default();
+            *n += 1;
+            (Key(id, *n), r)
+        })
+        .collect()
+}
+
+fn side_info(label: &str, r: &RunReport) -> SideInfo {
+    SideInfo {
+        label: label.to_string(),
+        started_at: r.started_at.clone(),
+        suite: r.suite.clone(),
+        commit: r.environment.git_commit.clone(),
+        environment: r.environment.summary(),
+    }
+}
+
+/// The rows of one matched result: one per metric either side has.
+fn compare_result(before: &TrialResult, after: &TrialResult, j: &Judgement) -> Vec<Row> {
+    let identity = Identity::of(after);
+    let fb = metric::figures(before);
+    let fa = metric::figures(after);
+    let not_comparable = |metric: Metric, reason: String| Row {
+        identity: identity.clone(),
+        transport: after.transport.clone(),
+        metric,
+        before: None,
+        after: None,
+        ratio: None,
+        interval: None,
+        test: None,
+        change: Change::NotComparable { reason },
+        regression: false,
+        notes: Vec::new(),
+    };
+    if before.verdict.is_failure() || after.verdict.is_failure() || fb.is_empty() || fa.is_empty() {
+        let why = |r: &TrialResult, side: &str| {
+            (r.verdict != crate::report::Verdict::Pass)
+                .then(|| format!("{side} {}", r.verdict))
+                .or_else(|| {
+                    metric::figures(r)
+                        .is_empty()
+                        .then(|| format!("{side} has no figures"))
+                })
+        };
+        let reason = [why(before, "before"), why(after, "after")]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join(", ");
+        let metric = fa
+            .first()
+            .or(fb.first())
+            .map_or(Metric::Throughput, |m| m.0);
+        return vec![not_comparable(metric, reason)];
+    }
+    let mut rows = Vec::new();
+    for (metric, xa) in &fa {
+        let Some((_, xb)) = fb.iter().find(|(m, _)| m == metric) else {
+            rows.push(not_comparable(*metric, "before has no such figure".into()));
+            continue;
+        };
+        rows.push(judge(
+            identity.clone(),
+            &after.transport,
+            *metric,
+            xb,
+            xa,
+            j,
+        ));
+    }
+    rows
+}
+
+/// Tests one metric's figures and gives the verdict.
+pub fn judge(
+    identity: Identity,
+    transport: &str,
+    metric: Metric,
+    before: &[f64],
+    after: &[f64],
+    j: &Judgement,
+) -> Row {
+    let (mb, ma) = (median(before), median(after));
+    let ratio = (mb != 0.0).then(|| ma / mb);
+    let test = mann_whitney::test(before, after);
+    let interval = bootstrap::ratio_of_medians(before, after);
+    // How much worse (positive) or better (negative) the after side is, relative.
+    let worse = ratio.map(|r| {
+        if metric.higher_is_better() {
+            1.0 - r
+        } else {
+            r - 1.0
+        }
+    });
+    let floor = mann_whitney::min_p(before.len(), after.len());
+    let change = match (test, worse) {
+        _ if floor > j.alpha => Change::TooFewSamples {
+            need: mann_whitney::samples_needed(j.alpha),
+        },
+        (Some(t), Some(w)) if t.p < j.alpha && w.abs() >= j.threshold => {
+            if w > 0.0 {
+                Change::Slower
+            } else {
+                Change::Faster
+            }
+        }
+        (Some(_), Some(_)) => Change::Same,
+        _ => Change::NotComparable {
+            reason: "a median of 0".into(),
+        },
+    };
+    let regression = match (j.max_regression, test, worse) {
+        (Some(max), Some(t), Some(w)) => t.p < j.alpha && w > max,
+        _ => false,
+    };
+    Row {
+        identity,
+        transport: transport.to_string(),
+        metric,
+        before: Some(Side {
+            median: mb,
+            n: before.len(),
+        }),
+        after: Some(Side {
+            median: ma,
+            n: after.len(),
+        }),
+        ratio,
+        interval,
+        test,
+        change,
+        regression,
+        notes: Vec::new(),
+    }
+}
+
+/// The geometric mean of each transport's speed-ups over its testable rows.
+fn rollups(rows: &[Row]) -> Vec<Rollup> {
+    let mut by: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+    for r in rows {
+        if matches!(r.change, Change::NotComparable { .. }) {
+            continue;
+        }
+        if let Some(s) = r.speedup().filter(|s| s.is_finite() && *s > 0.0) {
+            by.entry(&r.transport).or_default().push(s);
+        }
+    }
+    by.into_iter()
+        .map(|(t, s)| Rollup {
+            transport: t.to_string(),
+            geomean: (s.iter().map(|x| x.ln()).sum::<f64>() / s.len() as f64).exp(),
+            rows: s.len(),
+        })
+        .collect()
+}

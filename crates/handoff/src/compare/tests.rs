@@ -1,0 +1,207 @@
+//! The comparison's honesty, on hand-built runs: a run against itself, a planted slowdown, a
+//! change under the threshold, too few samples, failed sides, unmatched results, other machines.
+
+use super::model::{compare, Change, Judgement};
+use super::view::{render, CompareFormat};
+use crate::lints::fixture;
+use crate::report::{RunReport, TrialResult, Verdict};
+
+/// Ten samples around 100 M/s with a few percent of run-to-run noise.
+const RATES: [f64; 10] = [
+    100e6, 103e6, 98e6, 101e6, 97e6, 102e6, 99.5e6, 100.5e6, 104e6, 96e6,
+];
+
+fn result(transport: &str, rates: &[f64]) -> TrialResult {
+    let mut r = fixture::with_rates(fixture::stream(), rates);
+    r.transport = transport.into();
+    r
+}
+
+fn run(results: Vec<TrialResult>) -> RunReport {
+    RunReport {
+        schema_version: crate::report::SCHEMA_VERSION,
+        started_at: "2026-01-01T00:00:00Z".into(),
+        duration_s: 1.0,
+        suite: "test".into(),
+        environment: fixture::environment(),
+        limits: None,
+        layout: None,
+        results,
+        consensus: None,
+        shared_regimes: None,
+    }
+}
+
+fn scaled(by: f64) -> Vec<f64> {
+    RATES.iter().map(|x| x * by).collect()
+}
+
+fn gate(max: f64) -> Judgement {
+    Judgement {
+        max_regression: Some(max),
+        ..Judgement::default()
+    }
+}
+
+#[test]
+fn a_run_compared_with_itself_is_the_same_everywhere() {
+    let a = run(vec![result("a", &RATES), result("b", &scaled(2.0))]);
+    let c = compare(("x", &a), ("x", &a), gate(0.05));
+    assert_eq!(c.rows.len(), 2);
+    for r in &c.rows {
+        assert_eq!(r.change, Change::Same, "{r:?}");
+        assert_eq!(r.ratio, Some(1.0));
+        assert!(!r.regression);
+        assert!(r.interval.unwrap().contains(1.0));
+    }
+    assert_eq!(c.regressions().count(), 0);
+    assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+    assert_eq!(c.rollups[0].geomean, 1.0);
+}
+
+#[test]
+fn a_twenty_percent_slowdown_is_a_regression() {
+    let before = run(vec![result("a", &RATES)]);
+    let after = run(vec![result("a", &scaled(0.8))]);
+    let c = compare(("before", &before), ("after", &after), gate(0.05));
+    let r = &c.rows[0];
+    assert_eq!(r.change, Change::Slower);
+    assert!(r.regression);
+    assert!((r.ratio.unwrap() - 0.8).abs() < 1e-9);
+    assert!(r.test.unwrap().p < 0.001, "{:?}", r.test);
+    assert!(r.interval.unwrap().high < 0.9);
+    assert!((c.rollups[0].geomean - 0.8).abs() < 1e-9);
+    // The other way round it is faster, and no regression.
+    let c = compare(("after", &after), ("before", &before), gate(0.05));
+    assert_eq!(c.rows[0].change, Change::Faster);
+    assert!(!c.rows[0].regression);
+}
+
+#[test]
+fn a_two_percent_change_is_not_flagged_at_five_percent() {
+    let before = run(vec![result("a", &RATES)]);
+    let after = run(vec![result("a", &scaled(0.98))]);
+    let c = compare(("before", &before), ("after", &after), gate(0.05));
+    assert_eq!(c.rows[0].change, Change::Same);
+    assert!(!c.rows[0].regression);
+    // At a 1% threshold, the same shift is significant only if the noise allows it: the ranks
+    // overlap, so it is still not a regression.
+    let strict = Judgement {
+        threshold: 0.01,
+        max_regression: Some(0.01),
+        ..Judgement::default()
+    };
+    let c = compare(("before", &before), ("after", &after), strict);
+    assert!(c.rows[0].test.unwrap().p > 0.05, "{:?}", c.rows[0].test);
+    assert!(!c.rows[0].regression);
+}
+
+#[test]
+fn too_few_samples_never_say_no_change() {
+    let before = run(vec![result("a", &RATES[..3])]);
+    let after = run(vec![result("a", &scaled(0.5)[..3])]);
+    let c = compare(("before", &before), ("after", &after), gate(0.05));
+    assert_eq!(c.rows[0].change, Change::TooFewSamples { need: 4 });
+    assert!(!c.rows[0].regression);
+    let mut text = Vec::new();
+    render(&c, &after, CompareFormat::Table, &mut text).unwrap();
+    let text = String::from_utf8(text).unwrap();
+    assert!(
+        text.contains("too few samples to reach significance (need at least 4 on each side)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn failed_sides_and_unmatched_results_are_listed() {
+    let mut failed = result("a", &RATES);
+    failed.verdict = Verdict::Hung;
+    let before = run(vec![result("a", &RATES), result("gone", &RATES)]);
+    let after = run(vec![failed, result("new", &RATES)]);
+    let c = compare(("before", &before), ("after", &after), gate(0.05));
+    assert_eq!(c.rows.len(), 1);
+    assert!(
+        matches!(&c.rows[0].change, Change::NotComparable { reason } if reason == "after HUNG"),
+        "{:?}",
+        c.rows[0].change
+    );
+    assert_eq!(c.only_before.len(), 1);
+    assert!(c.only_before[0].as_str().starts_with("gone "));
+    assert!(c.only_after[0].as_str().starts_with("new "));
+}
+
+#[test]
+fn other_machines_and_other_parameters_are_said_loudly() {
+    let before = run(vec![result("a", &RATES)]);
+    let mut after = run(vec![result("a", &RATES)]);
+    after.environment.cpu_model = "Another CPU".into();
+    after.environment.build_profile = "debug".into();
+    after.results[0].params.messages *= 2;
+    let c = compare(("before", &before), ("after", &after), Judgement::default());
+    let all = c.warnings.join("\n");
+    assert!(all.contains("different environments"), "{all}");
+    assert!(
+        all.contains("Another CPU") && all.contains("build profile"),
+        "{all}"
+    );
+    assert!(all.contains("other parameters"), "{all}");
+    assert!(c.rows[0]
+        .notes
+        .iter()
+        .any(|n| n.starts_with("messages/sample")));
+}
+
+#[test]
+fn latency_is_compared_lower_is_better() {
+    let with_latency = |p50: u64| {
+        let mut r = result("a", &RATES);
+        r.workload = crate::workload::WorkloadKind::PingPong;
+        for (i, s) in r.samples.iter_mut().enumerate() {
+            let jitter = (i as u64 * 7) % 5;
+            s.p50_ns = Some(p50 + jitter);
+            s.p99_ns = Some(2 * p50 + jitter);
+        }
+        r
+    };
+    let before = run(vec![with_latency(100)]);
+    let after = run(vec![with_latency(125)]);
+    let c = compare(("before", &before), ("after", &after), gate(0.05));
+    assert_eq!(c.rows.len(), 2);
+    for r in &c.rows {
+        assert_eq!(r.change, Change::Slower, "{r:?}");
+        assert!(r.regression);
+        assert!(r.speedup().unwrap() < 0.85);
+    }
+}
+
+#[test]
+fn every_format_renders_and_json_reads_back() {
+    let before = run(vec![result("a", &RATES)]);
+    let after = run(vec![result("a", &scaled(0.8))]);
+    let c = compare(("before.json", &before), ("after.json", &after), gate(0.05));
+    for f in CompareFormat::ALL {
+        let mut out = Vec::new();
+        render(&c, &after, f, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        match f {
+            CompareFormat::Table => {
+                assert!(text.contains("REGRESSION beyond 5.0%"), "{text}");
+                assert!(text.contains("-20.0%"), "{text}");
+            }
+            CompareFormat::Markdown => assert!(text.contains("| result | metric |"), "{text}"),
+            CompareFormat::Json => {
+                let back: super::Comparison = serde_json::from_str(&text).unwrap();
+                assert_eq!(back, c);
+            }
+            CompareFormat::Bmf => {
+                let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+                let (name, m) = v.as_object().unwrap().iter().next().unwrap();
+                assert!(
+                    name.starts_with("queue ") || name.starts_with("a "),
+                    "{name}"
+                );
+                assert_eq!(m["throughput"]["value"], serde_json::json!(80.2e6));
+            }
+        }
+    }
+}
