@@ -12,7 +12,8 @@ Exit codes:
   1  at least one trial failed verification, hung or crashed, or (under consensus) a
      transport delivered another stream than the others of its stream
   2  bad input: unknown name, malformed suite file, impossible parameter
-  3  the run could not be completed (e.g. the output file could not be written)";
+  3  the run could not be completed (e.g. the output file could not be written)
+  4  a result is significantly slower than --max-regression allows, or a suite's gate failed";
 
 /// Verified benchmarks of producer-to-consumer hand-offs: channels, queues, rings, callbacks.
 ///
@@ -33,6 +34,9 @@ pub enum Command {
     List(ListArgs),
     /// Run a suite (the built-in default suite when no file is given) or an ad-hoc selection.
     Run(Box<RunArgs>),
+    /// Compare two runs: per result, the ratio of medians with its confidence interval and a
+    /// significance test; `~` where no change is shown.
+    Compare(CompareArgs),
     /// Internal: serve one trial in a child process (used by `run`).
     #[command(name = "__worker", hide = true)]
     Worker,
@@ -163,4 +167,29 @@ pub struct RunArgs {
     /// No progress display.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+}
+
+/// `handoff compare`.
+#[derive(Args, Debug)]
+pub struct CompareArgs {
+    /// The before side: a JSON report (`handoff run --format json`), a run id, `latest` or a
+    /// baseline name.
+    pub before: String,
+    /// The after side, as BEFORE.
+    pub after: String,
+    /// Exit 4 when a result is significantly slower than this (e.g. 5%), naming each.
+    #[arg(long)]
+    pub max_regression: Option<crate::percent::Percent>,
+    /// A significant change smaller than this is shown as `~` (default 5%).
+    #[arg(long)]
+    pub threshold: Option<crate::percent::Percent>,
+    /// Significance level of the rank test (default 0.05).
+    #[arg(long)]
+    pub alpha: Option<f64>,
+    /// Output format: table, markdown, json, bmf (Bencher Metric Format of the after run).
+    #[arg(long, short = 'f', default_value = "table")]
+    pub format: String,
+    /// Write the output to this file instead of standard output.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
 }

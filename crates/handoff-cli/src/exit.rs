@@ -9,3 +9,6 @@ pub const VERDICT_FAILED: u8 = 1;
 pub const BAD_INPUT: u8 = 2;
 /// The run itself could not be completed (e.g. the output file could not be written).
 pub const RUN_ERROR: u8 = 3;
+/// A result is significantly slower than the allowed maximum (`--max-regression`), or a
+/// suite's gate failed.
+pub const REGRESSION: u8 = 4;

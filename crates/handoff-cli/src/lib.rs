@@ -12,12 +12,15 @@
 #![deny(missing_docs)]
 
 pub mod args;
+pub mod compare;
 pub mod eta;
 pub mod exit;
 pub mod flags;
 pub mod list;
+pub mod percent;
 pub mod progress;
 pub mod run;
+pub mod source;
 
 use args::{Cli, Command};
 use clap::Parser;
@@ -68,6 +71,7 @@ pub fn main_with(catalog: Catalog) -> ExitCode {
                 })
         }
         Command::Run(a) => run::run(&catalog, &a),
+        Command::Compare(a) => compare::compare(&a, &source::JsonFiles),
         Command::Worker => {
             let stdin = std::io::stdin().lock();
             // Not locked: the worker writes heartbeats from a thread of its own.

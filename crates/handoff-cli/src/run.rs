@@ -62,21 +62,7 @@ pub fn run(catalog: &Catalog, args: &RunArgs) -> Result<u8, CliError> {
         code: exit::RUN_ERROR,
         message: format!("rendering: {e}"),
     })?;
-    match &args.out {
-        Some(path) => std::fs::write(path, &buf).map_err(|e| CliError {
-            code: exit::RUN_ERROR,
-            message: format!("cannot write {}: {e}", path.display()),
-        })?,
-        None => {
-            let mut out = std::io::stdout().lock();
-            out.write_all(&buf)
-                .and_then(|_| out.flush())
-                .map_err(|e| CliError {
-                    code: exit::RUN_ERROR,
-                    message: format!("writing output: {e}"),
-                })?;
-        }
-    }
+    write_output(args.out.as_deref(), &buf)?;
     Ok(if report.has_failures() {
         exit::VERDICT_FAILED
     } else {
@@ -113,5 +99,24 @@ fn preflight(catalog: &Catalog, suite: &Plan, adhoc: bool) -> Result<(), CliErro
             "impossible parameters:\n  {}",
             problems.join("\n  ")
         )))
+    }
+}
+
+/// Writes rendered output to `path`, or to standard output.
+pub fn write_output(path: Option<&std::path::Path>, buf: &[u8]) -> Result<(), CliError> {
+    match path {
+        Some(path) => std::fs::write(path, buf).map_err(|e| CliError {
+            code: exit::RUN_ERROR,
+            message: format!("cannot write {}: {e}", path.display()),
+        }),
+        None => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(buf)
+                .and_then(|_| out.flush())
+                .map_err(|e| CliError {
+                    code: exit::RUN_ERROR,
+                    message: format!("writing output: {e}"),
+                })
+        }
     }
 }

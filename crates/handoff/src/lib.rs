@@ -25,6 +25,7 @@ pub mod consensus;
 pub mod engine;
 pub mod environment;
 pub mod executor;
+pub mod gates;
 pub mod histogram;
 pub mod identity;
 pub mod layout;

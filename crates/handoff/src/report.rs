@@ -46,6 +46,10 @@ pub struct RunReport {
     /// run, not each transport (see [`crate::stats::shared_regimes`]). Absent when none did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shared_regimes: Option<crate::stats::shared_regimes::SharedRegimes>,
+    /// The suite's gates (and `--max-regression` against `--baseline`), checked when the run
+    /// ended; empty when none was declared.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gates: Vec<crate::gates::GateOutcome>,
 }
 
 /// How a trial ended.
@@ -313,6 +317,13 @@ pub struct RampResult {
 }
 
 impl RunReport {
+    /// Whether a gate failed.
+    pub fn gates_failed(&self) -> bool {
+        self.gates
+            .iter()
+            .any(|g| g.status == crate::gates::GateStatus::Failed)
+    }
+
     /// Whether any trial failed, hung or crashed, or (in a run that asked for consensus) a
     /// transport delivered another stream than the others of its stream.
     pub fn has_failures(&self) -> bool {

@@ -193,6 +193,7 @@ pub fn run(
         results,
         consensus,
         shared_regimes,
+        gates: Vec::new(),
     }
 }
 

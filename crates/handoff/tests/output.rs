@@ -246,6 +246,7 @@ fn report() -> RunReport {
         results,
         consensus: None,
         shared_regimes: None,
+        gates: Vec::new(),
     }
 }
 

@@ -27,6 +27,8 @@ use handoff::semantics::{
     Arity, Bound, ConsumerStyle, Locality, Ordering, Semantics, WaitStrategy,
 };
 use handoff::stats::modes::{Mode, Modes};
+use handoff::gates::{GateOutcome, GateStatus};
+use handoff::plan::gates::{Gate, Over};
 use handoff::stats::shared_regimes::SharedRegimes;
 use handoff::stats::Summary;
 use handoff::workload::{Delivery, Driver, Hop, Pacing, PipelineSpec, RampSpec, WorkloadKind};
@@ -751,6 +753,30 @@ fn report() -> RunReport {
         }),
         results,
         consensus,
+        gates: vec![
+            GateOutcome {
+                gate: Gate::Scaling {
+                    transports: vec!["ring-layout".into()],
+                    min: 1.5,
+                },
+                description: "scaling ring-layout: top producer count ≥ 1.5× one producer".into(),
+                status: GateStatus::Skipped,
+                details: vec![
+                    "ring-layout mpsc: skipped (oversubscribed: 101 threads on 2 cores at 100 producers)".into(),
+                ],
+            },
+            GateOutcome {
+                gate: Gate::Ratio {
+                    transport: "ring-layout".into(),
+                    options: Default::default(),
+                    over: Over::Best,
+                    min: 1.0,
+                },
+                description: "ratio: ring-layout ≥ 1× the best other transport at each point".into(),
+                status: GateStatus::Failed,
+                details: vec!["spsc u64 1p1c: ring-layout 0.80× bag (FAIL)".into()],
+            },
+        ],
     }
 }
 

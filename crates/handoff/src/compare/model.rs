@@ -233,10 +233,12 @@ pub fn compare(
     let mut warn = warnings::environments_differ(&before.1.environment, &after.1.environment);
     warn.extend(warnings::layouts_differ(before.1, after.1));
     if !notes_params.is_empty() {
+        let shown = notes_params.len().min(3);
         warn.push(format!(
-            "{} matched result(s) ran with other parameters (see their notes): {}",
+            "{} matched result(s) ran with other parameters (see their notes): {}{}",
             notes_params.len(),
-            notes_params.join("; ")
+            notes_params[..shown].join("; "),
+            if notes_params.len() > shown { "; …" } else { "" }
         ));
     }
     warn.extend(warnings::regimes(("before", before.1), ("after", after.1)));

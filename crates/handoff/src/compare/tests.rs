@@ -29,6 +29,7 @@ fn run(results: Vec<TrialResult>) -> RunReport {
         results,
         consensus: None,
         shared_regimes: None,
+        gates: Vec::new(),
     }
 }
 
@@ -136,7 +137,7 @@ fn other_machines_and_other_parameters_are_said_loudly() {
     let mut after = run(vec![result("a", &RATES)]);
     after.environment.cpu_model = "Another CPU".into();
     after.environment.build_profile = "debug".into();
-    after.results[0].params.messages *= 2;
+    after.results[0].params.messages_requested = "2000000".into();
     let c = compare(("before", &before), ("after", &after), Judgement::default());
     let all = c.warnings.join("\n");
     assert!(all.contains("different environments"), "{all}");

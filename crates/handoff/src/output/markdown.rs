@@ -42,6 +42,16 @@ impl Exporter for MarkdownExporter {
             writeln!(out)?;
             group(g, out)?;
         }
+        let gates = view::gate_lines(report);
+        if !gates.is_empty() {
+            writeln!(out, "\n### Gates\n")?;
+        }
+        for (head, details) in gates {
+            writeln!(out, "- **{}**", cell(&head))?;
+            for d in details {
+                writeln!(out, "  - {}", cell(&d))?;
+            }
+        }
         Ok(())
     }
 }

@@ -45,6 +45,16 @@ impl Exporter for TableExporter {
             writeln!(out)?;
             group(g, out)?;
         }
+        let gates = view::gate_lines(report);
+        if !gates.is_empty() {
+            writeln!(out, "\ngates:")?;
+        }
+        for (head, details) in gates {
+            writeln!(out, "  {head}")?;
+            for d in details {
+                writeln!(out, "      {d}")?;
+            }
+        }
         Ok(())
     }
 }

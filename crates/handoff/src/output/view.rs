@@ -1085,6 +1085,7 @@ mod tests {
             layout: None,
             consensus: None,
             shared_regimes: None,
+            gates: Vec::new(),
             results,
         }
     }
@@ -1160,4 +1161,22 @@ mod tests {
             ]
         );
     }
+}
+
+/// The gates' outcomes, one block per gate: its status and what it asks, then one line per
+/// point it judged. Empty when the run declared none.
+pub(super) fn gate_lines(report: &RunReport) -> Vec<(String, Vec<String>)> {
+    use crate::gates::GateStatus;
+    report
+        .gates
+        .iter()
+        .map(|g| {
+            let status = match g.status {
+                GateStatus::Passed => "passed",
+                GateStatus::Failed => "FAILED",
+                GateStatus::Skipped => "skipped",
+            };
+            (format!("{status}: {}", g.description), g.details.clone())
+        })
+        .collect()
 }

@@ -132,6 +132,7 @@ pub fn build(
         probes: suite.probes.unwrap_or(defaults::PROBES),
         trials,
         consensus: asked.is_some(),
+        gates: super::gates::check(&suite.gate, catalog)?,
     })
 }
 

@@ -13,6 +13,7 @@
 pub mod build;
 pub mod defaults;
 mod error;
+pub mod gates;
 pub mod schema;
 pub mod value;
 
@@ -26,7 +27,7 @@ use crate::workload::{Messages, Pacing, TrialSpec};
 use std::path::Path;
 
 /// A checked and expanded plan.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Plan {
     /// The suite's name (the `name` key, or the file's stem, or `ad-hoc`).
     pub name: String,
@@ -39,6 +40,8 @@ pub struct Plan {
     /// Whether every trial of a stream runs one message count and the report compares their
     /// digests (see [`crate::consensus`]).
     pub consensus: bool,
+    /// Gates checked when the run ends.
+    pub gates: Vec<gates::Gate>,
 }
 
 impl Plan {

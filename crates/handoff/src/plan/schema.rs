@@ -144,6 +144,9 @@ pub struct SuiteFile {
     /// The benchmarks (`[[benchmark]]`).
     #[serde(default)]
     pub benchmark: Option<At<List<At<Benchmark>>>>,
+    /// Gates checked when the run ends (`[[gate]]`, see [`super::gates`]).
+    #[serde(default)]
+    pub gate: Vec<At<super::gates::GateSpec>>,
 }
 
 /// The keys only a `[[benchmark]]` takes.

@@ -1,0 +1,306 @@
+//! Checking a run's gates (declared in the suite, see [`crate::plan::gates`]) once it ended.
+//!
+//! A gate passes, fails with its reasons, or is skipped with why (a scaling gate whose top
+//! producer count ran oversubscribed says nothing about scaling). A gate that cannot be
+//! evaluated — its results are missing or did not pass, its baseline cannot be loaded — fails
+//! and says why: a gate that silently passes on missing data is no gate.
+
+use crate::compare::metric;
+use crate::compare::{compare, Judgement};
+use crate::plan::gates::{Gate, Over};
+use crate::report::{RunReport, TrialResult, Verdict};
+use crate::stats::median;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// How a gate ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GateStatus {
+    /// Every point it judges passed.
+    Passed,
+    /// A point failed, or the gate could not be evaluated.
+    Failed,
+    /// Nothing it could judge meaningfully (every point oversubscribed).
+    Skipped,
+}
+
+/// A gate's outcome.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GateOutcome {
+    /// The gate.
+    pub gate: Gate,
+    /// What it asks, in one line.
+    pub description: String,
+    /// How it ended.
+    pub status: GateStatus,
+    /// One line per point judged (or the reason it could not be).
+    pub details: Vec<String>,
+}
+
+/// Loads a baseline report by reference, for regression gates.
+pub type Loader<'a> = dyn Fn(&str) -> Result<RunReport, String> + 'a;
+
+/// Checks every gate against `report`.
+pub fn evaluate(gates: &[Gate], report: &RunReport, load: &Loader<'_>) -> Vec<GateOutcome> {
+    gates
+        .iter()
+        .map(|g| {
+            let (status, details) = match g {
+                Gate::Scaling { transports, min } => scaling(report, transports, *min),
+                Gate::Ratio {
+                    transport,
+                    options,
+                    over,
+                    min,
+                } => ratio(report, transport, options, over, *min),
+                Gate::Regression { baseline, max } => regression(report, baseline, *max, load),
+            };
+            GateOutcome {
+                gate: g.clone(),
+                description: g.describe(),
+                status,
+                details,
+            }
+        })
+        .collect()
+}
+
+/// The median of a result's first metric, with whether higher is better; `None` if it did not
+/// pass or has no figures.
+fn figure(r: &TrialResult) -> Option<(f64, bool)> {
+    if r.verdict != Verdict::Pass {
+        return None;
+    }
+    let (m, xs) = metric::figures(r).into_iter().next()?;
+    Some((median(&xs), m.higher_is_better()))
+}
+
+fn label(r: &TrialResult) -> String {
+    let opts: Vec<String> = r.params.options.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    if opts.is_empty() {
+        r.transport.clone()
+    } else {
+        format!("{} ({})", r.transport, opts.join(", "))
+    }
+}
+
+fn scaling(report: &RunReport, transports: &[String], min: f64) -> (GateStatus, Vec<String>) {
+    // A sweep: the same measurement but for the producer count.
+    let mut sweeps: BTreeMap<String, Vec<&TrialResult>> = BTreeMap::new();
+    for r in &report.results {
+        if !transports.is_empty() && !transports.contains(&r.transport) {
+            continue;
+        }
+        let p = &r.params;
+        let key = format!(
+            "{} {} {} {} {}c {:?} {:?} {:?}",
+            label(r),
+            r.workload.name(),
+            p.driver,
+            p.payload,
+            p.consumers,
+            p.capacity,
+            p.batch,
+            p.pacing
+        );
+        sweeps.entry(key).or_default().push(r);
+    }
+    let cpus = report.environment.logical_cpus;
+    let (mut passed, mut failed, mut skipped) = (0, 0, 0);
+    let mut details = Vec::new();
+    for rs in sweeps.values() {
+        let one = rs.iter().find(|r| r.params.producers == 1);
+        let top = rs.iter().max_by_key(|r| r.params.producers);
+        let (Some(one), Some(top)) = (one, top) else {
+            continue;
+        };
+        if top.params.producers <= 1 {
+            continue;
+        }
+        let who = format!("{} {}", label(top), top.workload.name());
+        let threads = top.params.producers + top.params.consumers;
+        if threads > cpus {
+            skipped += 1;
+            details.push(format!(
+                "{who}: skipped (oversubscribed: {threads} threads on {cpus} cores at {} producers)",
+                top.params.producers
+            ));
+            continue;
+        }
+        match (figure(one), figure(top)) {
+            (Some((a, _)), Some((b, _))) if a > 0.0 => {
+                let f = b / a;
+                let ok = f >= min;
+                if ok {
+                    passed += 1;
+                } else {
+                    failed += 1;
+                }
+                details.push(format!(
+                    "{who}: {f:.2}× at {} producers over 1 ({})",
+                    top.params.producers,
+                    if ok { "pass" } else { "FAIL" }
+                ));
+            }
+            _ => {
+                failed += 1;
+                details.push(format!(
+                    "{who}: cannot be evaluated: 1 producer {}, {} producers {}",
+                    one.verdict, top.params.producers, top.verdict
+                ));
+            }
+        }
+    }
+    let status = if failed > 0 {
+        GateStatus::Failed
+    } else if passed > 0 {
+        GateStatus::Passed
+    } else if skipped > 0 {
+        GateStatus::Skipped
+    } else {
+        details.push("cannot be evaluated: no transport ran at 1 producer and at more".into());
+        GateStatus::Failed
+    };
+    (status, details)
+}
+
+fn ratio(
+    report: &RunReport,
+    transport: &str,
+    options: &BTreeMap<String, String>,
+    over: &Over,
+    min: f64,
+) -> (GateStatus, Vec<String>) {
+    let point = |r: &TrialResult| {
+        let p = &r.params;
+        let mut s = format!(
+            "{} {} {}p{}c",
+            r.workload.name(),
+            p.payload,
+            p.producers,
+            p.consumers
+        );
+        if p.driver != crate::workload::Driver::default() {
+            s.push_str(&format!(" {}", p.driver));
+        }
+        if let Some(b) = p.batch {
+            s.push_str(&format!(" batch={b}"));
+        }
+        if let Some(rate) = p.pacing.rate() {
+            s.push_str(&format!(" rate={rate}"));
+        }
+        s
+    };
+    let subject = |r: &TrialResult| {
+        r.transport == transport && options.iter().all(|(k, v)| r.params.options.get(k) == Some(v))
+    };
+    let peer = |r: &TrialResult| match over {
+        Over::Best => r.transport != transport,
+        Over::Transport(t) => &r.transport == t,
+    };
+    // The best figure of each side at each point, or why there is none.
+    let best = |rs: Vec<&TrialResult>| -> Result<(f64, bool, String), String> {
+        let mut best: Option<(f64, bool, String)> = None;
+        let mut failed = Vec::new();
+        for r in rs {
+            match figure(r) {
+                Some((x, hib)) => {
+                    let better = best
+                        .as_ref()
+                        .map_or(true, |b| if hib { x > b.0 } else { x < b.0 });
+                    if better {
+                        best = Some((x, hib, label(r)));
+                    }
+                }
+                None => failed.push(format!("{} {}", label(r), r.verdict)),
+            }
+        }
+        best.ok_or_else(|| failed.join(", "))
+    };
+    let mut points: Vec<String> = Vec::new();
+    for r in report.results.iter().filter(|r| subject(r)) {
+        if !points.contains(&point(r)) {
+            points.push(point(r));
+        }
+    }
+    if points.is_empty() {
+        return (
+            GateStatus::Failed,
+            vec![format!("cannot be evaluated: the run has no result of {transport} with these options")],
+        );
+    }
+    let mut details = Vec::new();
+    let mut failed = false;
+    for pt in &points {
+        let mine = report.results.iter().filter(|r| subject(r) && &point(r) == pt).collect();
+        let theirs: Vec<&TrialResult> =
+            report.results.iter().filter(|r| peer(r) && &point(r) == pt).collect();
+        if theirs.is_empty() {
+            continue;
+        }
+        match (best(mine), best(theirs)) {
+            (Ok((a, hib, who)), Ok((b, _, them))) => {
+                let f = if hib { a / b } else { b / a };
+                let ok = f >= min;
+                failed |= !ok;
+                details.push(format!(
+                    "{pt}: {who} {f:.2}× {them} ({})",
+                    if ok { "pass" } else { "FAIL" }
+                ));
+            }
+            (Err(why), _) => {
+                failed = true;
+                details.push(format!("{pt}: cannot be evaluated: {why}"));
+            }
+            (_, Err(why)) => {
+                failed = true;
+                details.push(format!("{pt}: cannot be evaluated: no peer passed ({why})"));
+            }
+        }
+    }
+    if details.is_empty() {
+        return (
+            GateStatus::Failed,
+            vec!["cannot be evaluated: no other transport ran at the same points".into()],
+        );
+    }
+    (if failed { GateStatus::Failed } else { GateStatus::Passed }, details)
+}
+
+fn regression(
+    report: &RunReport,
+    baseline: &str,
+    max: f64,
+    load: &Loader<'_>,
+) -> (GateStatus, Vec<String>) {
+    let base = match load(baseline) {
+        Ok(b) => b,
+        Err(e) => return (GateStatus::Failed, vec![format!("cannot be evaluated: {e}")]),
+    };
+    let j = Judgement {
+        max_regression: Some(max),
+        ..Judgement::default()
+    };
+    let c = compare((baseline, &base), ("this run", report), j);
+    let mut details: Vec<String> = c
+        .regressions()
+        .map(|r| {
+            format!(
+                "{} {}: {:+.1}% (p = {:.3})",
+                r.identity,
+                r.metric,
+                r.ratio.map_or(0.0, |x| (x - 1.0) * 100.0),
+                r.test.map_or(1.0, |t| t.p)
+            )
+        })
+        .collect();
+    let status = if details.is_empty() {
+        GateStatus::Passed
+    } else {
+        GateStatus::Failed
+    };
+    details.push(format!("{} figure(s) compared with `{baseline}`", c.rows.len()));
+    details.extend(c.warnings.iter().map(|w| format!("warning: {w}")));
+    (status, details)
+}

@@ -1,0 +1,242 @@
+//! Gates a suite declares (`[[gate]]`), checked when the run ends; a failed gate makes the run
+//! exit 4.
+//!
+//! ```toml
+//! [[gate]]                    # the top producer count reaches 1.5x the one-producer figure
+//! kind = "scaling"
+//! transports = ["handoff-mpsc"]   # default: every transport swept over producer counts
+//! min = 1.5
+//!
+//! [[gate]]                    # handoff-mpsc at least matches the best other transport, per K
+//! kind = "ratio"
+//! transports = "handoff-mpsc"
+//! options = { wake = "edge" }     # which of its results (default: its best at each point)
+//! over = "best"                   # or one transport's name
+//! min = 1.0
+//!
+//! [[gate]]                    # no result significantly slower than the named baseline's
+//! kind = "regression"
+//! baseline = "main"
+//! max = "5%"
+//! ```
+
+use super::error::Broken;
+use super::schema::Name;
+use super::value::{At, List, Origin};
+use crate::catalog::Catalog;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// One `[[gate]]` as written.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GateSpec {
+    /// `scaling`, `ratio` or `regression`.
+    pub kind: At<String>,
+    /// Scaling: the transports judged (default all); ratio: the one transport judged.
+    #[serde(default, alias = "transport")]
+    pub transports: Option<At<List<Name>>>,
+    /// Ratio: only the judged transport's results with these options.
+    #[serde(default)]
+    pub options: Option<BTreeMap<String, String>>,
+    /// Ratio: `best` (the best other transport at each point) or a transport's name.
+    #[serde(default)]
+    pub over: Option<At<String>>,
+    /// Scaling and ratio: the least factor that passes.
+    #[serde(default)]
+    pub min: Option<At<f64>>,
+    /// Regression: the baseline (a name, a run id, or a JSON report).
+    #[serde(default)]
+    pub baseline: Option<At<String>>,
+    /// Regression: the largest significant slowdown allowed, e.g. `"5%"`.
+    #[serde(default)]
+    pub max: Option<At<String>>,
+}
+
+/// What a ratio gate compares against.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Over {
+    /// The best other transport at each point.
+    Best,
+    /// One named transport.
+    Transport(String),
+}
+
+/// A gate, checked.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Gate {
+    /// Throughput at the top producer count ≥ `min` × the one-producer figure.
+    Scaling {
+        /// The transports judged; empty: every one swept over producer counts.
+        transports: Vec<String>,
+        /// The least factor.
+        min: f64,
+    },
+    /// One transport's throughput ≥ `min` × another's at every point both ran.
+    Ratio {
+        /// The transport judged.
+        transport: String,
+        /// Only its results with these options.
+        options: BTreeMap<String, String>,
+        /// Against what.
+        over: Over,
+        /// The least factor.
+        min: f64,
+    },
+    /// No result significantly slower than the baseline's by more than `max`.
+    Regression {
+        /// The baseline reference.
+        baseline: String,
+        /// The largest slowdown allowed, as a fraction.
+        max: f64,
+    },
+}
+
+impl Gate {
+    /// One line saying what the gate asks.
+    pub fn describe(&self) -> String {
+        match self {
+            Gate::Scaling { transports, min } => format!(
+                "scaling {}: top producer count ≥ {min}× one producer",
+                if transports.is_empty() {
+                    "(every transport)".to_string()
+                } else {
+                    transports.join(", ")
+                }
+            ),
+            Gate::Ratio {
+                transport,
+                options,
+                over,
+                min,
+            } => {
+                let opts: Vec<String> = options.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                let who = if opts.is_empty() {
+                    transport.clone()
+                } else {
+                    format!("{transport} ({})", opts.join(", "))
+                };
+                let over = match over {
+                    Over::Best => "the best other transport".to_string(),
+                    Over::Transport(t) => t.clone(),
+                };
+                format!("ratio: {who} ≥ {min}× {over} at each point")
+            }
+            Gate::Regression { baseline, max } => format!(
+                "regression: no result significantly slower than baseline `{baseline}` by more than {:.1}%",
+                max * 100.0
+            ),
+        }
+    }
+}
+
+const KINDS: [&str; 3] = ["scaling", "ratio", "regression"];
+
+/// Checks the gates as written.
+pub fn check(specs: &[At<GateSpec>], catalog: &Catalog) -> Result<Vec<Gate>, Broken> {
+    specs.iter().map(|s| check_one(&s.value, &s.origin, catalog)).collect()
+}
+
+fn check_one(s: &GateSpec, at: &Origin, catalog: &Catalog) -> Result<Gate, Broken> {
+    let transports = match &s.transports {
+        Some(t) => {
+            for name in &t.value.0 {
+                catalog
+                    .lookup(name)
+                    .map_err(|e| Broken::at_word(&t.origin, name, e))?;
+            }
+            t.value.0.clone()
+        }
+        None => Vec::new(),
+    };
+    let min = |what: &str| -> Result<f64, Broken> {
+        let m = s
+            .min
+            .as_ref()
+            .ok_or_else(|| Broken::at(at, format!("a {what} gate needs `min`, e.g. `min = 1.5`")))?;
+        if !(m.value.is_finite() && m.value > 0.0) {
+            return Err(Broken::at(&m.origin, "`min` must be a positive factor, e.g. 1.5"));
+        }
+        Ok(m.value)
+    };
+    let unused = |key: &str, present: bool| -> Result<(), Broken> {
+        if present {
+            Err(Broken::at(
+                &s.kind.origin,
+                format!("`{key}` does not apply to a `{}` gate", s.kind.value),
+            ))
+        } else {
+            Ok(())
+        }
+    };
+    match s.kind.value.as_str() {
+        "scaling" => {
+            unused("over", s.over.is_some())?;
+            unused("baseline", s.baseline.is_some())?;
+            unused("max", s.max.is_some())?;
+            unused("options", s.options.is_some())?;
+            Ok(Gate::Scaling {
+                transports,
+                min: min("scaling")?,
+            })
+        }
+        "ratio" => {
+            unused("baseline", s.baseline.is_some())?;
+            unused("max", s.max.is_some())?;
+            let [transport] = transports.as_slice() else {
+                return Err(Broken::at(
+                    s.transports.as_ref().map_or(at, |t| &t.origin),
+                    "a ratio gate judges one transport: `transport = \"NAME\"`",
+                ));
+            };
+            let over = match &s.over {
+                None => Over::Best,
+                Some(o) if o.value == "best" => Over::Best,
+                Some(o) => {
+                    catalog
+                        .lookup(&o.value)
+                        .map_err(|e| Broken::at(&o.origin, format!("{e} (or `best`)")))?;
+                    Over::Transport(o.value.clone())
+                }
+            };
+            Ok(Gate::Ratio {
+                transport: transport.clone(),
+                options: s.options.clone().unwrap_or_default(),
+                over,
+                min: min("ratio")?,
+            })
+        }
+        "regression" => {
+            unused("transports", s.transports.is_some())?;
+            unused("over", s.over.is_some())?;
+            unused("min", s.min.is_some())?;
+            let baseline = s.baseline.as_ref().ok_or_else(|| {
+                Broken::at(at, "a regression gate needs `baseline`, e.g. `baseline = \"main\"`")
+            })?;
+            let max = s.max.as_ref().ok_or_else(|| {
+                Broken::at(at, "a regression gate needs `max`, e.g. `max = \"5%\"`")
+            })?;
+            let text = max.value.trim();
+            let v: f64 = text
+                .strip_suffix('%')
+                .unwrap_or(text)
+                .trim()
+                .parse()
+                .ok()
+                .filter(|v: &f64| (0.0..100.0).contains(v))
+                .ok_or_else(|| {
+                    Broken::at(&max.origin, "`max` is a percentage below 100%, e.g. \"5%\"")
+                })?;
+            Ok(Gate::Regression {
+                baseline: baseline.value.clone(),
+                max: v / 100.0,
+            })
+        }
+        other => Err(Broken::at(
+            &s.kind.origin,
+            crate::suggest::unknown("gate kind", other, KINDS),
+        )),
+    }
+}
