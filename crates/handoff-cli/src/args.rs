@@ -158,7 +158,16 @@ pub struct RunArgs {
     #[arg(long)]
     pub in_process: bool,
 
-    /// Output format: table, json, markdown, csv.
+    /// Compare this run with a baseline (a JSON report, a run id, `latest` or a baseline
+    /// name) when it ends, and exit 4 if a result is significantly slower than
+    /// --max-regression allows (default 5%).
+    #[arg(long)]
+    pub baseline: Option<String>,
+    /// With --baseline: the largest significant slowdown allowed (e.g. 5%).
+    #[arg(long, requires = "baseline")]
+    pub max_regression: Option<crate::percent::Percent>,
+
+    /// Output format: table, json, markdown, csv, bmf (Bencher Metric Format).
     #[arg(long, short = 'f', default_value = "table")]
     pub format: String,
     /// Write the output to this file instead of standard output.

@@ -70,7 +70,7 @@ pub fn main_with(catalog: Catalog) -> ExitCode {
                     message: e.to_string(),
                 })
         }
-        Command::Run(a) => run::run(&catalog, &a),
+        Command::Run(a) => run::run(&catalog, &a, &source::JsonFiles),
         Command::Compare(a) => compare::compare(&a, &source::JsonFiles),
         Command::Worker => {
             let stdin = std::io::stdin().lock();

@@ -10,13 +10,19 @@ use handoff::executor::WorkerCommand;
 use handoff::layout::LayoutMode;
 use handoff::outcome::SampleStatus;
 use handoff::output::{self, Format};
+use handoff::plan::gates::Gate;
 use handoff::plan::Plan;
 use handoff::probes::ProbeBudget;
 use handoff::session::{self, Isolation, SessionOptions};
 use std::io::Write;
 
-/// Runs `handoff run` and returns the exit code.
-pub fn run(catalog: &Catalog, args: &RunArgs) -> Result<u8, CliError> {
+/// Runs `handoff run` and returns the exit code; `source` loads the baselines of regression
+/// gates.
+pub fn run(
+    catalog: &Catalog,
+    args: &RunArgs,
+    source: &dyn crate::source::ReportSource,
+) -> Result<u8, CliError> {
     let format: Format = args.format.parse().map_err(CliError::bad_input)?;
     let (mut suite, adhoc) = crate::flags::plan(catalog, args)?;
     if args.quick {
@@ -53,9 +59,20 @@ pub fn run(catalog: &Catalog, args: &RunArgs) -> Result<u8, CliError> {
         layout,
         consensus: suite.consensus,
     };
+    let mut gates = suite.gates.clone();
+    if let Some(baseline) = &args.baseline {
+        gates.push(Gate::Regression {
+            baseline: baseline.clone(),
+            max: args
+                .max_regression
+                .map_or(handoff::compare::DEFAULT_THRESHOLD, |p| p.0),
+        });
+    }
     let mut progress = Progress::new(args.quiet, suite.trials.iter().map(|t| t.samples).collect());
-    let report = session::run(catalog, suite.trials, &opts, &mut |ev| progress.on(ev));
+    let mut report = session::run(catalog, suite.trials, &opts, &mut |ev| progress.on(ev));
     progress.finish();
+    report.gates =
+        handoff::gates::evaluate(&gates, &report, &|r| source.load(r).map_err(|e| e.message));
 
     let mut buf = Vec::new();
     output::render(&report, format, &mut buf).map_err(|e| CliError {
@@ -65,6 +82,8 @@ pub fn run(catalog: &Catalog, args: &RunArgs) -> Result<u8, CliError> {
     write_output(args.out.as_deref(), &buf)?;
     Ok(if report.has_failures() {
         exit::VERDICT_FAILED
+    } else if report.gates_failed() {
+        exit::REGRESSION
     } else {
         exit::OK
     })
