@@ -108,7 +108,7 @@ fn migrate_to(conn: &dyn Connection, migrations: &[Migration]) -> Result<u32, St
     let known = migrations.len() as u32;
     in_transaction(conn, |c| {
         if let Some(lock) = c.dialect().migration_lock() {
-            c.query(lock, &[])?;
+            c.batch(lock)?;
         }
         c.batch("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")?;
         let found = version(c)?;

@@ -43,8 +43,12 @@ fn postgres() -> Fresh {
         N.fetch_add(1, Ordering::Relaxed)
     );
     let mut admin = postgres::Client::connect(&base, postgres::NoTls).expect("test server");
+    // One statement each: neither may run inside a transaction block.
     admin
-        .batch_execute(&format!("DROP DATABASE IF EXISTS {name}; CREATE DATABASE {name}"))
+        .batch_execute(&format!("DROP DATABASE IF EXISTS {name}"))
+        .unwrap();
+    admin
+        .batch_execute(&format!("CREATE DATABASE {name}"))
         .unwrap();
     Fresh {
         location: Location::Postgres(with_database(&base, &name)),
