@@ -24,7 +24,11 @@ pub struct Baseline {
 /// Checks that `name` can name a baseline: not empty, no whitespace, and not readable as
 /// another kind of reference (a run id, `latest`).
 pub fn check_name(name: &str) -> Result<(), StoreError> {
-    let bad = |why: &str| Err(StoreError::BadName(format!("baseline name `{name}`: {why}")));
+    let bad = |why: &str| {
+        Err(StoreError::BadName(format!(
+            "baseline name `{name}`: {why}"
+        )))
+    };
     if name.is_empty() {
         return bad("empty");
     }

@@ -60,7 +60,9 @@ impl Location {
                 StoreError::BadLocation(format!("HANDOFF_STORE is not UTF-8: {s:?}"))
             })?;
             return Location::parse(&text).map_err(|e| match e {
-                StoreError::BadLocation(m) => StoreError::BadLocation(format!("HANDOFF_STORE: {m}")),
+                StoreError::BadLocation(m) => {
+                    StoreError::BadLocation(format!("HANDOFF_STORE: {m}"))
+                }
                 other => other,
             });
         }

@@ -141,7 +141,12 @@ impl Connection for Postgres {
     fn query(&self, sql: &str, params: &[Value]) -> Result<Vec<Row>, StoreError> {
         let rows = self.client.borrow_mut().query(sql, &bound(params))?;
         rows.iter()
-            .map(|r| (0..r.len()).map(|i| value(r, i)).collect::<Result<_, _>>().map(Row))
+            .map(|r| {
+                (0..r.len())
+                    .map(|i| value(r, i))
+                    .collect::<Result<_, _>>()
+                    .map(Row)
+            })
             .collect()
     }
 
@@ -173,7 +178,10 @@ mod tests {
             .err()
             .expect("refused");
         assert!(err.is_bad_input(), "{err}");
-        assert!(err.to_string().contains("malformed PostgreSQL URL"), "{err}");
+        assert!(
+            err.to_string().contains("malformed PostgreSQL URL"),
+            "{err}"
+        );
     }
 
     #[test]

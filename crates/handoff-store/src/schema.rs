@@ -130,10 +130,7 @@ fn migrate_to(conn: &dyn Connection, migrations: &[Migration]) -> Result<u32, St
 
 /// The schema version recorded in the store (0 for a new, empty one).
 pub fn version(conn: &dyn Connection) -> Result<u32, StoreError> {
-    let rows = conn.query(
-        "SELECT value FROM meta WHERE key = 'schema_version'",
-        &[],
-    )?;
+    let rows = conn.query("SELECT value FROM meta WHERE key = 'schema_version'", &[])?;
     match rows.first() {
         None => Ok(0),
         Some(row) => {

@@ -28,6 +28,13 @@ impl Sqlite {
             reason,
         };
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            // A file where a directory must be is named, not reported as "File exists".
+            if let Some(file) = dir.ancestors().find(|a| a.exists() && !a.is_dir()) {
+                return Err(unreachable(format!(
+                    "{} is not a directory",
+                    file.display()
+                )));
+            }
             std::fs::create_dir_all(dir)
                 .map_err(|e| unreachable(format!("cannot create {}: {e}", dir.display())))?;
         }
@@ -165,9 +172,6 @@ mod tests {
         let path = dir.path().join("notes.txt");
         std::fs::write(&path, "x".repeat(4096)).unwrap();
         let err = Sqlite::open(&path).err().expect("refused");
-        assert!(
-            matches!(err, StoreError::Unreachable { .. }),
-            "{err}"
-        );
+        assert!(matches!(err, StoreError::Unreachable { .. }), "{err}");
     }
 }

@@ -98,7 +98,11 @@ fn round_trip(fresh: Fresh) {
     let id = record(&store, &report, Some("after the cache-line change"));
     let loaded = store.load("latest").unwrap();
     assert_eq!(loaded, report);
-    assert_eq!(json(&loaded), json(&report), "renders exactly as it printed");
+    assert_eq!(
+        json(&loaded),
+        json(&report),
+        "renders exactly as it printed"
+    );
     assert_eq!(store.load(&id.to_string()).unwrap(), report);
     // Every other format renders from it too.
     for format in Format::ALL {
@@ -131,7 +135,11 @@ fn history(fresh: Fresh) {
     assert_eq!(t.suite, report.suite);
     let counted: u64 = t.verdicts.iter().map(|(_, n)| n).sum();
     assert_eq!(counted as usize, report.results.len());
-    assert_eq!(t.verdicts[0].0, "pass", "pass comes first: {:?}", t.verdicts);
+    assert_eq!(
+        t.verdicts[0].0, "pass",
+        "pass comes first: {:?}",
+        t.verdicts
+    );
     let passed = report
         .results
         .iter()
@@ -177,7 +185,9 @@ fn references(fresh: Fresh) {
     assert_eq!(err.to_string(), "no baseline `mian`; did you mean `main`?");
     let err = store.load("zzzzzzzz").unwrap_err();
     assert_eq!(err.to_string(), "no baseline `zzzzzzzz` (saved: main)");
-    let err = store.save_baseline("wip", &unfinished.to_string()).unwrap_err();
+    let err = store
+        .save_baseline("wip", &unfinished.to_string())
+        .unwrap_err();
     assert!(err.to_string().contains("is incomplete"), "{err}");
 }
 
@@ -186,9 +196,15 @@ fn baselines(fresh: Fresh) {
     let report = golden();
     let a = record(&store, &report, None);
     let b = record(&store, &report, None);
-    assert_eq!(store.save_baseline("main", &a.to_string()).unwrap(), (a, None));
+    assert_eq!(
+        store.save_baseline("main", &a.to_string()).unwrap(),
+        (a, None)
+    );
     assert_eq!(store.save_baseline("main", "latest").unwrap(), (b, Some(a)));
-    assert_eq!(store.save_baseline("old", &a.to_string()).unwrap(), (a, None));
+    assert_eq!(
+        store.save_baseline("old", &a.to_string()).unwrap(),
+        (a, None)
+    );
     let listed: Vec<(String, RunId)> = store
         .baselines()
         .unwrap()
@@ -196,8 +212,14 @@ fn baselines(fresh: Fresh) {
         .map(|b| (b.name, b.run))
         .collect();
     assert_eq!(listed, vec![("main".into(), b), ("old".into(), a)]);
-    assert!(store.save_baseline("42", "latest").unwrap_err().is_bad_input());
-    assert!(store.save_baseline("latest", "latest").unwrap_err().is_bad_input());
+    assert!(store
+        .save_baseline("42", "latest")
+        .unwrap_err()
+        .is_bad_input());
+    assert!(store
+        .save_baseline("latest", "latest")
+        .unwrap_err()
+        .is_bad_input());
 
     assert_eq!(store.delete_baseline("old").unwrap(), a);
     let err = store.delete_baseline("old").unwrap_err();
@@ -330,7 +352,11 @@ fn samples_and_identities_are_queryable_columns() {
         )
         .unwrap();
     assert_eq!(offsets, "64,128");
-    assert_eq!(store.load_run(id).unwrap(), report, "the layout round-trips");
+    assert_eq!(
+        store.load_run(id).unwrap(),
+        report,
+        "the layout round-trips"
+    );
     assert_eq!(seed, first.1.seed.to_string());
     assert_eq!(pad as usize, first.1.heap_pad);
 }
