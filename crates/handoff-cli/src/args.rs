@@ -68,7 +68,7 @@ pub struct StoreArg {
     /// History store: a SQLite file path or a postgres://user@host:port/db URL (default:
     /// $HANDOFF_STORE, else $XDG_DATA_HOME/handoff/history.sqlite, else
     /// ~/.local/share/handoff/history.sqlite).
-    #[arg(long, value_name = "PATH|URL")]
+    #[arg(long, value_name = "PATH|URL", global = true)]
     pub store: Option<String>,
 }
 
