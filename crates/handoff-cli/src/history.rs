@@ -27,9 +27,7 @@ pub fn history(args: &HistoryArgs) -> Result<u8, CliError> {
         table(&runs)
     };
     if more {
-        text.push_str(&format!(
-            "(older runs not shown: --limit N for more, --limit 0 for all)\n"
-        ));
+        text.push_str("(older runs not shown: --limit N for more, --limit 0 for all)\n");
     }
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())

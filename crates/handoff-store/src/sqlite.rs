@@ -94,7 +94,7 @@ fn value(v: ValueRef<'_>) -> rusqlite::Result<Value> {
         ValueRef::Real(f) => Value::Real(f),
         ValueRef::Text(t) => Value::Text(
             std::str::from_utf8(t)
-                .map_err(|e| rusqlite::Error::Utf8Error(e))?
+                .map_err(rusqlite::Error::Utf8Error)?
                 .to_string(),
         ),
         ValueRef::Blob(_) => {
