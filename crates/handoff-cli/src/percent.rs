@@ -15,7 +15,9 @@ impl FromStr for Percent {
             .parse()
             .map_err(|_| format!("`{s}` is not a percentage; expected e.g. `5%`"))?;
         if !(0.0..100.0).contains(&v) || !v.is_finite() {
-            return Err(format!("`{s}`: a percentage from 0% to below 100% is expected"));
+            return Err(format!(
+                "`{s}`: a percentage from 0% to below 100% is expected"
+            ));
         }
         Ok(Percent(v / 100.0))
     }
@@ -29,8 +31,14 @@ mod tests {
     fn percentages_parse_with_or_without_the_sign() {
         assert_eq!("5%".parse(), Ok(Percent(0.05)));
         assert_eq!("2.5".parse(), Ok(Percent(0.025)));
-        assert!("five".parse::<Percent>().unwrap_err().contains("not a percentage"));
-        assert!("150%".parse::<Percent>().unwrap_err().contains("below 100%"));
+        assert!("five"
+            .parse::<Percent>()
+            .unwrap_err()
+            .contains("not a percentage"));
+        assert!("150%"
+            .parse::<Percent>()
+            .unwrap_err()
+            .contains("below 100%"));
         assert!("-1%".parse::<Percent>().is_err());
     }
 }

@@ -21,9 +21,8 @@ pub fn is_file_reference(reference: &str) -> bool {
 /// Reads a JSON report from a file, with a clear error for a missing file, malformed JSON (line
 /// and column) or JSON that is not a handoff report.
 pub fn read_json_report(path: &Path) -> Result<RunReport, CliError> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        CliError::bad_input(format!("cannot read report {}: {e}", path.display()))
-    })?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| CliError::bad_input(format!("cannot read report {}: {e}", path.display())))?;
     parse_json_report(&text, &path.display().to_string())
 }
 
@@ -72,13 +71,27 @@ mod tests {
     #[test]
     fn malformed_and_foreign_json_are_named() {
         let e = parse_json_report("{\n  \"a\": ", "x.json").unwrap_err();
-        assert!(e.message.starts_with("x.json: line 2, column"), "{}", e.message);
+        assert!(
+            e.message.starts_with("x.json: line 2, column"),
+            "{}",
+            e.message
+        );
         let e = parse_json_report("{\"benchmarks\": []}", "y.json").unwrap_err();
-        assert!(e.message.contains("not a handoff report (no `schema_version`)"), "{}", e.message);
+        assert!(
+            e.message
+                .contains("not a handoff report (no `schema_version`)"),
+            "{}",
+            e.message
+        );
         let e = parse_json_report("{\"schema_version\": 99}", "z.json").unwrap_err();
         assert!(e.message.contains("schema version 99"), "{}", e.message);
         let e = parse_json_report("{\"schema_version\": 1, \"results\": 3}", "w.json").unwrap_err();
-        assert!(e.message.contains("not a handoff report of schema version 1"), "{}", e.message);
+        assert!(
+            e.message
+                .contains("not a handoff report of schema version 1"),
+            "{}",
+            e.message
+        );
         assert_eq!(e.code, crate::exit::BAD_INPUT);
     }
 }

@@ -77,7 +77,12 @@ fn figure(r: &TrialResult) -> Option<(f64, bool)> {
 }
 
 fn label(r: &TrialResult) -> String {
-    let opts: Vec<String> = r.params.options.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let opts: Vec<String> = r
+        .params
+        .options
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
     if opts.is_empty() {
         r.transport.clone()
     } else {
@@ -193,7 +198,10 @@ fn ratio(
         s
     };
     let subject = |r: &TrialResult| {
-        r.transport == transport && options.iter().all(|(k, v)| r.params.options.get(k) == Some(v))
+        r.transport == transport
+            && options
+                .iter()
+                .all(|(k, v)| r.params.options.get(k) == Some(v))
     };
     let peer = |r: &TrialResult| match over {
         Over::Best => r.transport != transport,
@@ -227,15 +235,24 @@ fn ratio(
     if points.is_empty() {
         return (
             GateStatus::Failed,
-            vec![format!("cannot be evaluated: the run has no result of {transport} with these options")],
+            vec![format!(
+                "cannot be evaluated: the run has no result of {transport} with these options"
+            )],
         );
     }
     let mut details = Vec::new();
     let mut failed = false;
     for pt in &points {
-        let mine = report.results.iter().filter(|r| subject(r) && &point(r) == pt).collect();
-        let theirs: Vec<&TrialResult> =
-            report.results.iter().filter(|r| peer(r) && &point(r) == pt).collect();
+        let mine = report
+            .results
+            .iter()
+            .filter(|r| subject(r) && &point(r) == pt)
+            .collect();
+        let theirs: Vec<&TrialResult> = report
+            .results
+            .iter()
+            .filter(|r| peer(r) && &point(r) == pt)
+            .collect();
         if theirs.is_empty() {
             continue;
         }
@@ -265,7 +282,14 @@ fn ratio(
             vec!["cannot be evaluated: no other transport ran at the same points".into()],
         );
     }
-    (if failed { GateStatus::Failed } else { GateStatus::Passed }, details)
+    (
+        if failed {
+            GateStatus::Failed
+        } else {
+            GateStatus::Passed
+        },
+        details,
+    )
 }
 
 fn regression(
@@ -276,7 +300,12 @@ fn regression(
 ) -> (GateStatus, Vec<String>) {
     let base = match load(baseline) {
         Ok(b) => b,
-        Err(e) => return (GateStatus::Failed, vec![format!("cannot be evaluated: {e}")]),
+        Err(e) => {
+            return (
+                GateStatus::Failed,
+                vec![format!("cannot be evaluated: {e}")],
+            )
+        }
     };
     let j = Judgement {
         max_regression: Some(max),
@@ -300,7 +329,10 @@ fn regression(
     } else {
         GateStatus::Failed
     };
-    details.push(format!("{} figure(s) compared with `{baseline}`", c.rows.len()));
+    details.push(format!(
+        "{} figure(s) compared with `{baseline}`",
+        c.rows.len()
+    ));
     details.extend(c.warnings.iter().map(|w| format!("warning: {w}")));
     (status, details)
 }

@@ -10,6 +10,7 @@
 //! `HANDOFF_BLESS=1 cargo test -p handoff --test output_golden` and review their diff.
 
 use handoff::environment::Environment;
+use handoff::gates::{GateOutcome, GateStatus};
 use handoff::layout::LayoutMode;
 use handoff::lints::{BeyondCause, Lint};
 use handoff::open_loop::clock::Overhead;
@@ -18,6 +19,7 @@ use handoff::outcome::HopFigures;
 use handoff::output::{render, Format};
 use handoff::payload::PayloadKind;
 use handoff::placement::Placement;
+use handoff::plan::gates::{Gate, Over};
 use handoff::probes::{self, Limits, Repetitions};
 use handoff::report::{
     Latency, LimitDistance, PacedResult, Params, RampResult, RawSample, RunReport, TrialResult,
@@ -27,8 +29,6 @@ use handoff::semantics::{
     Arity, Bound, ConsumerStyle, Locality, Ordering, Semantics, WaitStrategy,
 };
 use handoff::stats::modes::{Mode, Modes};
-use handoff::gates::{GateOutcome, GateStatus};
-use handoff::plan::gates::{Gate, Over};
 use handoff::stats::shared_regimes::SharedRegimes;
 use handoff::stats::Summary;
 use handoff::workload::{Delivery, Driver, Hop, Pacing, PipelineSpec, RampSpec, WorkloadKind};

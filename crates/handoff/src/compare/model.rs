@@ -238,7 +238,11 @@ pub fn compare(
             "{} matched result(s) ran with other parameters (see their notes): {}{}",
             notes_params.len(),
             notes_params[..shown].join("; "),
-            if notes_params.len() > shown { "; …" } else { "" }
+            if notes_params.len() > shown {
+                "; …"
+            } else {
+                ""
+            }
         ));
     }
     warn.extend(warnings::regimes(("before", before.1), ("after", after.1)));

@@ -136,7 +136,10 @@ const KINDS: [&str; 3] = ["scaling", "ratio", "regression"];
 
 /// Checks the gates as written.
 pub fn check(specs: &[At<GateSpec>], catalog: &Catalog) -> Result<Vec<Gate>, Broken> {
-    specs.iter().map(|s| check_one(&s.value, &s.origin, catalog)).collect()
+    specs
+        .iter()
+        .map(|s| check_one(&s.value, &s.origin, catalog))
+        .collect()
 }
 
 fn check_one(s: &GateSpec, at: &Origin, catalog: &Catalog) -> Result<Gate, Broken> {
@@ -152,12 +155,14 @@ fn check_one(s: &GateSpec, at: &Origin, catalog: &Catalog) -> Result<Gate, Broke
         None => Vec::new(),
     };
     let min = |what: &str| -> Result<f64, Broken> {
-        let m = s
-            .min
-            .as_ref()
-            .ok_or_else(|| Broken::at(at, format!("a {what} gate needs `min`, e.g. `min = 1.5`")))?;
+        let m = s.min.as_ref().ok_or_else(|| {
+            Broken::at(at, format!("a {what} gate needs `min`, e.g. `min = 1.5`"))
+        })?;
         if !(m.value.is_finite() && m.value > 0.0) {
-            return Err(Broken::at(&m.origin, "`min` must be a positive factor, e.g. 1.5"));
+            return Err(Broken::at(
+                &m.origin,
+                "`min` must be a positive factor, e.g. 1.5",
+            ));
         }
         Ok(m.value)
     };
@@ -213,7 +218,10 @@ fn check_one(s: &GateSpec, at: &Origin, catalog: &Catalog) -> Result<Gate, Broke
             unused("over", s.over.is_some())?;
             unused("min", s.min.is_some())?;
             let baseline = s.baseline.as_ref().ok_or_else(|| {
-                Broken::at(at, "a regression gate needs `baseline`, e.g. `baseline = \"main\"`")
+                Broken::at(
+                    at,
+                    "a regression gate needs `baseline`, e.g. `baseline = \"main\"`",
+                )
             })?;
             let max = s.max.as_ref().ok_or_else(|| {
                 Broken::at(at, "a regression gate needs `max`, e.g. `max = \"5%\"`")
