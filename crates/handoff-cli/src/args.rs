@@ -282,4 +282,7 @@ pub struct CompareArgs {
     /// Write the output to this file instead of standard output.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Where stored runs are looked up (references that are not files).
+    #[command(flatten)]
+    pub store: StoreArg,
 }

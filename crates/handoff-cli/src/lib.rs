@@ -76,7 +76,7 @@ pub fn main_with(catalog: Catalog) -> ExitCode {
                 })
         }
         Command::Run(a) => run::run(&catalog, &a),
-        Command::Compare(a) => compare::compare(&a, &source::JsonFiles),
+        Command::Compare(a) => compare::compare(&a, &store::Reports::new(&a.store)),
         Command::History(a) => history::history(&a),
         Command::Show(a) => show::show(&a),
         Command::Baseline(a) => baseline::baseline(&a),

@@ -4,8 +4,12 @@
 
 use crate::args::StoreArg;
 use crate::exit;
+use crate::source::{is_file_reference, read_json_report, ReportSource};
 use crate::CliError;
+use handoff::report::RunReport;
 use handoff_store::{Location, Store, StoreError};
+use std::cell::OnceCell;
+use std::path::Path;
 
 /// The store's location: `--store`, else the default (see [`Location::default_location`]).
 pub fn location(arg: &StoreArg) -> Result<Location, CliError> {
@@ -30,5 +34,41 @@ pub fn error(e: StoreError) -> CliError {
             exit::RUN_ERROR
         },
         message: e.to_string(),
+    }
+}
+
+/// Reports for a comparison: a file reference is read as a JSON report; anything else (a run
+/// id, `latest`, a baseline name) is loaded from the history store, opened on first use so a
+/// comparison of two files needs no store.
+pub struct Reports<'a> {
+    arg: &'a StoreArg,
+    store: OnceCell<Store>,
+}
+
+impl<'a> Reports<'a> {
+    /// Reports from files and from the store `arg` names.
+    pub fn new(arg: &'a StoreArg) -> Reports<'a> {
+        Reports {
+            arg,
+            store: OnceCell::new(),
+        }
+    }
+
+    fn store(&self) -> Result<&Store, CliError> {
+        if let Some(store) = self.store.get() {
+            return Ok(store);
+        }
+        let store = open(self.arg)?;
+        Ok(self.store.get_or_init(|| store))
+    }
+}
+
+impl ReportSource for Reports<'_> {
+    fn load(&self, reference: &str) -> Result<RunReport, CliError> {
+        if is_file_reference(reference) {
+            read_json_report(Path::new(reference))
+        } else {
+            self.store()?.load(reference).map_err(error)
+        }
     }
 }
