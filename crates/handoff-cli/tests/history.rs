@@ -267,6 +267,17 @@ fn baselines_name_runs() {
     let v: Value = serde_json::from_str(&shown).unwrap();
     assert_eq!(v["results"][0]["transport"], "crossbeam-bounded");
 
+    // A comparison reads stored runs by reference, and JSON reports by path.
+    let report = store.path.with_file_name("first.json");
+    std::fs::write(&report, &shown).unwrap();
+    let compared = ok(store.arg(), &["compare", report.to_str().unwrap(), "main"]);
+    assert!(compared.contains("crossbeam-bounded spsc"), "{compared}");
+    let err = fails(store.arg(), &["compare", "first", "mian"], 2);
+    assert!(
+        err.contains("no baseline `mian`; did you mean `main`?"),
+        "{err}"
+    );
+
     let err = fails(store.arg(), &["show", "mian"], 2);
     assert!(
         err.contains("no baseline `mian`; did you mean `main`?"),
