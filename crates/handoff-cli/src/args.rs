@@ -12,8 +12,13 @@ Exit codes:
   1  at least one trial failed verification, hung or crashed, or (under consensus) a
      transport delivered another stream than the others of its stream
   2  bad input: unknown name, malformed suite file, impossible parameter
-  3  the run could not be completed (e.g. the output file could not be written)
-  4  a result is significantly slower than --max-regression allows, or a suite's gate failed";
+  3  the run could not be completed (e.g. the output file could not be written, the
+     history store could not be opened or written)
+  4  a result is significantly slower than --max-regression allows, or a suite's gate failed
+
+History store: `--store`, else $HANDOFF_STORE, else $XDG_DATA_HOME/handoff/history.sqlite,
+else ~/.local/share/handoff/history.sqlite. `--store` takes a file path or a
+postgres://user@host:port/db URL.";
 
 /// Verified benchmarks of producer-to-consumer hand-offs: channels, queues, rings, callbacks.
 ///
@@ -32,11 +37,18 @@ pub struct Cli {
 pub enum Command {
     /// List transports (with their declared semantics), workloads and payloads.
     List(ListArgs),
-    /// Run a suite (the built-in default suite when no file is given) or an ad-hoc selection.
+    /// Run a suite (the built-in default suite when no file is given) or an ad-hoc selection,
+    /// and record it in the history store.
     Run(Box<RunArgs>),
     /// Compare two runs: per result, the ratio of medians with its confidence interval and a
     /// significance test; `~` where no change is shown.
     Compare(CompareArgs),
+    /// List the runs recorded in the history store, newest first.
+    History(HistoryArgs),
+    /// Render a stored run again, in any format, without re-running it.
+    Show(ShowArgs),
+    /// Name stored runs (baselines), list the names, delete them.
+    Baseline(BaselineArgs),
     /// Internal: serve one trial in a child process (used by `run`).
     #[command(name = "__worker", hide = true)]
     Worker,
@@ -48,6 +60,74 @@ pub struct ListArgs {
     /// Also list the test-only faulty transports.
     #[arg(long)]
     pub all: bool,
+}
+
+/// Where the history store is (`--store`).
+#[derive(Args, Debug, Clone, Default)]
+pub struct StoreArg {
+    /// History store: a SQLite file path or a postgres://user@host:port/db URL (default:
+    /// $HANDOFF_STORE, else $XDG_DATA_HOME/handoff/history.sqlite, else
+    /// ~/.local/share/handoff/history.sqlite).
+    #[arg(long, value_name = "PATH|URL", global = true)]
+    pub store: Option<String>,
+}
+
+/// `handoff history`.
+#[derive(Args, Debug)]
+pub struct HistoryArgs {
+    /// Show the newest N runs (0: every run).
+    #[arg(long, short = 'n', default_value_t = 20)]
+    pub limit: u64,
+    /// Where the history store is.
+    #[command(flatten)]
+    pub store: StoreArg,
+}
+
+/// `handoff show`.
+#[derive(Args, Debug)]
+pub struct ShowArgs {
+    /// The run: its id, `latest` (the newest finished run) or a baseline name.
+    pub reference: String,
+    /// Output format: table, json, markdown, csv, bmf.
+    #[arg(long, short = 'f', default_value = "table")]
+    pub format: String,
+    /// Write the output to this file instead of standard output.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Where the history store is.
+    #[command(flatten)]
+    pub store: StoreArg,
+}
+
+/// `handoff baseline`.
+#[derive(Args, Debug)]
+pub struct BaselineArgs {
+    /// What to do with baselines.
+    #[command(subcommand)]
+    pub action: BaselineAction,
+    /// Where the history store is.
+    #[command(flatten)]
+    pub store: StoreArg,
+}
+
+/// `handoff baseline …`.
+#[derive(Subcommand, Debug)]
+pub enum BaselineAction {
+    /// Name a finished run (replacing the run the name named before).
+    Save {
+        /// The name (not digits alone, not `latest`).
+        name: String,
+        /// The run: its id, `latest` or another baseline's name.
+        #[arg(default_value = "latest")]
+        run: String,
+    },
+    /// List the baselines.
+    List,
+    /// Delete a baseline (its run stays in the history).
+    Delete {
+        /// The baseline's name.
+        name: String,
+    },
 }
 
 /// `--layout`.
@@ -176,6 +256,16 @@ pub struct RunArgs {
     /// No progress display.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+
+    /// Where to record the run.
+    #[command(flatten)]
+    pub store: StoreArg,
+    /// Do not record the run in the history store.
+    #[arg(long, conflicts_with = "store")]
+    pub no_store: bool,
+    /// A note recorded with the run (shown by `handoff history`).
+    #[arg(long, value_name = "TEXT")]
+    pub note: Option<String>,
 }
 
 /// `handoff compare`.
@@ -201,4 +291,7 @@ pub struct CompareArgs {
     /// Write the output to this file instead of standard output.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Where stored runs are looked up (references that are not files).
+    #[command(flatten)]
+    pub store: StoreArg,
 }

@@ -12,15 +12,20 @@
 #![deny(missing_docs)]
 
 pub mod args;
+pub mod baseline;
 pub mod compare;
 pub mod eta;
 pub mod exit;
 pub mod flags;
+pub mod history;
 pub mod list;
 pub mod percent;
 pub mod progress;
+pub mod record;
 pub mod run;
+pub mod show;
 pub mod source;
+pub mod store;
 
 use args::{Cli, Command};
 use clap::Parser;
@@ -70,8 +75,11 @@ pub fn main_with(catalog: Catalog) -> ExitCode {
                     message: e.to_string(),
                 })
         }
-        Command::Run(a) => run::run(&catalog, &a, &source::JsonFiles),
-        Command::Compare(a) => compare::compare(&a, &source::JsonFiles),
+        Command::Run(a) => run::run(&catalog, &a, &store::Reports::new(&a.store)),
+        Command::Compare(a) => compare::compare(&a, &store::Reports::new(&a.store)),
+        Command::History(a) => history::history(&a),
+        Command::Show(a) => show::show(&a),
+        Command::Baseline(a) => baseline::baseline(&a),
         Command::Worker => {
             let stdin = std::io::stdin().lock();
             // Not locked: the worker writes heartbeats from a thread of its own.

@@ -1,8 +1,10 @@
-//! `handoff run`: choose the trials, run them, render the report.
+//! `handoff run`: choose the trials, run them, render the report, record it in the history
+//! store.
 
 use crate::args::{LayoutArg, RunArgs};
 use crate::exit;
 use crate::progress::Progress;
+use crate::record::{Recorder, Settings};
 use crate::CliError;
 use handoff::catalog::Catalog;
 use handoff::engine::check_support;
@@ -13,6 +15,7 @@ use handoff::output::{self, Format};
 use handoff::plan::gates::Gate;
 use handoff::plan::Plan;
 use handoff::probes::ProbeBudget;
+use handoff::report::RunReport;
 use handoff::session::{self, Isolation, SessionOptions};
 use std::io::Write;
 
@@ -68,18 +71,47 @@ pub fn run(
                 .map_or(handoff::compare::DEFAULT_THRESHOLD, |p| p.0),
         });
     }
+    // Before anything runs: a store that cannot be opened stops the run here.
+    let recorder = Recorder::begin(
+        args,
+        &suite.name,
+        &Settings {
+            trials: &suite.trials,
+            quick: args.quick,
+            probes: probes.is_some(),
+            layout,
+            consensus: suite.consensus,
+            in_process: args.in_process,
+        },
+    )?;
     let mut progress = Progress::new(args.quiet, suite.trials.iter().map(|t| t.samples).collect());
     let mut report = session::run(catalog, suite.trials, &opts, &mut |ev| progress.on(ev));
     progress.finish();
     report.gates =
         handoff::gates::evaluate(&gates, &report, &|r| source.load(r).map_err(|e| e.message));
 
-    let mut buf = Vec::new();
-    output::render(&report, format, &mut buf).map_err(|e| CliError {
-        code: exit::RUN_ERROR,
-        message: format!("rendering: {e}"),
-    })?;
-    write_output(args.out.as_deref(), &buf)?;
+    // The report is written first, then recorded: a store that fails at the end never costs
+    // the run its output.
+    let written = write(&report, format, args);
+    let recorded = recorder.map(|r| r.finish(&report));
+    match (recorded, &written) {
+        (Some(Ok(said)), _) if !args.quiet => eprintln!("{said}"),
+        (Some(Err(e)), Ok(())) => {
+            return Err(CliError {
+                message: format!("the run's report was written, but {}", e.message),
+                ..e
+            })
+        }
+        (Some(Err(e)), Err(w)) => {
+            eprintln!("error: {}", w.message);
+            return Err(CliError {
+                message: format!("and {}", e.message),
+                ..e
+            });
+        }
+        _ => {}
+    }
+    written?;
     Ok(if report.has_failures() {
         exit::VERDICT_FAILED
     } else if report.gates_failed() {
@@ -87,6 +119,16 @@ pub fn run(
     } else {
         exit::OK
     })
+}
+
+/// Renders `report` to `--out` or standard output.
+fn write(report: &RunReport, format: Format, args: &RunArgs) -> Result<(), CliError> {
+    let mut buf = Vec::new();
+    output::render(report, format, &mut buf).map_err(|e| CliError {
+        code: exit::RUN_ERROR,
+        message: format!("rendering: {e}"),
+    })?;
+    write_output(args.out.as_deref(), &buf)
 }
 
 /// Checks every trial against its transport's declared semantics before anything runs.

@@ -3,9 +3,28 @@
 use assert_cmd::Command;
 use predicates::prelude::*;
 use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// A history store of this test binary's own (emptied once per test process), so that no
+/// test records into the user's store.
+fn test_store() -> &'static Path {
+    static STORE: OnceLock<PathBuf> = OnceLock::new();
+    STORE.get_or_init(|| {
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-tests");
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("history.sqlite");
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+        }
+        path
+    })
+}
 
 fn handoff() -> Command {
-    Command::cargo_bin("handoff").expect("binary built")
+    let mut cmd = Command::cargo_bin("handoff").expect("binary built");
+    cmd.env("HANDOFF_STORE", test_store());
+    cmd
 }
 
 fn json_run(args: &[&str]) -> (Option<i32>, Value, String) {

@@ -12,7 +12,15 @@ fn run(args: &[&str]) -> (Option<i32>, Value, Duration) {
     let start = Instant::now();
     let out = Command::cargo_bin("handoff")
         .expect("binary built")
-        .args(["run", "--format", "json", "--quiet", "--no-probes"])
+        // Nothing of these runs is worth keeping in a history.
+        .args([
+            "run",
+            "--format",
+            "json",
+            "--quiet",
+            "--no-probes",
+            "--no-store",
+        ])
         .args(args)
         .output()
         .unwrap();

@@ -912,7 +912,7 @@ fn unknown_semantics() -> crate::semantics::Semantics {
 }
 
 /// The current time as RFC 3339 (UTC, seconds).
-fn now_rfc3339() -> String {
+pub fn now_rfc3339() -> String {
     let secs = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs())

@@ -139,6 +139,9 @@ fn a_session_report_renders_in_every_format() {
                 assert_eq!(back, report);
             }
             Format::Csv => assert_eq!(text.lines().count(), 1 + report.results.len()),
+            Format::Bmf => {
+                serde_json::from_str::<serde_json::Value>(text).unwrap();
+            }
         }
     }
 }

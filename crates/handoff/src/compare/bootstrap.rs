@@ -84,7 +84,7 @@ impl SplitMix {
 
     /// A uniform index below `n` (multiply-shift; the bias is negligible for sample counts).
     fn below(&mut self, n: usize) -> usize {
-        ((self.next() >> 32) * n as u64 >> 32) as usize
+        (((self.next() >> 32) * n as u64) >> 32) as usize
     }
 }
 

@@ -1068,6 +1068,24 @@ fn ramp_cells(r: &TrialResult, cells: &mut Vec<String>) {
     cells.push(s.steps.len().to_string());
 }
 
+/// The gates' outcomes, one block per gate: its status and what it asks, then one line per
+/// point it judged. Empty when the run declared none.
+pub(super) fn gate_lines(report: &RunReport) -> Vec<(String, Vec<String>)> {
+    use crate::gates::GateStatus;
+    report
+        .gates
+        .iter()
+        .map(|g| {
+            let status = match g.status {
+                GateStatus::Passed => "passed",
+                GateStatus::Failed => "FAILED",
+                GateStatus::Skipped => "skipped",
+            };
+            (format!("{status}: {}", g.description), g.details.clone())
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1161,22 +1179,4 @@ mod tests {
             ]
         );
     }
-}
-
-/// The gates' outcomes, one block per gate: its status and what it asks, then one line per
-/// point it judged. Empty when the run declared none.
-pub(super) fn gate_lines(report: &RunReport) -> Vec<(String, Vec<String>)> {
-    use crate::gates::GateStatus;
-    report
-        .gates
-        .iter()
-        .map(|g| {
-            let status = match g.status {
-                GateStatus::Passed => "passed",
-                GateStatus::Failed => "FAILED",
-                GateStatus::Skipped => "skipped",
-            };
-            (format!("{status}: {}", g.description), g.details.clone())
-        })
-        .collect()
 }

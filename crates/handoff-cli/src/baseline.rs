@@ -1,0 +1,58 @@
+//! `handoff baseline save|list|delete`: names for stored runs, for comparisons and gates.
+
+use crate::args::{BaselineAction, BaselineArgs};
+use crate::exit;
+use crate::CliError;
+use std::io::Write;
+
+/// Runs `handoff baseline …` and returns the exit code.
+pub fn baseline(args: &BaselineArgs) -> Result<u8, CliError> {
+    // A bad name is refused before the store is opened.
+    if let BaselineAction::Save { name, .. } = &args.action {
+        handoff_store::baseline::check_name(name).map_err(crate::store::error)?;
+    }
+    let store = crate::store::open(&args.store)?;
+    let text = match &args.action {
+        BaselineAction::Save { name, run } => {
+            let (id, before) = store
+                .save_baseline(name, run)
+                .map_err(crate::store::error)?;
+            match before {
+                Some(b) if b != id => format!("baseline `{name}` is run {id} (was run {b})\n"),
+                _ => format!("baseline `{name}` is run {id}\n"),
+            }
+        }
+        BaselineAction::List => {
+            let all = store.baselines().map_err(crate::store::error)?;
+            if all.is_empty() {
+                format!("no baselines in {}\n", store.location())
+            } else {
+                let width = all
+                    .iter()
+                    .map(|b| b.name.chars().count())
+                    .max()
+                    .unwrap_or(0);
+                all.iter()
+                    .map(|b| {
+                        format!(
+                            "{:<width$}  run {}  ({}, {})  saved {}\n",
+                            b.name, b.run, b.run_started_at, b.suite, b.saved_at
+                        )
+                    })
+                    .collect()
+            }
+        }
+        BaselineAction::Delete { name } => {
+            let id = store.delete_baseline(name).map_err(crate::store::error)?;
+            format!("deleted baseline `{name}` (run {id} stays in the history)\n")
+        }
+    };
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|_| out.flush())
+        .map_err(|e| CliError {
+            code: exit::RUN_ERROR,
+            message: format!("writing output: {e}"),
+        })?;
+    Ok(exit::OK)
+}

@@ -1,0 +1,74 @@
+//! Opening the history store named by `--store` (or the default location), and what its
+//! errors mean as exit codes: a malformed location, an unknown run or baseline is bad input
+//! (2); a store that cannot be opened, read or written is a failed run (3).
+
+use crate::args::StoreArg;
+use crate::exit;
+use crate::source::{is_file_reference, read_json_report, ReportSource};
+use crate::CliError;
+use handoff::report::RunReport;
+use handoff_store::{Location, Store, StoreError};
+use std::cell::OnceCell;
+use std::path::Path;
+
+/// The store's location: `--store`, else the default (see [`Location::default_location`]).
+pub fn location(arg: &StoreArg) -> Result<Location, CliError> {
+    match &arg.store {
+        Some(text) => Location::parse(text),
+        None => Location::default_location(),
+    }
+    .map_err(error)
+}
+
+/// Opens the store `arg` names.
+pub fn open(arg: &StoreArg) -> Result<Store, CliError> {
+    Store::open(&location(arg)?).map_err(error)
+}
+
+/// A store error as a command error with its exit code.
+pub fn error(e: StoreError) -> CliError {
+    CliError {
+        code: if e.is_bad_input() {
+            exit::BAD_INPUT
+        } else {
+            exit::RUN_ERROR
+        },
+        message: e.to_string(),
+    }
+}
+
+/// Reports for a comparison: a file reference is read as a JSON report; anything else (a run
+/// id, `latest`, a baseline name) is loaded from the history store, opened on first use so a
+/// comparison of two files needs no store.
+pub struct Reports<'a> {
+    arg: &'a StoreArg,
+    store: OnceCell<Store>,
+}
+
+impl<'a> Reports<'a> {
+    /// Reports from files and from the store `arg` names.
+    pub fn new(arg: &'a StoreArg) -> Reports<'a> {
+        Reports {
+            arg,
+            store: OnceCell::new(),
+        }
+    }
+
+    fn store(&self) -> Result<&Store, CliError> {
+        if let Some(store) = self.store.get() {
+            return Ok(store);
+        }
+        let store = open(self.arg)?;
+        Ok(self.store.get_or_init(|| store))
+    }
+}
+
+impl ReportSource for Reports<'_> {
+    fn load(&self, reference: &str) -> Result<RunReport, CliError> {
+        if is_file_reference(reference) {
+            read_json_report(Path::new(reference))
+        } else {
+            self.store()?.load(reference).map_err(error)
+        }
+    }
+}

@@ -1,0 +1,145 @@
+//! Where a store is: a SQLite file or a PostgreSQL URL, and where it is when none is named.
+//!
+//! Without `--store`, the store is `$HANDOFF_STORE` if set, else
+//! `$XDG_DATA_HOME/handoff/history.sqlite` (an absolute `XDG_DATA_HOME` only, as the XDG base
+//! directory specification asks), else `~/.local/share/handoff/history.sqlite`.
+
+use crate::error::StoreError;
+use std::ffi::OsString;
+use std::fmt;
+use std::path::PathBuf;
+
+/// A store's location.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Location {
+    /// A SQLite file (created with its directory if missing).
+    Sqlite(PathBuf),
+    /// A PostgreSQL database, by URL (`postgres://user@host:port/db`).
+    Postgres(String),
+}
+
+impl Location {
+    /// A location as given on the command line or in `HANDOFF_STORE`: a `postgres://` or
+    /// `postgresql://` URL, or a file path.
+    pub fn parse(text: &str) -> Result<Location, StoreError> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Err(StoreError::BadLocation(
+                "empty store location: expected a file path or a postgres:// URL".into(),
+            ));
+        }
+        match text.split_once("://") {
+            Some(("postgres" | "postgresql", _)) => Ok(Location::Postgres(text.to_string())),
+            Some((scheme, _)) if !scheme.is_empty() && scheme.chars().all(is_scheme_char) => {
+                Err(StoreError::BadLocation(format!(
+                    "unsupported store URL scheme `{scheme}://`: expected a file path or a postgres:// URL"
+                )))
+            }
+            _ => Ok(Location::Sqlite(PathBuf::from(text))),
+        }
+    }
+
+    /// The default location, from this process's environment (see the module docs).
+    pub fn default_location() -> Result<Location, StoreError> {
+        Location::from_env(
+            std::env::var_os("HANDOFF_STORE"),
+            std::env::var_os("XDG_DATA_HOME"),
+            std::env::var_os("HOME"),
+        )
+    }
+
+    /// The default location given the values of `HANDOFF_STORE`, `XDG_DATA_HOME` and `HOME`.
+    pub fn from_env(
+        handoff_store: Option<OsString>,
+        xdg_data_home: Option<OsString>,
+        home: Option<OsString>,
+    ) -> Result<Location, StoreError> {
+        let set = |v: Option<OsString>| v.filter(|v| !v.is_empty());
+        if let Some(s) = set(handoff_store) {
+            let text = s.into_string().map_err(|s| {
+                StoreError::BadLocation(format!("HANDOFF_STORE is not UTF-8: {s:?}"))
+            })?;
+            return Location::parse(&text).map_err(|e| match e {
+                StoreError::BadLocation(m) => {
+                    StoreError::BadLocation(format!("HANDOFF_STORE: {m}"))
+                }
+                other => other,
+            });
+        }
+        let file = |dir: PathBuf| Location::Sqlite(dir.join("handoff").join("history.sqlite"));
+        if let Some(xdg) = set(xdg_data_home).map(PathBuf::from) {
+            if xdg.is_absolute() {
+                return Ok(file(xdg));
+            }
+        }
+        match set(home) {
+            Some(home) => Ok(file(PathBuf::from(home).join(".local").join("share"))),
+            None => Err(StoreError::BadLocation(
+                "no place for the history store: neither HANDOFF_STORE, XDG_DATA_HOME nor HOME is set (pass --store PATH, or --no-store)".into(),
+            )),
+        }
+    }
+}
+
+fn is_scheme_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Location::Sqlite(p) => write!(f, "{}", p.display()),
+            Location::Postgres(url) => f.write_str(&crate::postgres::redact(url)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn os(s: &str) -> Option<OsString> {
+        Some(s.into())
+    }
+
+    #[test]
+    fn urls_name_postgres_and_anything_else_a_file() {
+        assert_eq!(
+            Location::parse("postgres://me@127.0.0.1:5432/h").unwrap(),
+            Location::Postgres("postgres://me@127.0.0.1:5432/h".into())
+        );
+        assert!(matches!(
+            Location::parse("postgresql://h/db").unwrap(),
+            Location::Postgres(_)
+        ));
+        assert_eq!(
+            Location::parse("runs/history.sqlite").unwrap(),
+            Location::Sqlite("runs/history.sqlite".into())
+        );
+        let err = Location::parse("mysql://h/db").unwrap_err();
+        assert!(err.is_bad_input());
+        assert!(err.to_string().contains("`mysql://`"), "{err}");
+        assert!(Location::parse("  ").unwrap_err().is_bad_input());
+    }
+
+    #[test]
+    fn the_default_follows_handoff_store_then_xdg_then_home() {
+        assert_eq!(
+            Location::from_env(os("/s/h.db"), os("/x"), os("/home/u")).unwrap(),
+            Location::Sqlite("/s/h.db".into())
+        );
+        assert_eq!(
+            Location::from_env(None, os("/x"), os("/home/u")).unwrap(),
+            Location::Sqlite("/x/handoff/history.sqlite".into())
+        );
+        // A relative XDG_DATA_HOME is ignored, as the specification says.
+        assert_eq!(
+            Location::from_env(os(""), os("rel"), os("/home/u")).unwrap(),
+            Location::Sqlite("/home/u/.local/share/handoff/history.sqlite".into())
+        );
+        let err = Location::from_env(None, None, None).unwrap_err();
+        assert!(err.to_string().contains("--no-store"), "{err}");
+        let err = Location::from_env(os("ftp://x"), None, None).unwrap_err();
+        assert!(err.to_string().starts_with("HANDOFF_STORE: "), "{err}");
+    }
+}
