@@ -565,6 +565,7 @@ fn an_empty_report_still_renders() {
         match f {
             Format::Csv => assert_eq!(text.lines().count(), 1, "{text}"),
             Format::Json => assert!(text.contains("\"results\": []"), "{text}"),
+            Format::Bmf => assert_eq!(text.trim(), "{}", "{text}"),
             _ => assert!(text.to_lowercase().contains("no results"), "{text}"),
         }
         if f == Format::Table {

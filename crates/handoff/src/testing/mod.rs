@@ -2,7 +2,8 @@
 //! kind of failure: wrong content ([`faulty`]: drops, duplicates, reorders, hangs, panics,
 //! aborts, stale and lost fan-out values) and wrong timing ([`faulty_timing`]: a stalling
 //! producer, a saturation knee); and one that is only slow ([`slow`]: it must pass, not be
-//! taken for hung).
+//! taken for hung); and one whose per-message cost a test raises from outside ([`planted`]: a
+//! comparison must catch it).
 //!
 //! Compiled only with the crate's `testing` feature (and in its own unit tests), and never part
 //! of [`Catalog::builtin`]: a test registers them with [`register_all`], or takes [`catalog`].
@@ -12,6 +13,7 @@
 
 pub mod faulty;
 pub mod faulty_timing;
+pub mod planted;
 pub mod slow;
 
 use crate::catalog::Catalog;
@@ -20,6 +22,7 @@ use crate::catalog::Catalog;
 pub fn register_all(c: &mut Catalog) {
     faulty::register_all(c);
     faulty_timing::register_all(c);
+    planted::register_all(c);
     slow::register_all(c);
 }
 
