@@ -17,6 +17,7 @@ use handoff::plan::Plan;
 use handoff::probes::ProbeBudget;
 use handoff::report::RunReport;
 use handoff::session::{self, Isolation, SessionOptions};
+use std::collections::BTreeMap;
 use std::io::Write;
 
 /// Runs `handoff run` and returns the exit code; `source` loads the baselines of regression
@@ -71,6 +72,7 @@ pub fn run(
                 .map_or(handoff::compare::DEFAULT_THRESHOLD, |p| p.0),
         });
     }
+    let baselines = load_baselines(&gates, args.baseline.as_deref(), source)?;
     // Before anything runs: a store that cannot be opened stops the run here.
     let recorder = Recorder::begin(
         args,
@@ -87,8 +89,12 @@ pub fn run(
     let mut progress = Progress::new(args.quiet, suite.trials.iter().map(|t| t.samples).collect());
     let mut report = session::run(catalog, suite.trials, &opts, &mut |ev| progress.on(ev));
     progress.finish();
-    report.gates =
-        handoff::gates::evaluate(&gates, &report, &|r| source.load(r).map_err(|e| e.message));
+    report.gates = handoff::gates::evaluate(&gates, &report, &|r| {
+        baselines
+            .get(r)
+            .cloned()
+            .unwrap_or_else(|| Err(format!("baseline `{r}` was not loaded")))
+    });
 
     // The report is written first, then recorded: a store that fails at the end never costs
     // the run its output.
@@ -119,6 +125,36 @@ pub fn run(
     } else {
         exit::OK
     })
+}
+
+/// Loads the baseline of every regression gate before anything runs, so that the run is
+/// judged against the baseline as it was when the run started. A `--baseline` that cannot be
+/// loaded (an unknown run id or name, a malformed report) stops the run here, with the
+/// reason and its exit code: nothing is run only to be judged against nothing. A suite gate's
+/// baseline that cannot be loaded is kept as the reason the gate fails when the run ends, as
+/// every gate that cannot be evaluated does.
+fn load_baselines(
+    gates: &[Gate],
+    flag: Option<&str>,
+    source: &dyn crate::source::ReportSource,
+) -> Result<BTreeMap<String, Result<RunReport, String>>, CliError> {
+    let mut loaded = BTreeMap::new();
+    if let Some(reference) = flag {
+        let report = source.load(reference).map_err(|e| CliError {
+            message: format!("--baseline: {}", e.message),
+            ..e
+        })?;
+        loaded.insert(reference.to_string(), Ok(report));
+    }
+    for g in gates {
+        if let Gate::Regression { baseline, .. } = g {
+            if !loaded.contains_key(baseline) {
+                let report = source.load(baseline).map_err(|e| e.message);
+                loaded.insert(baseline.clone(), report);
+            }
+        }
+    }
+    Ok(loaded)
 }
 
 /// Renders `report` to `--out` or standard output.

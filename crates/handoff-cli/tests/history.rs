@@ -278,6 +278,30 @@ fn baselines_name_runs() {
         "{err}"
     );
 
+    // A run against a baseline that does not exist stops before anything runs (no run is
+    // recorded); against one that does, it is judged when it ends.
+    let before = store.run_ids();
+    let out = run(quick_run(store.arg()).args(["--baseline", "mian"]));
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("--baseline: no baseline `mian`; did you mean `main`?"),
+        "{err}"
+    );
+    assert_eq!(store.run_ids(), before, "nothing ran");
+    // Two samples a side can show no significant change: the gate cannot judge, and fails.
+    let out = run(quick_run(store.arg()).args(["--baseline", "main", "-f", "table"]));
+    let shown = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(4), "{shown}");
+    assert!(
+        shown.contains("regression: no result significantly slower than baseline `main`"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("cannot be evaluated: too few samples for any change to be significant"),
+        "{shown}"
+    );
+
     let err = fails(store.arg(), &["show", "mian"], 2);
     assert!(
         err.contains("no baseline `mian`; did you mean `main`?"),

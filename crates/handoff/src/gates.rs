@@ -5,8 +5,8 @@
 //! evaluated — its results are missing or did not pass, its baseline cannot be loaded — fails
 //! and says why: a gate that silently passes on missing data is no gate.
 
-use crate::compare::metric;
-use crate::compare::{compare, Judgement};
+use crate::compare::metric::{self, Metric};
+use crate::compare::{compare, Change, Judgement};
 use crate::plan::gates::{Gate, Over};
 use crate::report::{RunReport, TrialResult, Verdict};
 use crate::stats::median;
@@ -316,23 +316,59 @@ fn regression(
         .regressions()
         .map(|r| {
             format!(
-                "{} {}: {:+.1}% (p = {:.3})",
+                "{} {}: {:+.1}% (adjusted p = {:.3})",
                 r.identity,
                 r.metric,
                 r.ratio.map_or(0.0, |x| (x - 1.0) * 100.0),
-                r.test.map_or(1.0, |t| t.p)
+                r.p_adjusted.or(r.test.map(|t| t.p)).unwrap_or(1.0)
             )
         })
         .collect();
+    // What this gate cannot judge fails it, saying why: no matched result at all, a result
+    // that did not pass on a side, too few samples for any change to be significant. A ramp's
+    // sustained rate (one figure per run) is never judged by a test, by design, and is only
+    // listed.
+    let mut unjudged = 0;
+    for r in &c.rows {
+        match &r.change {
+            Change::NotComparable { reason } => {
+                details.push(format!(
+                    "{} {}: cannot be evaluated: {reason}",
+                    r.identity, r.metric
+                ));
+            }
+            Change::TooFewSamples { need } if r.metric != Metric::SustainedRate => {
+                details.push(format!(
+                    "{} {}: cannot be evaluated: too few samples for any change to be significant (at least {need} on each side)",
+                    r.identity, r.metric
+                ));
+            }
+            Change::TooFewSamples { .. } => unjudged += 1,
+            _ => {}
+        }
+    }
+    if c.rows.is_empty() {
+        details.push(format!(
+            "cannot be evaluated: no result of this run matches one of `{baseline}`"
+        ));
+    }
     let status = if details.is_empty() {
         GateStatus::Passed
     } else {
         GateStatus::Failed
     };
     details.push(format!(
-        "{} figure(s) compared with `{baseline}`",
-        c.rows.len()
+        "{} figure(s) compared with `{baseline}`{}",
+        c.rows.len() - unjudged,
+        if unjudged > 0 {
+            format!(" ({unjudged} sustained rate(s) shown by `handoff compare`, never judged)")
+        } else {
+            String::new()
+        }
     ));
     details.extend(c.warnings.iter().map(|w| format!("warning: {w}")));
     (status, details)
 }
+
+#[cfg(test)]
+mod tests;

@@ -2,11 +2,13 @@
 //!
 //! Results are matched by their [`crate::identity::Identity`]; each metric (see [`metric`]) is
 //! tested with the Mann–Whitney U test on the per-sample figures ([`mann_whitney`]), its ratio
-//! of medians given with a bootstrap interval ([`bootstrap`]), and judged in [`model`]. What
+//! of medians given with a bootstrap interval ([`bootstrap`]), its p-value adjusted for every
+//! figure judged at once ([`fdr`]), and judged in [`model`]. What
 //! makes a comparison less than clean is said in [`warnings`]; [`view`] renders it as a table,
 //! markdown, JSON or the Bencher Metric Format.
 
 pub mod bootstrap;
+pub mod fdr;
 pub mod mann_whitney;
 pub mod metric;
 pub mod model;

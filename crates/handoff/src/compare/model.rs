@@ -1,13 +1,15 @@
 //! The comparison of two runs: every result matched by identity, each metric tested.
 //!
 //! For each metric of each result present on both sides: both medians, the ratio of medians
-//! (after / before), its bootstrap interval, the Mann–Whitney p-value and a verdict. A change is
-//! reported as faster or slower only when it is significant (p < alpha) **and** at least the
-//! noise threshold; otherwise it is `~`. With too few samples for any p-value to reach alpha it
+//! (after / before), its bootstrap interval, the Mann–Whitney p-value, that p-value adjusted for
+//! every figure judged at once (Benjamini–Hochberg), and a verdict. A change is reported as
+//! faster or slower only when it is significant (adjusted p < alpha) **and** at least the noise
+//! threshold; otherwise it is `~`. With too few samples for any p-value to reach alpha it
 //! says so, never "no change". A *regression* is a significant change for the worse by more
 //! than the maximum allowed (`--max-regression`); it is what the gates fail on.
 
 use super::bootstrap::{self, Interval};
+use super::fdr;
 use super::mann_whitney::{self, MannWhitney};
 use super::metric::{self, Metric};
 use super::warnings;
@@ -120,6 +122,10 @@ pub struct Row {
     pub interval: Option<Interval>,
     /// The rank test.
     pub test: Option<MannWhitney>,
+    /// The test's p-value adjusted for every figure the comparison tested (Benjamini–Hochberg,
+    /// see [`super::fdr`]); the verdict and the regression flag are decided on it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p_adjusted: Option<f64>,
     /// The verdict.
     #[serde(flatten)]
     pub change: Change,
@@ -246,6 +252,8 @@ pub fn compare(
         ));
     }
     warn.extend(warnings::regimes(("before", before.1), ("after", after.1)));
+    adjust_for_many(&mut rows, &judgement);
+    warn.extend(power_warning(&rows, &judgement));
     let rollups = rollups(&rows);
     Comparison {
         schema_version: COMPARE_SCHEMA_VERSION,
@@ -303,6 +311,7 @@ fn compare_result(before: &TrialResult, after: &TrialResult, j: &Judgement) -> V
         ratio: None,
         interval: None,
         test: None,
+        p_adjusted: None,
         change: Change::NotComparable { reason },
         regression: false,
         notes: Vec::new(),
@@ -359,34 +368,16 @@ pub fn judge(
     let ratio = (mb != 0.0).then(|| ma / mb);
     let test = mann_whitney::test(before, after);
     let interval = bootstrap::ratio_of_medians(before, after);
-    // How much worse (positive) or better (negative) the after side is, relative.
-    let worse = ratio.map(|r| {
-        if metric.higher_is_better() {
-            1.0 - r
-        } else {
-            r - 1.0
-        }
-    });
     let floor = mann_whitney::min_p(before.len(), after.len());
-    let change = match (test, worse) {
-        _ if floor > j.alpha => Change::TooFewSamples {
-            need: mann_whitney::samples_needed(j.alpha),
-        },
-        (Some(t), Some(w)) if t.p < j.alpha && w.abs() >= j.threshold => {
-            if w > 0.0 {
-                Change::Slower
-            } else {
-                Change::Faster
-            }
-        }
-        (Some(_), Some(_)) => Change::Same,
-        _ => Change::NotComparable {
-            reason: "a median of 0".into(),
-        },
-    };
-    let regression = match (j.max_regression, test, worse) {
-        (Some(max), Some(t), Some(w)) => t.p < j.alpha && w > max,
-        _ => false,
+    let (change, regression) = if floor > j.alpha {
+        (
+            Change::TooFewSamples {
+                need: mann_whitney::samples_needed(j.alpha),
+            },
+            false,
+        )
+    } else {
+        verdict(metric, ratio, test.map(|t| t.p), j)
     };
     Row {
         identity,
@@ -403,10 +394,90 @@ pub fn judge(
         ratio,
         interval,
         test,
+        p_adjusted: None,
         change,
         regression,
         notes: Vec::new(),
     }
+}
+
+/// How much worse (positive) or better (negative) the after side is, relative.
+fn worse(metric: Metric, ratio: Option<f64>) -> Option<f64> {
+    ratio.map(|r| {
+        if metric.higher_is_better() {
+            1.0 - r
+        } else {
+            r - 1.0
+        }
+    })
+}
+
+/// The verdict and the regression flag of a figure whose test gave `p`.
+fn verdict(metric: Metric, ratio: Option<f64>, p: Option<f64>, j: &Judgement) -> (Change, bool) {
+    let (Some(p), Some(w)) = (p, worse(metric, ratio)) else {
+        return (
+            Change::NotComparable {
+                reason: "a median of 0".into(),
+            },
+            false,
+        );
+    };
+    let change = if p < j.alpha && w.abs() >= j.threshold {
+        if w > 0.0 {
+            Change::Slower
+        } else {
+            Change::Faster
+        }
+    } else {
+        Change::Same
+    };
+    let regression = j.max_regression.is_some_and(|max| p < j.alpha && w > max);
+    (change, regression)
+}
+
+/// Judges every tested figure again on its p-value adjusted for all of them (see
+/// [`super::fdr`]): many figures tested at once would otherwise show a change somewhere
+/// almost every time.
+fn adjust_for_many(rows: &mut [Row], j: &Judgement) {
+    let tested: Vec<usize> = (0..rows.len())
+        .filter(|&i| {
+            rows[i].test.is_some()
+                && matches!(
+                    rows[i].change,
+                    Change::Faster | Change::Slower | Change::Same
+                )
+        })
+        .collect();
+    let ps: Vec<f64> = tested
+        .iter()
+        .map(|&i| rows[i].test.map_or(1.0, |t| t.p))
+        .collect();
+    for (&i, q) in tested.iter().zip(fdr::adjust(&ps)) {
+        let r = &mut rows[i];
+        r.p_adjusted = Some(q);
+        (r.change, r.regression) = verdict(r.metric, r.ratio, Some(q), j);
+    }
+}
+
+/// When a lone change cannot be shown among `m` figures with these sample counts: the
+/// smallest p-value the samples allow must be below alpha / m for the first figure to count.
+fn power_warning(rows: &[Row], j: &Judgement) -> Option<String> {
+    let tested: Vec<&Row> = rows.iter().filter(|r| r.p_adjusted.is_some()).collect();
+    let m = tested.len();
+    if m < 2 {
+        return None;
+    }
+    let floor = tested
+        .iter()
+        .filter_map(|r| Some(mann_whitney::min_p(r.before?.n, r.after?.n)))
+        .fold(f64::INFINITY, f64::min);
+    if floor * m as f64 <= j.alpha {
+        return None;
+    }
+    let need = mann_whitney::samples_needed(j.alpha / m as f64);
+    Some(format!(
+        "{m} figures are judged at once: with these sample counts a change in one figure alone cannot reach significance (that takes at least {need} samples on each side); a change shared by many figures still can"
+    ))
 }
 
 /// The geometric mean of each transport's speed-ups over its testable rows.

@@ -206,3 +206,57 @@ fn every_format_renders_and_json_reads_back() {
         }
     }
 }
+
+/// `n` results named `t0`, `t1`, … whose samples are `RATES[..k]` scaled by `by(i)`.
+fn many(n: usize, k: usize, by: impl Fn(usize) -> f64) -> RunReport {
+    run((0..n)
+        .map(|i| {
+            let rates: Vec<f64> = RATES[..k].iter().map(|x| x * by(i)).collect();
+            result(&format!("t{i}"), &rates)
+        })
+        .collect())
+}
+
+#[test]
+fn one_marginal_change_among_many_figures_is_not_called_a_change() {
+    // 40 results; one of them is 20% slower in 5 samples of 5, whose best p is 0.0079: alone it
+    // would be a regression, among 40 figures judged at once it cannot be told from chance.
+    let before = many(40, 5, |_| 1.0);
+    let after = many(40, 5, |i| if i == 7 { 0.8 } else { 1.0 });
+    let c = compare(("before", &before), ("after", &after), gate(0.05));
+    let r = &c.rows[7];
+    assert!(r.test.unwrap().p < 0.01, "{r:?}");
+    assert!(r.p_adjusted.unwrap() > 0.05, "{r:?}");
+    assert_eq!(r.change, Change::Same);
+    assert_eq!(c.regressions().count(), 0);
+    assert!(
+        c.warnings
+            .iter()
+            .any(|w| w.contains("40 figures are judged at once")
+                && w.contains("at least 7 samples on each side")),
+        "{:?}",
+        c.warnings
+    );
+
+    // With 10 samples a side the lone change is seen among the 40.
+    let before = many(40, 10, |_| 1.0);
+    let after = many(40, 10, |i| if i == 7 { 0.8 } else { 1.0 });
+    let c = compare(("before", &before), ("after", &after), gate(0.05));
+    assert_eq!(c.rows[7].change, Change::Slower);
+    assert_eq!(c.regressions().count(), 1);
+    assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+}
+
+#[test]
+fn a_change_shared_by_many_figures_is_seen_even_with_few_samples() {
+    // A build that slows every result by 20%: with 5 samples a side each figure's p is 0.0079,
+    // and shared by all 40 figures it stays significant after the adjustment.
+    let before = many(40, 5, |_| 1.0);
+    let after = many(40, 5, |_| 0.8);
+    let c = compare(("before", &before), ("after", &after), gate(0.05));
+    assert_eq!(c.regressions().count(), 40);
+    for r in &c.rows {
+        assert_eq!(r.change, Change::Slower, "{r:?}");
+        assert!(r.p_adjusted.unwrap() < 0.05);
+    }
+}

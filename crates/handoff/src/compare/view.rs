@@ -2,7 +2,7 @@
 //! Bencher Metric Format for continuous-benchmarking services.
 //!
 //! ```text
-//!  result                               metric    before     after    change   95% interval       p       verdict
+//!  result                               metric    before     after    change   95% interval    p adj.    verdict
 //! ─────────────────────────────────────────────────────────────────────────────────────────────────────────────────
 //!  rtrb spsc threads u64 1p1c cap=1024  msgs/s   120 M/s    96 M/s    -20.0%   -22.5% … -17.1%   0.0079  slower  REGRESSION
 //! ```
@@ -96,7 +96,7 @@ const COLUMNS: [&str; 8] = [
     "after",
     "change",
     "95% interval",
-    "p",
+    "p adj.",
     "verdict",
 ];
 
@@ -114,13 +114,12 @@ fn cells(r: &Row) -> [String; 8] {
             signed_percent(i.high - 1.0)
         )
     });
-    let p = r
-        .test
-        .map_or("–".into(), |t| format!("{:.2e}", t.p).replace("e0", ""));
-    let p = if r.test.is_some_and(|t| t.p >= 0.001) {
-        format!("{:.3}", r.test.map_or(1.0, |t| t.p))
-    } else {
-        p
+    // The p-value the verdict was decided on: adjusted for every figure judged at once.
+    let p = r.p_adjusted.or(r.test.map(|t| t.p));
+    let p = match p {
+        None => "–".to_string(),
+        Some(p) if p >= 0.001 => format!("{p:.3}"),
+        Some(p) => format!("{p:.2e}").replace("e0", ""),
     };
     let mut verdict = r.change.mark().to_string();
     if r.regression {
@@ -156,8 +155,9 @@ fn header(c: &Comparison) -> Vec<(&'static str, String)> {
             s.label, s.started_at, s.suite, s.environment
         )
     };
+    let tested = c.rows.iter().filter(|r| r.p_adjusted.is_some()).count();
     let mut judged = format!(
-        "Mann–Whitney U on per-sample figures, alpha {}; changes under {} are ~",
+        "Mann–Whitney U on per-sample figures, p adjusted for the {tested} figure(s) judged (Benjamini–Hochberg), alpha {}; changes under {} are ~",
         j.alpha,
         fmt::percent(j.threshold)
     );

@@ -1,0 +1,196 @@
+//! Each gate passes on what it asks for, fails on what it does not, and fails, saying why,
+//! on what it cannot judge; a scaling gate over oversubscribed points is skipped.
+
+use super::*;
+use crate::lints::fixture::{environment, stream, with_rates};
+
+fn report(results: Vec<TrialResult>, cpus: usize) -> RunReport {
+    let mut environment = environment();
+    environment.logical_cpus = cpus;
+    RunReport {
+        schema_version: crate::report::SCHEMA_VERSION,
+        started_at: "2026-11-24T00:00:00Z".into(),
+        duration_s: 1.0,
+        suite: "test".into(),
+        environment,
+        limits: None,
+        layout: None,
+        results,
+        consensus: None,
+        shared_regimes: None,
+        gates: Vec::new(),
+    }
+}
+
+fn at(transport: &str, producers: usize, rates: &[f64]) -> TrialResult {
+    let mut r = with_rates(stream(), rates);
+    r.transport = transport.into();
+    r.workload = crate::workload::WorkloadKind::Mpsc;
+    r.params.producers = producers;
+    r
+}
+
+fn no_baseline(r: &str) -> Result<RunReport, String> {
+    Err(format!("no baseline `{r}`"))
+}
+
+fn one(gate: Gate, report: &RunReport, load: &Loader<'_>) -> GateOutcome {
+    evaluate(&[gate], report, load).remove(0)
+}
+
+const RATES: [f64; 5] = [100e6, 101e6, 99e6, 100e6, 100.5e6];
+
+fn scaled(by: f64) -> Vec<f64> {
+    RATES.iter().map(|x| x * by).collect()
+}
+
+#[test]
+fn scaling_passes_fails_and_is_skipped_when_oversubscribed() {
+    let gate = |min| Gate::Scaling {
+        transports: vec![],
+        min,
+    };
+    let run = report(vec![at("q", 1, &RATES), at("q", 2, &scaled(1.6))], 8);
+    let o = one(gate(1.5), &run, &no_baseline);
+    assert_eq!(o.status, GateStatus::Passed, "{:?}", o.details);
+    assert!(
+        o.details[0].contains("1.60× at 2 producers"),
+        "{:?}",
+        o.details
+    );
+
+    let o = one(gate(2.0), &run, &no_baseline);
+    assert_eq!(o.status, GateStatus::Failed, "{:?}", o.details);
+    assert!(o.details[0].ends_with("(FAIL)"), "{:?}", o.details);
+
+    // 2 producers + 1 consumer on 2 cores: the figure says nothing about scaling.
+    let small = report(run.results.clone(), 2);
+    let o = one(gate(1.5), &small, &no_baseline);
+    assert_eq!(o.status, GateStatus::Skipped, "{:?}", o.details);
+    assert!(o.details[0].contains("oversubscribed: 3 threads on 2 cores"));
+}
+
+#[test]
+fn scaling_without_a_sweep_or_with_a_failed_point_cannot_pass() {
+    let gate = Gate::Scaling {
+        transports: vec![],
+        min: 1.5,
+    };
+    let o = one(
+        gate.clone(),
+        &report(vec![at("q", 1, &RATES)], 8),
+        &no_baseline,
+    );
+    assert_eq!(o.status, GateStatus::Failed);
+    assert!(
+        o.details[0].contains("cannot be evaluated"),
+        "{:?}",
+        o.details
+    );
+
+    let mut hung = at("q", 4, &RATES);
+    hung.verdict = Verdict::Hung;
+    let o = one(
+        gate,
+        &report(vec![at("q", 1, &RATES), hung], 8),
+        &no_baseline,
+    );
+    assert_eq!(o.status, GateStatus::Failed);
+    assert!(
+        o.details[0].contains("cannot be evaluated"),
+        "{:?}",
+        o.details
+    );
+}
+
+#[test]
+fn ratio_judges_one_transport_against_the_best_other_or_a_named_one() {
+    let run = report(
+        vec![
+            at("mine", 1, &RATES),
+            at("peer", 1, &scaled(0.9)),
+            at("fast", 1, &scaled(1.2)),
+        ],
+        8,
+    );
+    let gate = |over: Over| Gate::Ratio {
+        transport: "mine".into(),
+        options: BTreeMap::new(),
+        over,
+        min: 1.0,
+    };
+    let o = one(gate(Over::Transport("peer".into())), &run, &no_baseline);
+    assert_eq!(o.status, GateStatus::Passed, "{:?}", o.details);
+    let o = one(gate(Over::Best), &run, &no_baseline);
+    assert_eq!(o.status, GateStatus::Failed, "{:?}", o.details);
+    assert!(
+        o.details.iter().any(|d| d.contains("fast")),
+        "{:?}",
+        o.details
+    );
+    let o = one(gate(Over::Transport("absent".into())), &run, &no_baseline);
+    assert_eq!(o.status, GateStatus::Failed);
+    assert!(
+        o.details[0].contains("cannot be evaluated"),
+        "{:?}",
+        o.details
+    );
+}
+
+#[test]
+fn regression_fails_on_a_significant_slowdown_beyond_max_only() {
+    let gate = Gate::Regression {
+        baseline: "main".into(),
+        max: 0.05,
+    };
+    let base = report(vec![at("q", 1, &RATES)], 8);
+    let load = |_: &str| Ok(base.clone());
+    let same = report(vec![at("q", 1, &scaled(0.99))], 8);
+    let o = one(gate.clone(), &same, &load);
+    assert_eq!(o.status, GateStatus::Passed, "{:?}", o.details);
+    let slower = report(vec![at("q", 1, &scaled(0.8))], 8);
+    let o = one(gate.clone(), &slower, &load);
+    assert_eq!(o.status, GateStatus::Failed, "{:?}", o.details);
+    assert!(o.details[0].contains("-20.0%"), "{:?}", o.details);
+    let o = one(gate, &slower, &no_baseline);
+    assert_eq!(o.status, GateStatus::Failed);
+    assert_eq!(o.details, ["cannot be evaluated: no baseline `main`"]);
+}
+
+#[test]
+fn regression_cannot_pass_on_what_it_cannot_judge() {
+    let gate = Gate::Regression {
+        baseline: "main".into(),
+        max: 0.05,
+    };
+    // Three samples a side: no ordering of them reaches p < 0.05.
+    let base = report(vec![at("q", 1, &RATES[..3])], 8);
+    let load = |_: &str| Ok(base.clone());
+    let o = one(
+        gate.clone(),
+        &report(vec![at("q", 1, &RATES[..3])], 8),
+        &load,
+    );
+    assert_eq!(o.status, GateStatus::Failed, "{:?}", o.details);
+    assert!(o.details[0].contains("too few samples"), "{:?}", o.details);
+
+    // A result that failed, and a run that matches nothing of the baseline.
+    let base = report(vec![at("q", 1, &RATES)], 8);
+    let load = |_: &str| Ok(base.clone());
+    let mut failed = at("q", 1, &RATES);
+    failed.verdict = Verdict::Fail;
+    let o = one(gate.clone(), &report(vec![failed], 8), &load);
+    assert_eq!(o.status, GateStatus::Failed, "{:?}", o.details);
+    assert!(
+        o.details[0].contains("cannot be evaluated"),
+        "{:?}",
+        o.details
+    );
+    let o = one(gate, &report(vec![at("other", 1, &RATES)], 8), &load);
+    assert_eq!(o.status, GateStatus::Failed, "{:?}", o.details);
+    assert!(
+        o.details[0].contains("no result of this run matches"),
+        "{:?}",
+        o.details
+    );
+}
