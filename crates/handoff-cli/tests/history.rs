@@ -290,7 +290,7 @@ fn baselines_name_runs() {
     );
     assert_eq!(store.run_ids(), before, "nothing ran");
     // Two samples a side can show no significant change: the gate cannot judge, and fails.
-    let out = run(quick_run(store.arg()).args(["--baseline", "main", "-f", "table"]));
+    let out = run(quick_run(store.arg()).args(["--baseline", "main"]));
     let shown = text(&out.stdout);
     assert_eq!(out.status.code(), Some(4), "{shown}");
     assert!(
@@ -310,7 +310,7 @@ fn baselines_name_runs() {
     let err = fails(store.arg(), &["baseline", "save", "42"], 2);
     assert!(err.contains("read as a run id"), "{err}");
     let err = fails(store.arg(), &["baseline", "save", "next", "7"], 2);
-    assert!(err.contains("unknown run id 7 (latest is 2)"), "{err}");
+    assert!(err.contains("unknown run id 7 (latest is 3)"), "{err}");
 
     assert_eq!(
         ok(store.arg(), &["baseline", "delete", "first"]),

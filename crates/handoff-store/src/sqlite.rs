@@ -46,9 +46,20 @@ impl Sqlite {
             .map_err(|e| unreachable(e.to_string()))?;
         // Reading the mode back makes SQLite touch the file: a file that is no database
         // fails here, at open, rather than at the first query.
-        let mode: String = conn
-            .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
-            .map_err(|e| unreachable(e.to_string()))?;
+        //
+        // Switching a new file to WAL takes an exclusive lock, and SQLite answers "database is
+        // locked" at once, without its busy handler, when another process is switching the
+        // same new file at that moment: two runs started together on a new store would
+        // otherwise fail. The switch is retried until the busy timeout.
+        let started = std::time::Instant::now();
+        let mode: String = loop {
+            match conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0)) {
+                Err(e) if is_busy(&e) && started.elapsed() < BUSY_TIMEOUT => {
+                    std::thread::sleep(std::time::Duration::from_millis(5));
+                }
+                other => break other.map_err(|e| unreachable(e.to_string()))?,
+            }
+        };
         if !mode.eq_ignore_ascii_case("wal") {
             return Err(unreachable(format!(
                 "the database cannot use write-ahead logging (journal mode stays `{mode}`)"
@@ -68,6 +79,14 @@ impl Sqlite {
             .collect::<Result<_, _>>()?;
         Ok(lines.join("\n"))
     }
+}
+
+/// Whether `e` is SQLite's "busy" or "locked" answer.
+fn is_busy(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+    )
 }
 
 /// `$N` parameters as SQLite's numbered `?N`. (SQLite reads `$N` as a *named* parameter and
