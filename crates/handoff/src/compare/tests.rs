@@ -18,19 +18,7 @@ fn result(transport: &str, rates: &[f64]) -> TrialResult {
 }
 
 fn run(results: Vec<TrialResult>) -> RunReport {
-    RunReport {
-        schema_version: crate::report::SCHEMA_VERSION,
-        started_at: "2026-01-01T00:00:00Z".into(),
-        duration_s: 1.0,
-        suite: "test".into(),
-        environment: fixture::environment(),
-        limits: None,
-        layout: None,
-        results,
-        consensus: None,
-        shared_regimes: None,
-        gates: Vec::new(),
-    }
+    fixture::report(results)
 }
 
 fn scaled(by: f64) -> Vec<f64> {

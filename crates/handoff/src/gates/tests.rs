@@ -2,24 +2,12 @@
 //! on what it cannot judge; a scaling gate over oversubscribed points is skipped.
 
 use super::*;
-use crate::lints::fixture::{environment, stream, with_rates};
+use crate::lints::fixture::{self, stream, with_rates};
 
 fn report(results: Vec<TrialResult>, cpus: usize) -> RunReport {
-    let mut environment = environment();
-    environment.logical_cpus = cpus;
-    RunReport {
-        schema_version: crate::report::SCHEMA_VERSION,
-        started_at: "2026-11-24T00:00:00Z".into(),
-        duration_s: 1.0,
-        suite: "test".into(),
-        environment,
-        limits: None,
-        layout: None,
-        results,
-        consensus: None,
-        shared_regimes: None,
-        gates: Vec::new(),
-    }
+    let mut r = fixture::report(results);
+    r.environment.logical_cpus = cpus;
+    r
 }
 
 fn at(transport: &str, producers: usize, rates: &[f64]) -> TrialResult {

@@ -167,3 +167,20 @@ pub(crate) fn environment() -> Environment {
         invariant_tsc: Some(true),
     }
 }
+
+/// A run of these results on [`environment`], with nothing else measured.
+pub(crate) fn report(results: Vec<TrialResult>) -> crate::report::RunReport {
+    crate::report::RunReport {
+        schema_version: crate::report::SCHEMA_VERSION,
+        started_at: "2026-01-01T00:00:00Z".into(),
+        duration_s: 1.0,
+        suite: "test".into(),
+        environment: environment(),
+        limits: None,
+        layout: None,
+        results,
+        consensus: None,
+        shared_regimes: None,
+        gates: Vec::new(),
+    }
+}

@@ -13,6 +13,7 @@
 
 pub mod faulty;
 pub mod faulty_timing;
+pub mod paused;
 pub mod planted;
 pub mod slow;
 
