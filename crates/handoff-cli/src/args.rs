@@ -86,7 +86,8 @@ pub struct HistoryArgs {
 /// `handoff show`.
 #[derive(Args, Debug)]
 pub struct ShowArgs {
-    /// The run: its id, `latest` (the newest finished run) or a baseline name.
+    /// The run: its id, `latest` (the newest finished run), a baseline name, or a report file
+    /// (`--format json`) or a run's journal (`.results.jsonl`).
     pub reference: String,
     /// Output format: table, json, markdown, csv, bmf.
     #[arg(long, short = 'f', default_value = "table")]

@@ -20,7 +20,7 @@ pub fn compare(args: &CompareArgs, source: &dyn ReportSource) -> Result<u8, CliE
         code: exit::RUN_ERROR,
         message: format!("rendering: {e}"),
     })?;
-    crate::run::write_output(args.out.as_deref(), &buf)?;
+    crate::destination::Destination::check(args.out.as_deref(), "--out")?.write(&buf)?;
     Ok(gate_code(&c))
 }
 

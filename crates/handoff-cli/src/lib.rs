@@ -14,10 +14,12 @@
 pub mod args;
 pub mod baseline;
 pub mod compare;
+pub mod destination;
 pub mod eta;
 pub mod exit;
 pub mod flags;
 pub mod history;
+pub mod journal;
 pub mod list;
 pub mod percent;
 pub mod progress;
@@ -65,6 +67,9 @@ pub fn main_with(catalog: Catalog) -> ExitCode {
         catalog
     };
     let cli = Cli::parse();
+    if !matches!(cli.command, Command::Worker) {
+        end_workers_on_signals();
+    }
     let result = match cli.command {
         Command::List(a) => {
             let mut out = std::io::stdout().lock();
@@ -81,10 +86,8 @@ pub fn main_with(catalog: Catalog) -> ExitCode {
         Command::Show(a) => show::show(&a),
         Command::Baseline(a) => baseline::baseline(&a),
         Command::Worker => {
-            let stdin = std::io::stdin().lock();
-            // Not locked: the worker writes heartbeats from a thread of its own.
-            let stdout = std::io::stdout();
-            handoff::worker::serve(&catalog, stdin, stdout)
+            // The protocol moves off the standard streams, which the transport may print on.
+            handoff::worker::serve_stdio(&catalog)
                 .map(|_| exit::OK)
                 .map_err(|e| CliError {
                     code: exit::RUN_ERROR,
@@ -99,4 +102,24 @@ pub fn main_with(catalog: Catalog) -> ExitCode {
             ExitCode::from(e.code)
         }
     }
+}
+
+/// On Ctrl-C or a termination signal, kills every live worker's process group before the
+/// command exits (130, as a shell reports an interrupted command). Workers die with their parent
+/// anyway (see `handoff::executor::spawn`); this also ends whatever their transports started.
+fn end_workers_on_signals() {
+    // A second handler cannot be set (a crate embedding this command may have one): then the
+    // workers still die with the process.
+    let _ = ctrlc::set_handler(|| {
+        handoff::executor::spawn::end_all();
+        match journal::open_path() {
+            Some(path) => eprintln!(
+                "\ninterrupted: every worker of the run was stopped; the results finished so far are in {} (`handoff show {}` renders them)",
+                path.display(),
+                path.display()
+            ),
+            None => eprintln!("\ninterrupted: every worker of the run was stopped"),
+        }
+        std::process::exit(130);
+    });
 }

@@ -106,7 +106,13 @@ impl Progress {
                     ));
                 }
             }
-            Event::RoundDone { round, rounds } => self.round_done(round, rounds),
+            // Results are recorded by the run's journal, not shown here.
+            Event::TrialDone { .. } => {}
+            Event::RoundDone {
+                round,
+                rounds,
+                group,
+            } => self.round_done(round, rounds, group),
             Event::Sample {
                 trial,
                 label,
@@ -117,12 +123,18 @@ impl Progress {
     }
 
     /// A round finished: said on its own line in a run of several trials without a bar.
-    fn round_done(&mut self, round: usize, rounds: usize) {
+    /// In a run of several groups of trials (see `handoff::session::live_worker_limit`), the
+    /// group is said first: `group 2/7 · round 3/5 done · …`.
+    fn round_done(&mut self, round: usize, rounds: usize, group: (usize, usize)) {
         self.round = Some((round, rounds));
         if self.bar.is_none() && self.samples_per_trial.len() > 1 {
             let now = Instant::now();
+            let group = match group {
+                (_, 1) => String::new(),
+                (g, groups) => format!("group {g}/{groups} · "),
+            };
             let line = format!(
-                "round {round}/{rounds} done · {} elapsed{}",
+                "{group}round {round}/{rounds} done · {} elapsed{}",
                 eta::clock(now.saturating_duration_since(self.started)),
                 self.left(now)
             );
@@ -260,7 +272,11 @@ mod tests {
                     outcome: o,
                 });
             }
-            p.on(Event::RoundDone { round, rounds: 2 });
+            p.on(Event::RoundDone {
+                round,
+                rounds: 2,
+                group: (1, 1),
+            });
         }
         let lines = seen.lock().unwrap().clone();
         assert_eq!(lines.len(), 5, "{lines:?}");
@@ -298,6 +314,7 @@ mod tests {
         p.on(Event::RoundDone {
             round: 1,
             rounds: 5,
+            group: (1, 1),
         });
         assert_eq!(*seen.lock().unwrap(), ["[1/1] x: HUNG: no end after 10 ms"]);
         assert_eq!(p.timed_done, [5]);
@@ -309,6 +326,7 @@ mod tests {
         p.on(Event::RoundDone {
             round: 1,
             rounds: 1,
+            group: (1, 1),
         });
         p.finish();
     }

@@ -2,7 +2,9 @@
 //! store.
 
 use crate::args::{LayoutArg, RunArgs};
+use crate::destination::Destination;
 use crate::exit;
+use crate::journal::Journal;
 use crate::progress::Progress;
 use crate::record::{Recorder, Settings};
 use crate::CliError;
@@ -16,9 +18,8 @@ use handoff::plan::gates::Gate;
 use handoff::plan::Plan;
 use handoff::probes::ProbeBudget;
 use handoff::report::RunReport;
-use handoff::session::{self, Isolation, SessionOptions};
+use handoff::session::{self, Event, Isolation, SessionOptions};
 use std::collections::BTreeMap;
-use std::io::Write;
 
 /// Runs `handoff run` and returns the exit code; `source` loads the baselines of regression
 /// gates.
@@ -33,6 +34,8 @@ pub fn run(
         suite.quick();
     }
     preflight(catalog, &suite, adhoc)?;
+    // Before anything runs: an output that cannot be written stops the run here.
+    let destination = Destination::check(args.out.as_deref(), "--out")?;
 
     let isolation = if args.in_process {
         Isolation::InProcess
@@ -86,8 +89,16 @@ pub fn run(
             in_process: args.in_process,
         },
     )?;
+    let mut journal = Journal::create(destination.regular_file(), &RunReport::begun(&suite.name))?;
     let mut progress = Progress::new(args.quiet, suite.trials.iter().map(|t| t.samples).collect());
-    let mut report = session::run(catalog, suite.trials, &opts, &mut |ev| progress.on(ev));
+    let mut report = session::run(catalog, suite.trials, &opts, &mut |ev| {
+        match &ev {
+            Event::ProbesDone(limits) => journal.limits(limits),
+            Event::TrialDone { result, .. } => journal.result(result),
+            _ => {}
+        }
+        progress.on(ev)
+    });
     progress.finish();
     report.gates = handoff::gates::evaluate(&gates, &report, &|r| {
         baselines
@@ -97,27 +108,46 @@ pub fn run(
     });
 
     // The report is written first, then recorded: a store that fails at the end never costs
-    // the run its output.
-    let written = write(&report, format, args);
+    // the run its output. If either fails, the journal keeps every result.
+    let written = write(&report, format, &destination);
     let recorded = recorder.map(|r| r.finish(&report));
-    match (recorded, &written) {
-        (Some(Ok(said)), _) if !args.quiet => eprintln!("{said}"),
+    let kept = match (&written, &recorded) {
+        (Ok(()), None | Some(Ok(_))) => {
+            journal.discard();
+            None
+        }
+        _ => Some(journal.keep()),
+    };
+    let with_kept = |e: CliError| match &kept {
+        Some(k) => CliError {
+            message: format!("{}; {k}", e.message),
+            ..e
+        },
+        None => e,
+    };
+    match (recorded, written) {
+        (Some(Ok(said)), Ok(())) if !args.quiet => eprintln!("{said}"),
+        (Some(Ok(said)), Err(w)) => {
+            return Err(with_kept(CliError {
+                message: format!("{}; the run is {said}", w.message),
+                ..w
+            }))
+        }
         (Some(Err(e)), Ok(())) => {
-            return Err(CliError {
+            return Err(with_kept(CliError {
                 message: format!("the run's report was written, but {}", e.message),
                 ..e
-            })
+            }))
         }
         (Some(Err(e)), Err(w)) => {
             eprintln!("error: {}", w.message);
-            return Err(CliError {
+            return Err(with_kept(CliError {
                 message: format!("and {}", e.message),
                 ..e
-            });
+            }));
         }
-        _ => {}
+        (_, written) => written.map_err(with_kept)?,
     }
-    written?;
     Ok(if report.has_failures() {
         exit::VERDICT_FAILED
     } else if report.gates_failed() {
@@ -157,14 +187,14 @@ fn load_baselines(
     Ok(loaded)
 }
 
-/// Renders `report` to `--out` or standard output.
-fn write(report: &RunReport, format: Format, args: &RunArgs) -> Result<(), CliError> {
+/// Renders `report` to its destination.
+fn write(report: &RunReport, format: Format, destination: &Destination) -> Result<(), CliError> {
     let mut buf = Vec::new();
     output::render(report, format, &mut buf).map_err(|e| CliError {
         code: exit::RUN_ERROR,
         message: format!("rendering: {e}"),
     })?;
-    write_output(args.out.as_deref(), &buf)
+    destination.write(&buf)
 }
 
 /// Checks every trial against its transport's declared semantics before anything runs.
@@ -196,24 +226,5 @@ fn preflight(catalog: &Catalog, suite: &Plan, adhoc: bool) -> Result<(), CliErro
             "impossible parameters:\n  {}",
             problems.join("\n  ")
         )))
-    }
-}
-
-/// Writes rendered output to `path`, or to standard output.
-pub fn write_output(path: Option<&std::path::Path>, buf: &[u8]) -> Result<(), CliError> {
-    match path {
-        Some(path) => std::fs::write(path, buf).map_err(|e| CliError {
-            code: exit::RUN_ERROR,
-            message: format!("cannot write {}: {e}", path.display()),
-        }),
-        None => {
-            let mut out = std::io::stdout().lock();
-            out.write_all(buf)
-                .and_then(|_| out.flush())
-                .map_err(|e| CliError {
-                    code: exit::RUN_ERROR,
-                    message: format!("writing output: {e}"),
-                })
-        }
     }
 }

@@ -1,4 +1,5 @@
-//! `handoff show REF`: a stored run rendered again, in any format, without re-running it.
+//! `handoff show REF`: a stored run (or a report or journal file) rendered again, in any format,
+//! without re-running it.
 
 use crate::args::ShowArgs;
 use crate::exit;
@@ -8,13 +9,16 @@ use handoff::output::{self, Format};
 /// Runs `handoff show` and returns the exit code.
 pub fn show(args: &ShowArgs) -> Result<u8, CliError> {
     let format: Format = args.format.parse().map_err(CliError::bad_input)?;
-    let store = crate::store::open(&args.store)?;
-    let report = store.load(&args.reference).map_err(crate::store::error)?;
+    let destination = crate::destination::Destination::check(args.out.as_deref(), "--out")?;
+    let report = crate::source::ReportSource::load(
+        &crate::store::Reports::new(&args.store),
+        &args.reference,
+    )?;
     let mut buf = Vec::new();
     output::render(&report, format, &mut buf).map_err(|e| CliError {
         code: exit::RUN_ERROR,
         message: format!("rendering: {e}"),
     })?;
-    crate::run::write_output(args.out.as_deref(), &buf)?;
+    destination.write(&buf)?;
     Ok(exit::OK)
 }

@@ -15,12 +15,19 @@ pub trait ReportSource {
 /// Whether `reference` names a file rather than a stored run: it exists as a file, or it looks
 /// like a path (has a separator or a `.json` ending).
 pub fn is_file_reference(reference: &str) -> bool {
-    Path::new(reference).is_file() || reference.contains('/') || reference.ends_with(".json")
+    Path::new(reference).is_file()
+        || reference.contains('/')
+        || reference.ends_with(".json")
+        || reference.ends_with(".jsonl")
 }
 
 /// Reads a JSON report from a file, with a clear error for a missing file, malformed JSON (line
-/// and column) or JSON that is not a handoff report.
+/// and column) or JSON that is not a handoff report. A run's journal (`.jsonl`, see
+/// [`crate::journal`]) is read as the report of the results it holds.
 pub fn read_json_report(path: &Path) -> Result<RunReport, CliError> {
+    if crate::journal::is_journal(path) {
+        return crate::journal::read(path);
+    }
     let text = std::fs::read_to_string(path)
         .map_err(|e| CliError::bad_input(format!("cannot read report {}: {e}", path.display())))?;
     parse_json_report(&text, &path.display().to_string())

@@ -30,6 +30,7 @@ pub mod histogram;
 pub mod identity;
 pub mod layout;
 pub mod lints;
+pub mod memory;
 pub mod message;
 pub mod open_loop;
 pub mod outcome;

@@ -165,6 +165,10 @@ pub struct SampleOutcome {
     /// The placement the sample ran under, when layouts are randomised (see [`crate::layout`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub layout: Option<crate::layout::LayoutRecord>,
+    /// The worker's memory during and after the sample (see [`crate::memory`]); `None` in
+    /// process and where the system does not show it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<crate::memory::SampleMemory>,
 }
 
 /// Hand-offs whose receiver ran on the OS thread its sender last ran on: on a multi-thread
@@ -263,6 +267,7 @@ impl SampleOutcome {
             paced: None,
             same_worker: None,
             layout: None,
+            memory: None,
         }
     }
 }

@@ -197,6 +197,10 @@ pub struct RawSample {
     /// This sample's 99th-percentile latency, ns, as `p50_ns`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub p99_ns: Option<u64>,
+    /// The worker's memory during and after this sample (see [`crate::memory`]); absent in
+    /// process, where the system does not show it, and in older reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<crate::memory::SampleMemory>,
 }
 
 /// The result of one trial.
@@ -251,6 +255,14 @@ pub struct TrialResult {
     /// reports written before it was.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub same_worker: Option<f64>,
+    /// How the worker's memory moved over the timed samples (see [`crate::memory`]): the
+    /// highest peak and the growth from sample to sample; absent in process.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<crate::memory::MemoryFigures>,
+    /// What the trial's workers printed, on either standard stream: the first and last lines
+    /// (see [`crate::executor::Printed`]); absent when nothing was printed, and in process.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub printed: Option<crate::executor::Printed>,
 }
 
 /// Above this share of hand-offs that stayed on one worker thread, a result is a *same-worker*
@@ -317,6 +329,23 @@ pub struct RampResult {
 }
 
 impl RunReport {
+    /// The report of a run of `suite` as it begins, without results: now, on this machine.
+    pub fn begun(suite: &str) -> RunReport {
+        RunReport {
+            schema_version: SCHEMA_VERSION,
+            started_at: crate::session::now_rfc3339(),
+            duration_s: 0.0,
+            suite: suite.to_string(),
+            environment: Environment::detect(),
+            limits: None,
+            layout: None,
+            results: Vec::new(),
+            consensus: None,
+            shared_regimes: None,
+            gates: Vec::new(),
+        }
+    }
+
     /// Whether a gate failed.
     pub fn gates_failed(&self) -> bool {
         self.gates

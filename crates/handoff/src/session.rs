@@ -2,15 +2,19 @@
 //!
 //! Order of work:
 //! 1. limit probes (cache-line round trip, streaming bandwidth);
-//! 2. per trial: start its executor, calibrate the message count if it is `auto` (the pilot
-//!    samples double as warm-up);
-//! 3. under consensus, one count for every trial of a stream (see [`crate::consensus`]);
-//! 4. per trial, the requested warm-up samples at the count it will run;
-//! 5. timed samples, interleaved across trials (round 1 of A, B, C, then round 2 …) so drift of
-//!    a shared machine hits every transport alike;
-//! 6. per trial, its result: verdict, statistics, figures and limit distances; then the lints
-//!    over that result (see [`crate::lints`]);
-//! 7. under consensus, the comparison of the results' digests.
+//! 2. the trials, in groups of at most [`live_worker_limit`] (one group when they run in
+//!    process), one group after the other; in each group:
+//!    1. per trial: start its executor (a worker process, as its first sample needs it),
+//!       calibrate the message count if it is `auto` (the pilot samples double as warm-up);
+//!    2. under consensus, one count for every trial of a stream (see [`crate::consensus`]; with
+//!       several groups, every trial is calibrated first, before any group runs);
+//!    3. per trial, the requested warm-up samples at the count it will run;
+//!    4. timed samples, interleaved across the group's trials (round 1 of A, B, C, then round
+//!       2 …) so drift of a shared machine hits every transport alike; then the ramps;
+//!    5. the group's workers closed, and per trial its result: verdict, statistics, figures and
+//!       limit distances, then the lints over that result (see [`crate::lints`]), each said
+//!       ([`Event::TrialDone`]) as soon as it is final;
+//! 3. under consensus, the comparison of the results' digests.
 //!
 //! A trial whose sample is not `pass` stops there with that verdict; every other trial goes on,
 //! and every figure already measured is kept.
@@ -18,10 +22,11 @@
 use crate::catalog::Catalog;
 use crate::consensus::{self, StreamKey};
 use crate::environment::Environment;
-use crate::executor::{Child, Executor, InProcess, SampleRequest, WorkerCommand};
+use crate::executor::{Child, Executor, InProcess, Printed, SampleRequest, WorkerCommand};
 use crate::histogram;
 use crate::layout::{LayoutMode, LayoutSequence};
 use crate::lints;
+use crate::memory::MemoryFigures;
 use crate::open_loop::ramp::{self, RampOutcome, StepFigures};
 use crate::outcome::{SampleOutcome, SampleStatus, WorkerShare};
 use crate::placement::Placement;
@@ -34,6 +39,8 @@ use crate::semantics::{Bound, Locality, Semantics};
 use crate::stats::modes::{self, Modes};
 use crate::stats::Summary;
 use crate::workload::{Driver, Messages, Pacing, RampSpec, TrialSpec, WorkloadKind};
+use std::rc::Rc;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 /// Where trials run.
@@ -100,21 +107,84 @@ pub enum Event<'a> {
         /// Trials that run it.
         trials: usize,
     },
+    /// A trial is done: its result is final (the run's consensus and shared regimes, judged
+    /// over every result, come with the report).
+    TrialDone {
+        /// Trial index.
+        trial: usize,
+        /// Its result.
+        result: &'a TrialResult,
+    },
     /// A round of interleaved timed samples finished (one sample of every trial still running).
     RoundDone {
         /// Rounds finished, from 1.
         round: usize,
-        /// Rounds in all (the most timed samples any trial takes).
+        /// Rounds in all (the most timed samples any trial of the group takes).
         rounds: usize,
+        /// The group of trials whose round it was, from 1, and the groups in all (see
+        /// [`live_worker_limit`]); `(1, 1)` when every trial runs in one.
+        group: (usize, usize),
     },
 }
 
 /// Pilot samples allowed while calibrating an `auto` message count.
 const MAX_PILOTS: usize = 6;
 
+/// Workers alive at once, at most: trials run in groups of this many, each group's workers
+/// started as its trials first need them and closed when the group ends (see
+/// [`live_worker_limit`]).
+pub const MAX_LIVE_WORKERS: usize = 32;
+
+/// Descriptors the parent holds per live worker (its three pipes, and one to spare while a
+/// worker starts).
+const FDS_PER_WORKER: u64 = 4;
+
+/// Descriptors kept free for everything else the command opens (the store, the output, the
+/// probes).
+const FDS_RESERVED: u64 = 64;
+
+/// How many workers may be alive at once: [`MAX_LIVE_WORKERS`], or fewer where the limit on
+/// open descriptors (`ulimit -n`) leaves room for fewer; never less than one.
+///
+/// Timed samples interleave across the trials of one group (round 1 of each, then round 2 …),
+/// so every worker of a group stays warm between its samples; a run of more trials than one
+/// group holds runs its groups one after another.
+pub fn live_worker_limit() -> usize {
+    let by_descriptors = open_file_limit()
+        .map(|n| (n.saturating_sub(FDS_RESERVED) / FDS_PER_WORKER).max(1))
+        .unwrap_or(MAX_LIVE_WORKERS as u64);
+    (MAX_LIVE_WORKERS as u64).min(by_descriptors) as usize
+}
+
+#[cfg(unix)]
+fn open_file_limit() -> Option<u64> {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes only into the struct it is given, which lives on this stack.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } != 0 {
+        return None;
+    }
+    (limit.rlim_cur != libc::RLIM_INFINITY).then_some(limit.rlim_cur as u64)
+}
+
+#[cfg(not(unix))]
+fn open_file_limit() -> Option<u64> {
+    None
+}
+
+/// What starts a trial's executor.
+struct Launcher {
+    catalog: Catalog,
+    isolation: Isolation,
+}
+
 struct Trial {
     spec: TrialSpec,
-    exec: Box<dyn Executor>,
+    launcher: Rc<Launcher>,
+    /// Started when the trial first needs it, closed when its group ends (or the trial stops).
+    exec: Option<Box<dyn Executor>>,
     /// The seeds of this trial's samples.
     layouts: LayoutSequence,
     messages: u64,
@@ -122,6 +192,8 @@ struct Trial {
     stop: Option<SampleOutcome>,
     last_placement: Placement,
     ramp: Option<RampOutcome>,
+    /// What its workers printed.
+    printed: Arc<Mutex<Printed>>,
 }
 
 /// Fewest messages in one step of a ramp.
@@ -158,28 +230,55 @@ pub fn run(
         l
     });
 
+    let launcher = Rc::new(Launcher {
+        catalog: catalog.clone(),
+        isolation: opts.isolation.clone(),
+    });
     let mut trials: Vec<Trial> = specs
         .into_iter()
-        .map(|spec| Trial::start(catalog, &opts.isolation, &opts.layout, spec))
+        .map(|spec| Trial::new(&launcher, &opts.layout, spec))
         .collect();
     on(Event::Planned {
         timed_samples: planned(&trials),
     });
-    calibrate_all(&mut trials, on);
-    if opts.consensus {
+    let group = match opts.isolation {
+        Isolation::InProcess => trials.len().max(1),
+        Isolation::Subprocess(_) => live_worker_limit(),
+    };
+    let groups = trials.len().div_ceil(group);
+    // Under consensus every trial of a stream is calibrated before any runs its count: with
+    // several groups, all are calibrated first, each group's workers closed after it.
+    let calibrate_first = opts.consensus && groups > 1;
+    if calibrate_first {
+        for chunk in trials.chunks_mut(group) {
+            calibrate_all(chunk, on);
+            close_all(chunk);
+        }
         one_count_per_stream(&mut trials, on);
     }
-    warm_up_all(&mut trials, on);
-    run_rounds(&mut trials, on);
-    run_ramps(&mut trials, on);
-    for t in &mut trials {
-        t.exec.close();
+    let mut results: Vec<TrialResult> = Vec::with_capacity(trials.len());
+    for (g, chunk) in trials.chunks_mut(group).enumerate() {
+        if !calibrate_first {
+            calibrate_all(chunk, on);
+            if opts.consensus {
+                one_count_per_stream(chunk, on);
+            }
+        }
+        warm_up_all(chunk, on);
+        run_rounds(chunk, (g + 1, groups), on);
+        run_ramps(chunk, on);
+        close_all(chunk);
+        // The group's trials are done: their results are final, and said as they are.
+        for t in chunk.iter() {
+            let result = summarise(catalog, t, limits.as_ref(), &environment);
+            on(Event::TrialDone {
+                trial: results.len(),
+                result: &result,
+            });
+            results.push(result);
+        }
     }
 
-    let results: Vec<TrialResult> = trials
-        .iter()
-        .map(|t| summarise(catalog, t, limits.as_ref(), &environment))
-        .collect();
     let consensus = opts.consensus.then(|| consensus::judge(&results));
     let shared_regimes = crate::stats::shared_regimes::detect(&results);
     RunReport {
@@ -198,30 +297,44 @@ pub fn run(
 }
 
 impl Trial {
-    /// A trial of `spec` with its executor started (one that refuses every sample if the
-    /// transport is unknown).
-    fn start(
-        catalog: &Catalog,
-        isolation: &Isolation,
-        layout: &LayoutMode,
-        spec: TrialSpec,
-    ) -> Trial {
-        let exec: Box<dyn Executor> = match (isolation, catalog.lookup(&spec.transport)) {
-            (_, Err(e)) => Box::new(Refuse(e)),
-            (Isolation::InProcess, Ok(_)) => {
-                Box::new(InProcess::new(catalog.clone(), spec.clone()))
-            }
-            (Isolation::Subprocess(cmd), Ok(_)) => Box::new(Child::start(cmd, spec.clone())),
-        };
+    /// A trial of `spec`; its executor starts with its first sample.
+    fn new(launcher: &Rc<Launcher>, layout: &LayoutMode, spec: TrialSpec) -> Trial {
         Trial {
             layouts: layout.sequence(&spec.label()),
             spec,
-            exec,
+            launcher: launcher.clone(),
+            exec: None,
             messages: 0,
             outcomes: Vec::new(),
             stop: None,
             last_placement: Placement::default(),
             ramp: None,
+            printed: Arc::default(),
+        }
+    }
+
+    /// This trial's executor, started if it is not (one that refuses every sample if the
+    /// transport is unknown).
+    fn executor(&mut self) -> &mut dyn Executor {
+        let exec = self.exec.get_or_insert_with(|| {
+            let Launcher { catalog, isolation } = &*self.launcher;
+            match (isolation, catalog.lookup(&self.spec.transport)) {
+                (_, Err(e)) => Box::new(Refuse(e)),
+                (Isolation::InProcess, Ok(_)) => {
+                    Box::new(InProcess::new(catalog.clone(), self.spec.clone()))
+                }
+                (Isolation::Subprocess(cmd), Ok(_)) => {
+                    Box::new(Child::start(cmd, self.spec.clone(), self.printed.clone()))
+                }
+            }
+        });
+        &mut **exec
+    }
+
+    /// Closes the executor, if one is running.
+    fn close(&mut self) {
+        if let Some(mut exec) = self.exec.take() {
+            exec.close();
         }
     }
 
@@ -233,12 +346,17 @@ impl Trial {
             rate,
             layout: self.layouts.next_seed(),
         };
-        self.exec.run(request)
+        self.executor().run(request)
     }
 
     fn is_ramp(&self) -> bool {
         matches!(self.spec.pacing, Pacing::Ramp(_))
     }
+}
+
+/// Closes the executors of `trials`.
+fn close_all(trials: &mut [Trial]) {
+    trials.iter_mut().for_each(Trial::close);
 }
 
 /// Timed samples planned over all trials (a ramp's steps count as its samples).
@@ -270,7 +388,7 @@ fn calibrate_all(trials: &mut [Trial], on: &mut dyn FnMut(Event)) {
             })
         });
         if t.stop.is_some() {
-            t.exec.close();
+            t.close();
         }
     }
 }
@@ -291,7 +409,7 @@ fn warm_up_all(trials: &mut [Trial], on: &mut dyn FnMut(Event)) {
             })
         });
         if t.stop.is_some() {
-            t.exec.close();
+            t.close();
         }
     }
 }
@@ -333,7 +451,7 @@ fn one_count_per_stream(trials: &mut [Trial], on: &mut dyn FnMut(Event)) {
 
 /// The timed samples of every trial but the ramps, interleaved: round 1 of each trial, then
 /// round 2 … A trial stops at its first sample that does not pass.
-fn run_rounds(trials: &mut [Trial], on: &mut dyn FnMut(Event)) {
+fn run_rounds(trials: &mut [Trial], group: (usize, usize), on: &mut dyn FnMut(Event)) {
     let rounds = trials
         .iter()
         .filter(|t| !t.is_ramp())
@@ -356,7 +474,7 @@ fn run_rounds(trials: &mut [Trial], on: &mut dyn FnMut(Event)) {
             t.last_placement = o.placement.clone();
             if !o.status.is_pass() {
                 t.stop = Some(o);
-                t.exec.close();
+                t.close();
             } else {
                 t.outcomes.push(o);
             }
@@ -364,6 +482,7 @@ fn run_rounds(trials: &mut [Trial], on: &mut dyn FnMut(Event)) {
         on(Event::RoundDone {
             round: round + 1,
             rounds,
+            group,
         });
     }
 }
@@ -385,7 +504,7 @@ fn run_ramps(trials: &mut [Trial], on: &mut dyn FnMut(Event)) {
                 outcome: o,
             })
         });
-        t.exec.close();
+        t.close();
         on(Event::Planned {
             timed_samples: planned(trials),
         });
@@ -614,6 +733,14 @@ fn summarise(
         ramp,
         modes,
         same_worker,
+        memory: MemoryFigures::of(
+            &t.outcomes
+                .iter()
+                .filter_map(|o| o.memory)
+                .collect::<Vec<_>>(),
+        ),
+        printed: Some(t.printed.lock().unwrap_or_else(|e| e.into_inner()).clone())
+            .filter(|p| !p.is_empty()),
     };
     result.lints = lints::evaluate(
         &result,
@@ -686,6 +813,7 @@ fn raw_samples(outcomes: &[SampleOutcome]) -> Vec<RawSample> {
                 layout: o.layout.clone(),
                 p50_ns: latency.as_ref().map(|h| h.value_at_quantile(0.5)),
                 p99_ns: latency.as_ref().map(|h| h.value_at_quantile(0.99)),
+                memory: o.memory,
             }
         })
         .collect()

@@ -122,6 +122,7 @@ fn stream(
                     layout: None,
                     p50_ns: None,
                     p99_ns: None,
+                    memory: None,
                 }]
             })
             .unwrap_or_default(),
@@ -129,6 +130,8 @@ fn stream(
         ramp: None,
         modes: None,
         same_worker: None,
+        memory: None,
+        printed: None,
     }
 }
 

@@ -146,11 +146,14 @@ fn result(
             layout: None,
             p50_ns: None,
             p99_ns: None,
+            memory: None,
         }],
         paced: None,
         ramp: None,
         modes: None,
         same_worker: None,
+        memory: None,
+        printed: None,
     }
 }
 

@@ -457,6 +457,7 @@ pub(super) fn stream<T: AsyncTransport, M: Message>(
         paced: None,
         same_worker: Some(same_worker),
         layout: None,
+        memory: None,
     }
 }
 
@@ -625,6 +626,7 @@ pub(super) fn pingpong<T: AsyncTransport, M: Message>(
         paced: None,
         same_worker: Some(Tally::share([tally, t2])),
         layout: None,
+        memory: None,
     }
 }
 

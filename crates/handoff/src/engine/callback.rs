@@ -143,5 +143,6 @@ pub(super) fn run<T: CallbackTransport, M: Message>(
         paced: None,
         same_worker: None,
         layout: None,
+        memory: None,
     }
 }

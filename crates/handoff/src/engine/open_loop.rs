@@ -519,6 +519,7 @@ where
         })),
         same_worker: None,
         layout: None,
+        memory: None,
     }
 }
 

@@ -173,6 +173,7 @@ pub(super) fn run<T: Transport, M: Message>(
         paced: None,
         same_worker: None,
         layout: None,
+        memory: None,
     }
 }
 

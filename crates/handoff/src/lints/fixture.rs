@@ -67,6 +67,8 @@ pub(crate) fn stream() -> TrialResult {
         ramp: None,
         modes: None,
         same_worker: None,
+        memory: None,
+        printed: None,
     };
     with_rates(r, &[100e6, 101e6, 99e6, 100e6, 100.5e6])
 }
@@ -85,6 +87,7 @@ pub(crate) fn with_rates(mut r: TrialResult, rates: &[f64]) -> TrialResult {
             layout: None,
             p50_ns: None,
             p99_ns: None,
+            memory: None,
         })
         .collect();
     r.throughput = Summary::of(rates);

@@ -175,6 +175,27 @@ pub enum Lint {
         /// The share of hand-offs received on the thread their sender ran on (0 to 1).
         share: f64,
     },
+    /// The worker's resident set grew sample after sample (see `lints/memory.rs`): the
+    /// transport keeps memory it no longer needs.
+    MemoryGrowth {
+        /// The least-squares growth, bytes per sample.
+        per_sample_bytes: f64,
+        /// The resident set after the first timed sample, bytes.
+        first_bytes: u64,
+        /// The resident set after the last timed sample, bytes.
+        last_bytes: u64,
+        /// Timed samples.
+        samples: usize,
+    },
+    /// The transport printed while it ran (kept with the result as `printed`).
+    Printed {
+        /// Lines printed.
+        lines: u64,
+        /// Bytes printed.
+        bytes: u64,
+        /// The first line.
+        first: String,
+    },
 }
 
 /// Why a result is beyond the machine's measured limit (see [`Lint::BeyondLimit`]).
@@ -219,6 +240,8 @@ impl Lint {
             Lint::Refused { .. } => "refused",
             Lint::Slow { .. } => "slow",
             Lint::SameWorker { .. } => "same-worker",
+            Lint::MemoryGrowth { .. } => "memory-growth",
+            Lint::Printed { .. } => "printed",
         }
     }
 }
@@ -380,6 +403,19 @@ impl sfmt::Display for Lint {
                 f,
                 "same-worker: {:.0}% of hand-offs stayed on one worker thread (the runtime ran the woken task where it was woken): most messages crossed no core",
                 share * 100.0
+            ),
+            Lint::MemoryGrowth { per_sample_bytes, first_bytes, last_bytes, samples } => write!(
+                f,
+                "memory-growth: the worker's resident set grew {} per sample, from {} after the first of {samples} timed samples to {}, with each channel dropped: the transport keeps memory it no longer needs",
+                fmt::memory(*per_sample_bytes),
+                fmt::memory(*first_bytes as f64),
+                fmt::memory(*last_bytes as f64)
+            ),
+            Lint::Printed { lines, bytes, first } => write!(
+                f,
+                "printed: the transport printed {lines} line{} ({}) while it ran, paid for on its hot path; first: {first}",
+                if *lines == 1 { "" } else { "s" },
+                fmt::memory(*bytes as f64)
             ),
         }
     }

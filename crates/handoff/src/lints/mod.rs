@@ -15,12 +15,14 @@
 //! | `duration.rs`  | how long the timed samples ran (`slow`)                                |
 //! | `latency.rs`   | latency percentiles (`clock-step`, `too-few-for-percentile`)            |
 //! | `open_loop.rs` | paced runs and ramps (`rate-missed`, `refusals-unobservable`, `timing-overhead`, `refused` at a fixed rate, `ramp-ceiling`) |
+//! | `memory.rs`    | the worker around the transport (`memory-growth`, `printed`)            |
 //! | `limits.rs`    | the distance to the machine's limit (`probe-unstable`: the probe had repetitions set aside; `beyond-limit`: disturbed probe or beyond its geometry) |
 
 mod duration;
 mod latency;
 mod limits;
 pub mod lint;
+pub mod memory;
 mod open_loop;
 mod placement;
 mod samples;
@@ -67,6 +69,8 @@ pub fn evaluate(result: &TrialResult, cx: &Context) -> Vec<Lint> {
     lints.extend(open_loop::ramp_ceiling(result));
     lints.extend(limits::probe_unstable(result, cx.limits));
     lints.extend(limits::beyond_limit(result, cx.limits));
+    lints.extend(memory::growth(result));
+    lints.extend(memory::printed(result));
     lints
 }
 

@@ -113,6 +113,23 @@ pub fn bytes(n: usize) -> String {
     format!("{n} B")
 }
 
+/// An amount of memory in binary units: `512 B`, `1.5 KiB`, `20.0 MiB`, `6.20 GiB`.
+pub fn memory(n: f64) -> String {
+    let units = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut x = n;
+    let mut unit = 0;
+    while x.abs() >= 1024.0 && unit + 1 < units.len() {
+        x /= 1024.0;
+        unit += 1;
+    }
+    match unit {
+        0 => format!("{x:.0} B"),
+        _ if x.abs() >= 100.0 => format!("{x:.0} {}", units[unit]),
+        _ if x.abs() >= 10.0 => format!("{x:.1} {}", units[unit]),
+        _ => format!("{x:.2} {}", units[unit]),
+    }
+}
+
 /// A ratio as a multiple: `4.2×`, `117×`.
 pub fn times(ratio: f64) -> String {
     format!("{}×", sig3(ratio))

@@ -554,6 +554,7 @@ impl Distinct {
             capacity: self.capacities.len() > 1,
             messages: self.messages.len() > 1,
             samples: self.samples.len() > 1,
+            memory: false,
         }
     }
 }
@@ -563,6 +564,8 @@ struct Varying {
     capacity: bool,
     messages: bool,
     samples: bool,
+    /// Some result of the group has its worker's memory measured: a `peak mem` column.
+    memory: bool,
 }
 
 /// One table of comparable results: heading, ordered rows, notes and footnotes.
@@ -570,7 +573,10 @@ fn group(mut rows: Vec<&TrialResult>, every: &[String]) -> Group {
     let first = rows[0];
     let kind = shape(first);
     let distinct = Distinct::of(&rows);
-    let varying = distinct.varying();
+    let varying = Varying {
+        memory: rows.iter().any(|r| r.memory.is_some()),
+        ..distinct.varying()
+    };
     let params = heading_params(first, kind, &distinct, &varying);
     let title = title(first);
     rank(&mut rows, kind);
@@ -785,6 +791,9 @@ fn columns(kind: Shape, varying: &Varying) -> Vec<Column> {
         columns.push(number("samples+warm-up"));
     }
     columns.extend(figure_columns(kind).iter().map(|&name| number(name)));
+    if varying.memory {
+        columns.push(number("peak mem"));
+    }
     columns.push(text("lints"));
     columns
 }
@@ -871,6 +880,10 @@ fn row(
         Shape::Ramp => ramp_cells(r, &mut cells),
         Shape::PingPong => ping_pong_cells(r, &mut cells),
         Shape::Stream => stream_cells(r, &mut cells),
+    }
+    if varying.memory {
+        // The worker's highest resident set in any timed sample.
+        cells.push(r.memory.map_or("–".into(), |m| fmt::memory(m.peak as f64)));
     }
     cells.push(lint_marks(r, every, footnotes));
     cells

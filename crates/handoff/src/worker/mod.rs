@@ -19,8 +19,19 @@
 //! all, for the interval plus [`GRACE`] (a worker stuck as a whole, whose own watchdog cannot
 //! answer). A slow sample that keeps delivering is never cut off.
 //!
-//! Anything a transport prints goes to standard error, which the parent keeps for crash reports;
-//! standard output carries only protocol lines.
+//! Each outcome carries the sample's memory figures where the system shows them (see
+//! [`crate::memory`]).
+//!
+//! The protocol runs on descriptors of the worker's own, not on the standard streams a
+//! transport can print on (see [`stdio`]): whatever a transport prints, on either stream, reaches
+//! the parent as standard error and is kept with the trial's result.
+//!
+//! A worker whose protocol input closes while a sample runs has lost its parent: it exits at
+//! once, however stuck the sample is ([`serve_stdio`]; a parent-death signal, where the system
+//! has one, does the same, see [`crate::executor::spawn`]).
+
+mod orphan;
+pub mod stdio;
 
 use crate::catalog::Catalog;
 use crate::engine::crew::{self, Progress};
@@ -29,8 +40,8 @@ pub use crate::executor::{Heartbeat, GRACE};
 use crate::outcome::{SampleOutcome, SampleStatus};
 use crate::placement::Placement;
 use crate::workload::TrialSpec;
-use std::io::{BufRead, Write};
-use std::sync::atomic::Ordering;
+use std::io::{BufRead, BufReader, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::thread;
 use std::time::Duration;
@@ -38,14 +49,52 @@ use std::time::Duration;
 /// How often a worker reports the progress of the sample it is running.
 pub const HEARTBEAT: Duration = Duration::from_millis(500);
 
+/// Exit code of a worker that lost its parent in the middle of a sample.
+pub const ORPHANED: i32 = 3;
+
+/// Serves the worker protocol as a worker process: moves the protocol off the standard streams
+/// (see [`stdio`]), then serves it until the parent closes its end. If the parent's end closes
+/// while a sample runs, the process exits at once with [`ORPHANED`].
+pub fn serve_stdio(catalog: &Catalog) -> std::io::Result<()> {
+    orphan::on_parent_death();
+    let stdio::Protocol { input, output } = stdio::take()?;
+    let running = Arc::new(AtomicBool::new(false));
+    let (tx, rx) = mpsc::channel::<std::io::Result<String>>();
+    let watching = running.clone();
+    thread::Builder::new()
+        .name("handoff-protocol-in".into())
+        .spawn(move || {
+            for line in BufReader::new(input).lines() {
+                if tx.send(line).is_err() {
+                    return;
+                }
+            }
+            // End of input. Between samples the loop below ends the worker; in the middle of
+            // one, nobody will ever read its outcome, and its threads may be stuck for good.
+            if watching.load(Ordering::SeqCst) {
+                orphan::end_group(ORPHANED);
+            }
+        })?;
+    serve_lines(catalog, rx.into_iter(), output, &running)
+}
+
 /// Serves the worker protocol on `input`/`output` until end of input.
 pub fn serve(
     catalog: &Catalog,
     input: impl BufRead,
     output: impl Write + Send,
 ) -> std::io::Result<()> {
+    serve_lines(catalog, input.lines(), output, &AtomicBool::new(false))
+}
+
+/// Serves the protocol over `lines`; `running` is set while a sample runs.
+fn serve_lines(
+    catalog: &Catalog,
+    mut lines: impl Iterator<Item = std::io::Result<String>>,
+    output: impl Write + Send,
+    running: &AtomicBool,
+) -> std::io::Result<()> {
     let output = Mutex::new(output);
-    let mut lines = input.lines();
     let Some(first) = lines.next() else {
         return Ok(());
     };
@@ -59,7 +108,13 @@ pub fn serve(
         let line = line?;
         let outcome = match (&spec, &entry, serde_json::from_str::<SampleRequest>(&line)) {
             (Ok(spec), Ok(()), Ok(req)) => {
-                with_heartbeat(&output, || crate::executor::run_sample(catalog, spec, req))
+                running.store(true, Ordering::SeqCst);
+                let reset = crate::memory::before_sample();
+                let mut outcome =
+                    with_heartbeat(&output, || crate::executor::run_sample(catalog, spec, req));
+                outcome.memory = crate::memory::after_sample(reset);
+                running.store(false, Ordering::SeqCst);
+                outcome
             }
             (Err(e), _, _) | (_, Err(e), _) => {
                 SampleOutcome::status_only(SampleStatus::Invalid(e.clone()), Placement::default())
