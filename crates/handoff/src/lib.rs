@@ -26,6 +26,7 @@ pub mod engine;
 pub mod environment;
 pub mod executor;
 pub mod gates;
+pub mod groups;
 pub mod histogram;
 pub mod identity;
 pub mod layout;

@@ -2,8 +2,9 @@
 //!
 //! Order of work:
 //! 1. limit probes (cache-line round trip, streaming bandwidth);
-//! 2. the trials, in groups of at most [`live_worker_limit`] (one group when they run in
-//!    process), one group after the other; in each group:
+//! 2. the trials, in groups of at most [`groups::live_worker_limit`] (one group when they run
+//!    in process; a table's trials together, see [`crate::groups`]), one group after the
+//!    other; in each group:
 //!    1. per trial: start its executor (a worker process, as its first sample needs it),
 //!       calibrate the message count if it is `auto` (the pilot samples double as warm-up);
 //!    2. under consensus, one count for every trial of a stream (see [`crate::consensus`]; with
@@ -23,6 +24,7 @@ use crate::catalog::Catalog;
 use crate::consensus::{self, StreamKey};
 use crate::environment::Environment;
 use crate::executor::{Child, Executor, InProcess, Printed, SampleRequest, WorkerCommand};
+use crate::groups;
 use crate::histogram;
 use crate::layout::{LayoutMode, LayoutSequence};
 use crate::lints;
@@ -122,57 +124,13 @@ pub enum Event<'a> {
         /// Rounds in all (the most timed samples any trial of the group takes).
         rounds: usize,
         /// The group of trials whose round it was, from 1, and the groups in all (see
-        /// [`live_worker_limit`]); `(1, 1)` when every trial runs in one.
+        /// [`groups::live_worker_limit`]); `(1, 1)` when every trial runs in one.
         group: (usize, usize),
     },
 }
 
 /// Pilot samples allowed while calibrating an `auto` message count.
 const MAX_PILOTS: usize = 6;
-
-/// Workers alive at once, at most: trials run in groups of this many, each group's workers
-/// started as its trials first need them and closed when the group ends (see
-/// [`live_worker_limit`]).
-pub const MAX_LIVE_WORKERS: usize = 32;
-
-/// Descriptors the parent holds per live worker (its three pipes, and one to spare while a
-/// worker starts).
-const FDS_PER_WORKER: u64 = 4;
-
-/// Descriptors kept free for everything else the command opens (the store, the output, the
-/// probes).
-const FDS_RESERVED: u64 = 64;
-
-/// How many workers may be alive at once: [`MAX_LIVE_WORKERS`], or fewer where the limit on
-/// open descriptors (`ulimit -n`) leaves room for fewer; never less than one.
-///
-/// Timed samples interleave across the trials of one group (round 1 of each, then round 2 …),
-/// so every worker of a group stays warm between its samples; a run of more trials than one
-/// group holds runs its groups one after another.
-pub fn live_worker_limit() -> usize {
-    let by_descriptors = open_file_limit()
-        .map(|n| (n.saturating_sub(FDS_RESERVED) / FDS_PER_WORKER).max(1))
-        .unwrap_or(MAX_LIVE_WORKERS as u64);
-    (MAX_LIVE_WORKERS as u64).min(by_descriptors) as usize
-}
-
-#[cfg(unix)]
-fn open_file_limit() -> Option<u64> {
-    let mut limit = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit writes only into the struct it is given, which lives on this stack.
-    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } != 0 {
-        return None;
-    }
-    (limit.rlim_cur != libc::RLIM_INFINITY).then_some(limit.rlim_cur as u64)
-}
-
-#[cfg(not(unix))]
-fn open_file_limit() -> Option<u64> {
-    None
-}
 
 /// What starts a trial's executor.
 struct Launcher {
@@ -181,6 +139,8 @@ struct Launcher {
 }
 
 struct Trial {
+    /// Its place in the plan (and in the report).
+    index: usize,
     spec: TrialSpec,
     launcher: Rc<Launcher>,
     /// Started when the trial first needs it, closed when its group ends (or the trial stops).
@@ -234,50 +194,61 @@ pub fn run(
         catalog: catalog.clone(),
         isolation: opts.isolation.clone(),
     });
-    let mut trials: Vec<Trial> = specs
-        .into_iter()
-        .map(|spec| Trial::new(&launcher, &opts.layout, spec))
+    let limit = match opts.isolation {
+        Isolation::InProcess => specs.len(),
+        Isolation::Subprocess(_) => groups::live_worker_limit(),
+    };
+    let (order, ranges) = groups::plan(
+        &specs.iter().map(groups::table_key).collect::<Vec<_>>(),
+        limit,
+    );
+    let mut specs: Vec<Option<TrialSpec>> = specs.into_iter().map(Some).collect();
+    // The trials in the order they run: each group's trials side by side.
+    let mut trials: Vec<Trial> = order
+        .iter()
+        .filter_map(|&i| Some(Trial::new(i, &launcher, &opts.layout, specs[i].take()?)))
         .collect();
     on(Event::Planned {
         timed_samples: planned(&trials),
     });
-    let group = match opts.isolation {
-        Isolation::InProcess => trials.len().max(1),
-        Isolation::Subprocess(_) => live_worker_limit(),
-    };
-    let groups = trials.len().div_ceil(group);
     // Under consensus every trial of a stream is calibrated before any runs its count: with
     // several groups, all are calibrated first, each group's workers closed after it.
-    let calibrate_first = opts.consensus && groups > 1;
+    let calibrate_first = opts.consensus && ranges.len() > 1;
     if calibrate_first {
-        for chunk in trials.chunks_mut(group) {
-            calibrate_all(chunk, on);
-            close_all(chunk);
+        for range in &ranges {
+            let group = &mut trials[range.clone()];
+            calibrate_all(group, on);
+            close_all(group);
         }
         one_count_per_stream(&mut trials, on);
     }
-    let mut results: Vec<TrialResult> = Vec::with_capacity(trials.len());
-    for (g, chunk) in trials.chunks_mut(group).enumerate() {
+    let mut results: Vec<Option<TrialResult>> = vec![None; trials.len()];
+    for (g, range) in ranges.iter().enumerate() {
+        let group = &mut trials[range.clone()];
         if !calibrate_first {
-            calibrate_all(chunk, on);
+            calibrate_all(group, on);
             if opts.consensus {
-                one_count_per_stream(chunk, on);
+                one_count_per_stream(group, on);
             }
         }
-        warm_up_all(chunk, on);
-        run_rounds(chunk, (g + 1, groups), on);
-        run_ramps(chunk, on);
-        close_all(chunk);
+        warm_up_all(group, on);
+        run_rounds(group, (g + 1, ranges.len()), on);
+        run_ramps(group, on);
+        close_all(group);
         // The group's trials are done: their results are final, and said as they are.
-        for t in chunk.iter() {
+        for t in group.iter() {
             let result = summarise(catalog, t, limits.as_ref(), &environment);
             on(Event::TrialDone {
-                trial: results.len(),
+                trial: t.index,
                 result: &result,
             });
-            results.push(result);
+            results[t.index] = Some(result);
         }
+        on(Event::Planned {
+            timed_samples: planned(&trials),
+        });
     }
+    let results: Vec<TrialResult> = results.into_iter().flatten().collect();
 
     let consensus = opts.consensus.then(|| consensus::judge(&results));
     let shared_regimes = crate::stats::shared_regimes::detect(&results);
@@ -298,8 +269,9 @@ pub fn run(
 
 impl Trial {
     /// A trial of `spec`; its executor starts with its first sample.
-    fn new(launcher: &Rc<Launcher>, layout: &LayoutMode, spec: TrialSpec) -> Trial {
+    fn new(index: usize, launcher: &Rc<Launcher>, layout: &LayoutMode, spec: TrialSpec) -> Trial {
         Trial {
+            index,
             layouts: layout.sequence(&spec.label()),
             spec,
             launcher: launcher.clone(),
@@ -373,7 +345,8 @@ fn planned(trials: &[Trial]) -> usize {
 
 /// Calibrates every trial, in order; a trial that stops there is closed.
 fn calibrate_all(trials: &mut [Trial], on: &mut dyn FnMut(Event)) {
-    for (i, t) in trials.iter_mut().enumerate() {
+    for t in trials.iter_mut() {
+        let i = t.index;
         let label = t.spec.label();
         on(Event::Preparing {
             trial: i,
@@ -395,10 +368,11 @@ fn calibrate_all(trials: &mut [Trial], on: &mut dyn FnMut(Event)) {
 
 /// Runs every trial's warm-up samples, in order; a trial that stops there is closed.
 fn warm_up_all(trials: &mut [Trial], on: &mut dyn FnMut(Event)) {
-    for (i, t) in trials.iter_mut().enumerate() {
+    for t in trials.iter_mut() {
         if t.stop.is_some() {
             continue;
         }
+        let i = t.index;
         let label = t.spec.label();
         warm_up(t, &mut |o| {
             on(Event::Sample {
@@ -459,10 +433,11 @@ fn run_rounds(trials: &mut [Trial], group: (usize, usize), on: &mut dyn FnMut(Ev
         .max()
         .unwrap_or(0);
     for round in 0..rounds {
-        for (i, t) in trials.iter_mut().enumerate() {
+        for t in trials.iter_mut() {
             if t.stop.is_some() || round >= t.spec.samples || t.is_ramp() {
                 continue;
             }
+            let i = t.index;
             let o = t.sample(t.messages, None);
             let label = t.spec.label();
             on(Event::Sample {
@@ -490,11 +465,11 @@ fn run_rounds(trials: &mut [Trial], group: (usize, usize), on: &mut dyn FnMut(Ev
 /// The ramps' searches: a search is sequential by nature, so each runs on its own after the
 /// rounds.
 fn run_ramps(trials: &mut [Trial], on: &mut dyn FnMut(Event)) {
-    for i in 0..trials.len() {
-        let t = &mut trials[i];
+    for t in trials.iter_mut() {
         if !t.is_ramp() || t.stop.is_some() {
             continue;
         }
+        let i = t.index;
         let label = t.spec.label();
         run_ramp(t, &mut |o| {
             on(Event::Sample {
@@ -505,9 +480,6 @@ fn run_ramps(trials: &mut [Trial], on: &mut dyn FnMut(Event)) {
             })
         });
         t.close();
-        on(Event::Planned {
-            timed_samples: planned(trials),
-        });
     }
 }
 
