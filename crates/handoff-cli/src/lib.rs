@@ -111,15 +111,23 @@ fn end_workers_on_signals() {
     // A second handler cannot be set (a crate embedding this command may have one): then the
     // workers still die with the process.
     let _ = ctrlc::set_handler(|| {
+        let workers = handoff::executor::spawn::alive();
         handoff::executor::spawn::end_all();
-        match journal::open_path() {
-            Some(path) => eprintln!(
-                "\ninterrupted: every worker of the run was stopped; the results finished so far are in {} (`handoff show {}` renders them)",
+        let mut said = String::from("interrupted");
+        if workers > 0 {
+            said.push_str(&format!(
+                ": {workers} worker{} stopped",
+                if workers == 1 { "" } else { "s" }
+            ));
+        }
+        if let Some(path) = journal::open_path() {
+            said.push_str(&format!(
+                "; the results finished so far are in {} (`handoff show {}` renders them)",
                 path.display(),
                 path.display()
-            ),
-            None => eprintln!("\ninterrupted: every worker of the run was stopped"),
+            ));
         }
+        eprintln!("\n{said}");
         std::process::exit(130);
     });
 }

@@ -136,7 +136,11 @@ fn shell_worker(script: &str, arg: &str) -> Child {
         program: "sh".into(),
         args: vec!["-c".into(), script.into(), "sh".into(), arg.into()],
     };
-    Child::start(&cmd, spec("faulty-slow", WorkloadKind::Spsc))
+    Child::start(
+        &cmd,
+        spec("faulty-slow", WorkloadKind::Spsc),
+        Default::default(),
+    )
 }
 
 #[cfg(unix)]
