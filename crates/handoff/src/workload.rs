@@ -108,7 +108,11 @@ impl FromStr for WorkloadKind {
             .into_iter()
             .find(|w| w.name() == s)
             .ok_or_else(|| {
-                crate::suggest::unknown("workload", s, WorkloadKind::ALL.iter().map(|w| w.name()))
+                crate::suggest::unknown_of(
+                    "workload",
+                    s,
+                    WorkloadKind::ALL.iter().map(|w| w.name()),
+                )
             })
     }
 }
@@ -420,7 +424,7 @@ impl FromStr for PacerMode {
         let all = [PacerMode::Auto, PacerMode::Spin, PacerMode::Yield];
         all.into_iter()
             .find(|m| m.name() == s)
-            .ok_or_else(|| crate::suggest::unknown("pacer", s, all.iter().map(|m| m.name())))
+            .ok_or_else(|| crate::suggest::unknown_of("pacer", s, all.iter().map(|m| m.name())))
     }
 }
 
@@ -458,7 +462,7 @@ impl FromStr for Delivery {
         let all = [Delivery::Sequential, Delivery::Latest];
         all.into_iter()
             .find(|m| m.name() == s)
-            .ok_or_else(|| crate::suggest::unknown("delivery", s, all.iter().map(|m| m.name())))
+            .ok_or_else(|| crate::suggest::unknown_of("delivery", s, all.iter().map(|m| m.name())))
     }
 }
 

@@ -157,7 +157,14 @@ pub fn from_toml(text: &str, file: &str, e: toml::de::Error) -> PlanError {
         unknown_key(rest, text.get(..span.start).unwrap_or(""))
     } else if raw == "duplicate key" {
         let key = text.get(span.clone()).unwrap_or("?");
-        format!("duplicate key `{key}`: each key may be set once per table")
+        let header = text
+            .get(..span.start)
+            .is_some_and(|b| b.trim_end_matches([' ', '\t']).ends_with('['));
+        if header {
+            format!("table [{key}] is given twice: give one [{key}] table with every key in it")
+        } else {
+            format!("duplicate key `{key}`: each key may be set once per table")
+        }
     } else if let Some(field) = raw
         .strip_prefix("duplicate field `")
         .and_then(|r| r.split('`').next())

@@ -1277,3 +1277,41 @@ fn misplaced_and_malformed_values_say_what_is_wrong() {
     // Unknown keys that are no key elsewhere still get their suggestion.
     assert_err("[defaults]\nsampels = 3\n", 2, "did you mean `samples`");
 }
+
+#[test]
+fn hand_fuzzed_mistakes_get_messages_that_point_at_the_fix() {
+    let base = "[[benchmark]]\nworkload = \"spsc\"\ntransports = [\"opt-queue\"]\n";
+    // A whole number written as a float.
+    assert_err(
+        &format!("{base}samples = 1e3\n"),
+        4,
+        "1000.0 is not an integer; expected an integer from 1 to 10000 (write it 1000, without a decimal point or exponent)",
+    );
+    // Past i64: a range error, not "invalid type ... as i128".
+    assert_err(
+        &format!("{base}capacity = 99999999999999999999999\n"),
+        4,
+        "`capacity`: must be at most 4294967296, got 99999999999999999999999",
+    );
+    assert_err(
+        "[[benchmark]]\nworkload = \"spsc\"\ntransports = [\"opt-queue\"]\n[defaults]\nsamples = 3\n[defaults]\nwarmup = 1\n",
+        6,
+        "table [defaults] is given twice",
+    );
+    // Case alone does not hide the suggestion; with nothing close, the short lists are named.
+    assert_err(
+        "[[benchmark]]\nworkload = \"spsc\"\ntransports = [\"OPT-QUEUE\"]\n",
+        3,
+        "did you mean `opt-queue`",
+    );
+    assert_err(
+        "[[benchmark]]\nworkload = \"bogus\"\ntransports = [\"opt-queue\"]\n",
+        2,
+        "unknown workload `bogus` (one of spsc, mpsc, mpmc, ping-pong, paced, ramp, pipeline)",
+    );
+    assert_err(
+        "[[benchmark]]\nworkload = \"spsc\"\ntransports = [\"zzzzzz\"]\n",
+        3,
+        "unknown transport `zzzzzz` (`handoff list` names every transport)",
+    );
+}

@@ -88,6 +88,12 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for List<T> {
             fn visit_f64<E: de::Error>(self, v: f64) -> Result<List<T>, E> {
                 one(de::value::F64Deserializer::new(v))
             }
+            fn visit_i128<E: de::Error>(self, v: i128) -> Result<List<T>, E> {
+                one(de::value::I128Deserializer::new(v))
+            }
+            fn visit_u128<E: de::Error>(self, v: u128) -> Result<List<T>, E> {
+                one(de::value::U128Deserializer::new(v))
+            }
             fn visit_bool<E: de::Error>(self, v: bool) -> Result<List<T>, E> {
                 one(de::value::BoolDeserializer::new(v))
             }
@@ -161,8 +167,13 @@ pub trait Scalar: Sized {
     }
     /// From a floating-point number (TOML `2.5`, `1e30`): never a count, so an error saying so.
     fn from_float(f: f64) -> Result<Self, String> {
+        let whole = if f.is_finite() && f.fract() == 0.0 && f.abs() < 1e15 {
+            format!(" (write it {f:.0}, without a decimal point or exponent)")
+        } else {
+            String::new()
+        };
         Err(format!(
-            "{f:?} is not an integer; expected {}",
+            "{f:?} is not an integer; expected {}{whole}",
             Self::expected()
         ))
     }
