@@ -14,7 +14,8 @@ Exit codes:
   0  every trial passed (unsupported combinations are reported, not failed)
   1  at least one trial failed verification, hung or crashed, or (under consensus) a
      transport delivered another stream than the others of its stream
-  2  bad input: unknown name, malformed suite file, impossible parameter
+  2  bad input: unknown name, malformed suite file, impossible parameter, a value outside
+     its range, more trials than --max-trials allows (docs/suites.md, \"Bounds\")
   3  the run could not be completed (e.g. the output file could not be written, the
      history store could not be opened or written)
   4  a result is significantly slower than --max-regression allows, or a suite's gate failed
