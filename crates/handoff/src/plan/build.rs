@@ -148,6 +148,15 @@ pub fn build(
         }
         counted.push((bench, dims));
     }
+    let total: u128 = counted
+        .iter()
+        .flat_map(|(_, d)| d.iter().map(Dims::count))
+        .sum();
+    if total == 0 {
+        return Err(Broken::nowhere(
+            "the filters leave no trial of the suite to run",
+        ));
+    }
     if let Some((key, origin)) = overlay
         .params
         .set_keys()
@@ -161,17 +170,8 @@ pub fn build(
         };
         return Err(Broken::at(origin, format!("`{key}` applies to {none}")));
     }
-    let total: u128 = counted
-        .iter()
-        .flat_map(|(_, d)| d.iter().map(Dims::count))
-        .sum();
     if total > u128::from(limits.max_trials) {
         return Err(too_many(&counted, total, &limits));
-    }
-    if total == 0 {
-        return Err(Broken::nowhere(
-            "the filters leave no trial of the suite to run",
-        ));
     }
     let mut trials = Vec::with_capacity(total as usize);
     // Where each trial's message count was written, for a consensus conflict.
