@@ -2,7 +2,10 @@
 
 use clap::{Args, Parser, Subcommand};
 use handoff::payload::PayloadKind;
-use handoff::plan::value::{Batch, Count, Natural, Parsed, Positive, ProducerCount, Rate};
+use handoff::plan::value::{
+    Batch, Capacity, Count, HopCapacity, MaxTrials, Parsed, Rate, Samples, StageWorkNs,
+    ThreadCount, TimeoutMs, Warmup,
+};
 use handoff::workload::{Delivery, Driver, PacerMode, WorkloadKind};
 use std::path::PathBuf;
 
@@ -11,7 +14,8 @@ Exit codes:
   0  every trial passed (unsupported combinations are reported, not failed)
   1  at least one trial failed verification, hung or crashed, or (under consensus) a
      transport delivered another stream than the others of its stream
-  2  bad input: unknown name, malformed suite file, impossible parameter
+  2  bad input: unknown name, malformed suite file, impossible parameter, a value outside
+     its range, more trials than --max-trials allows (docs/suites.md, \"Bounds\")
   3  the run could not be completed (e.g. the output file could not be written, the
      history store could not be opened or written)
   4  a result is significantly slower than --max-regression allows, or a suite's gate failed
@@ -158,44 +162,52 @@ pub struct RunArgs {
     /// suite file, keeps only these.
     #[arg(long, short = 'w', value_delimiter = ',')]
     pub workload: Vec<Parsed<WorkloadKind>>,
-    /// Capacities to sweep (comma separated).
+    /// Capacities to sweep (comma separated), 0 to 2^32; capacity × message size must fit the
+    /// memory budget (half of the machine's memory).
     #[arg(long, value_delimiter = ',')]
-    pub capacity: Vec<Natural>,
-    /// Messages per sample (round trips for ping-pong), or `auto` (comma separated to sweep).
+    pub capacity: Vec<Capacity>,
+    /// Messages per sample (round trips for ping-pong), 1 to 2^48-1, or `auto` (comma separated
+    /// to sweep); a verifier that checks messages off in a bitmap (unordered transports, several
+    /// consumers) must fit the memory budget.
     #[arg(long, value_delimiter = ',')]
     pub messages: Vec<Count>,
     /// Payloads to sweep: u64, bytes:N, boxed:N, report64, event488, event488+tails.
     #[arg(long, short = 'p', value_delimiter = ',')]
     pub payload: Vec<Parsed<PayloadKind>>,
-    /// Producer counts to sweep (mpsc, mpmc; paced, ramp and pipeline: injectors fanning in).
+    /// Producer counts to sweep, 1 to 1024 (mpsc, mpmc; paced, ramp and pipeline: injectors
+    /// fanning in).
     #[arg(long, value_delimiter = ',')]
-    pub producers: Vec<ProducerCount>,
-    /// Consumers (mpmc; in paced, ramp and pipeline, more than 1 is a fan-out from a broadcast
-    /// transport such as bus).
+    pub producers: Vec<ThreadCount>,
+    /// Consumers, 1 to 1024 (mpmc; in paced, ramp and pipeline, more than 1 is a fan-out from a
+    /// broadcast transport such as bus).
     #[arg(long, short = 'c', value_delimiter = ',')]
-    pub consumers: Vec<Positive>,
-    /// Drivers: threads, tokio-current, tokio-multi[:N] (comma separated). Ad hoc: swept; with a
-    /// suite file, keeps only these. The tokio drivers run async transports only.
+    pub consumers: Vec<ThreadCount>,
+    /// Drivers: threads, tokio-current, tokio-multi[:N] (N from 1 to 1024; comma separated). Ad
+    /// hoc: swept; with a suite file, keeps only these. The tokio drivers run async transports
+    /// only.
     #[arg(long, value_delimiter = ',')]
     pub driver: Vec<Parsed<Driver>>,
-    /// Batch sizes for send_batch / recv_batch, or `none` (comma separated to sweep).
+    /// Batch sizes for send_batch / recv_batch, 1 to 2^20, or `none` (comma separated to
+    /// sweep).
     #[arg(long, value_delimiter = ',')]
     pub batch: Vec<Batch>,
     /// Transport option, KEY=VALUE (repeatable; a key given twice sweeps), e.g. --option wake=edge.
     #[arg(long = "option", short = 'o')]
     pub options: Vec<String>,
-    /// Timed samples per trial.
+    /// Timed samples per trial, 1 to 10000.
     #[arg(long)]
-    pub samples: Option<Positive>,
-    /// Warm-up samples per trial.
+    pub samples: Option<Samples>,
+    /// Warm-up samples per trial, 0 to 1000.
     #[arg(long)]
-    pub warmup: Option<Natural>,
+    pub warmup: Option<Warmup>,
     /// Watchdog interval: a sample in which no message is delivered for this many milliseconds
-    /// is declared hung; a slow sample that keeps delivering runs to its end (default 10000).
+    /// is declared hung; a slow sample that keeps delivering runs to its end (default 10000; 1
+    /// to 3600000, one hour).
     #[arg(long)]
-    pub timeout_ms: Option<Positive>,
-    /// Open-loop rate, messages per second in total, or `ramp` to search for the highest
-    /// sustained rate (paced, ramp and pipeline workloads; repeatable or comma-separated).
+    pub timeout_ms: Option<TimeoutMs>,
+    /// Open-loop rate, messages per second in total (1 to 10^9), or `ramp` to search for the
+    /// highest sustained rate (paced, ramp and pipeline workloads; repeatable or
+    /// comma-separated).
     #[arg(long, value_delimiter = ',')]
     pub rate: Vec<Rate>,
     /// How a paced producer waits: auto (spin unless oversubscribed), spin or yield.
@@ -204,15 +216,20 @@ pub struct RunArgs {
     /// Pipeline: one transport per hop (default: each --transport on every hop).
     #[arg(long, value_delimiter = ',')]
     pub hops: Vec<String>,
-    /// Pipeline: one capacity per hop (default 64,1024,256).
+    /// Pipeline: one capacity per hop, each 1 to 2^32 (default 64,1024,256).
     #[arg(long, value_delimiter = ',')]
-    pub hop_capacity: Vec<Positive>,
+    pub hop_capacity: Vec<HopCapacity>,
     /// Pipeline: sequential (every event) or latest (a conflating hop keeps the newest).
     #[arg(long, value_delimiter = ',')]
     pub delivery: Vec<Parsed<Delivery>>,
-    /// Pipeline: busy work per stage and event, nanoseconds.
+    /// Pipeline: busy work per stage and event, nanoseconds (0 to 10^9, one second).
     #[arg(long)]
-    pub stage_work_ns: Option<Natural>,
+    pub stage_work_ns: Option<StageWorkNs>,
+    /// The most trials the run may expand to (default 10000, at most 1000000): a suite or
+    /// flags whose sweeps multiply past it are refused before any trial is made, naming the
+    /// keys that multiply them.
+    #[arg(long, value_name = "N")]
+    pub max_trials: Option<MaxTrials>,
     /// Do not pin threads to cores.
     #[arg(long)]
     pub no_pin: bool,

@@ -27,6 +27,7 @@ pub fn plan(catalog: &Catalog, args: &RunArgs) -> Result<(Plan, bool), CliError>
     if adhoc {
         let run = Overlay {
             consensus: args.consensus,
+            max_trials: args.max_trials.map(|n| n.0),
             ..Overlay::default()
         };
         return Ok((
@@ -53,6 +54,8 @@ pub fn plan(catalog: &Catalog, args: &RunArgs) -> Result<(Plan, bool), CliError>
             ..params(args)
         },
         consensus: args.consensus,
+        max_trials: args.max_trials.map(|n| n.0),
+        memory: None,
     };
     let plan = match &args.suite {
         Some(path) => Plan::load_with(path, catalog, &overlay),

@@ -410,6 +410,154 @@ fn bad_input_gets_specific_errors_and_exit_2() {
 }
 
 #[test]
+fn a_sweep_bomb_is_refused_at_once_with_what_multiplies_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bomb.toml");
+    let sixty: Vec<String> = (1..=60).map(|n| n.to_string()).collect();
+    let v = sixty.join(", ");
+    std::fs::write(
+        &path,
+        format!("[[benchmark]]\nworkload = \"mpsc\"\ntransports = [\"crossbeam-bounded\"]\ncapacity = [{v}]\nproducers = [{v}]\nmessages = [{v}]\nbatch = [{v}]\n"),
+    )
+    .unwrap();
+    let p = path.to_str().unwrap();
+    let start = std::time::Instant::now();
+    bad_input(
+        &["run", p],
+        &format!("{p}:1:1: benchmark 1 expands to 12,960,000 trials: capacity (60) × producers (60) × batch (60) × messages (60); the limit is 10,000 (--max-trials to raise it)"),
+    );
+    // Counted, not expanded: no trial was made (13 M trials took seconds and gigabytes).
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(5),
+        "{:?}",
+        start.elapsed()
+    );
+    // A list of 700,000 values is refused as it is read.
+    let names = vec!["\"crossbeam-bounded\""; 700_000].join(", ");
+    std::fs::write(
+        &path,
+        format!("[[benchmark]]\nworkload = \"spsc\"\ntransports = [{names}]\n"),
+    )
+    .unwrap();
+    let start = std::time::Instant::now();
+    bad_input(
+        &["run", p],
+        &format!("{p}:3:14: `transports` lists more than 10,000 values"),
+    );
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(5),
+        "{:?}",
+        start.elapsed()
+    );
+    // The flag raises the limit, and the flags' own sweeps count the same way.
+    bad_input(
+        &[
+            "run",
+            "-t",
+            "rtrb,crossbeam-bounded",
+            "--capacity",
+            "64,128",
+            "--max-trials",
+            "3",
+        ],
+        "command line: the flags expand to 4 trials: transports (2) × capacity (2); the limit is 3 (--max-trials to raise it)",
+    );
+    bad_input(
+        &["run", "-t", "rtrb", "--capacity", "64,128,256", "--max-trials", "2"],
+        "command line: --capacity: `capacity` lists 3 values, more than the trial limit of 2 allows",
+    );
+    bad_input(
+        &["run", "-t", "rtrb", "--max-trials", "0"],
+        "must be at least 1",
+    );
+    bad_input(
+        &["run", "-t", "rtrb", "--max-trials", "1000001"],
+        "must be at most 1000000",
+    );
+}
+
+#[test]
+fn every_parameter_out_of_its_range_is_exit_2_before_anything_runs() {
+    for (args, expect) in [
+        (&["--samples", "10001"][..], "must be at most 10000"),
+        (&["--warmup", "1001"], "must be at most 1000"),
+        (&["--timeout-ms", "3600001"], "must be at most 3600000"),
+        (&["--capacity", "18446744073709551615"], "must be at most 4294967296"),
+        (&["--capacity", "64,64"], "`capacity` lists `64` twice"),
+        (&["--messages", "1e30"], "1e30 is not an integer; expected \"auto\" or a count of messages from 1 to 281474976710655"),
+        (&["--messages", "281474976710656"], "must be at most 281474976710655"),
+        (&["--batch", "1048577"], "must be at most 1048576"),
+        (&["-w", "mpsc", "--producers", "1025"], "must be at most 1024"),
+        (&["-w", "mpmc", "-c", "1025"], "must be at most 1024"),
+        (&["-w", "paced", "--rate", "1000000001"], "must be at most 1000000000"),
+        (&["-w", "pipeline", "--stage-work-ns", "18446744074000000000"], "must be at most 1000000000"),
+        (&["-w", "pipeline", "--hop-capacity", "64,0,64"], "must be at least 1"),
+        (&["-w", "mpmc", "--messages", "1000000000000"], "verifier bitmap"),
+        (&["-p", "bytes:4096", "--capacity", "4294967296"], "17.6 TB ring; the memory budget is"),
+    ] {
+        let mut all = vec!["run", "-t", "crossbeam-bounded"];
+        all.extend_from_slice(args);
+        bad_input(&all, expect);
+    }
+    bad_input(
+        &["run", "-t", "kanal-async", "--driver", "tokio-multi:100000"],
+        "at most 1024 worker threads",
+    );
+    bad_input(
+        &["run", "-t", "rtrb,rtrb"],
+        "`transports` lists `rtrb` twice",
+    );
+}
+
+#[test]
+fn options_that_do_not_apply_are_refused_alike() {
+    let default = concat!(env!("CARGO_MANIFEST_DIR"), "/../../suites/default.toml");
+    // With a suite that has mpsc (and so producers), `-w spsc` keeps only trials where
+    // `--producers` cannot apply; `--consumers` is refused the same way.
+    bad_input(
+        &["run", default, "-w", "spsc", "--producers", "4"],
+        "`producers` applies to none of the trials that --transport, --workload and --driver keep",
+    );
+    bad_input(
+        &["run", default, "-w", "spsc", "-c", "2"],
+        "`consumers` applies to none of the trials that --transport, --workload and --driver keep",
+    );
+    bad_input(
+        &["run", "-t", "rtrb", "-w", "spsc", "-c", "2"],
+        "`consumers` does not apply to workload `spsc`",
+    );
+    bad_input(
+        &["run", "-t", "rtrb", "-w", "spsc", "--producers", "4"],
+        "`producers` does not apply to workload `spsc`",
+    );
+    // A latest pipeline needs a conflating hop: refused before anything runs.
+    bad_input(
+        &[
+            "run",
+            "-t",
+            "rtrb",
+            "-w",
+            "pipeline",
+            "--delivery",
+            "latest",
+        ],
+        "delivery \"latest\" needs a conflating hop",
+    );
+    bad_input(
+        &[
+            "run",
+            "-w",
+            "pipeline",
+            "--hops",
+            "rtrb,rtrb,rtrb",
+            "--delivery",
+            "latest",
+        ],
+        "delivery \"latest\" needs a conflating hop",
+    );
+}
+
+#[test]
 fn async_transports_are_listed_and_run_under_every_driver() {
     let out = handoff().arg("list").output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);

@@ -38,11 +38,16 @@ impl Catalog {
     /// The transport of that name, or an error naming the closest valid names.
     pub fn lookup(&self, name: &str) -> Result<&Entry, String> {
         self.get(name).ok_or_else(|| {
-            crate::suggest::unknown(
+            let msg = crate::suggest::unknown(
                 "transport",
                 name,
                 self.entries.iter().map(|e| e.info().name.as_str()),
-            )
+            );
+            if msg.contains("did you mean") {
+                msg
+            } else {
+                format!("{msg} (`handoff list` names every transport)")
+            }
         })
     }
 

@@ -1,12 +1,15 @@
 //! "Did you mean …?" for unknown names.
 
-/// The candidates closest to `name` (by normalised Levenshtein similarity), best first.
+/// The candidates closest to `name` (by normalised Levenshtein similarity, ignoring case),
+/// best first.
 pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
+    let name = name.to_lowercase();
     let mut scored: Vec<(f64, &str)> = candidates
         .into_iter()
         .map(|c| {
-            let mut s = strsim::normalized_levenshtein(name, c);
-            if c.contains(name) || name.contains(c) {
+            let lower = c.to_lowercase();
+            let mut s = strsim::normalized_levenshtein(&name, &lower);
+            if lower.contains(&name) || name.contains(&lower) {
                 s += 0.3;
             }
             (s, c)
@@ -35,6 +38,22 @@ pub fn unknown<'a>(
     }
 }
 
+/// [`unknown`], and when no name is close, every valid one: for the short fixed lists
+/// (workloads, payloads, pacers, delivery modes), where naming them all is the best hint.
+pub fn unknown_of<'a>(
+    what: &str,
+    name: &str,
+    candidates: impl IntoIterator<Item = &'a str> + Clone,
+) -> String {
+    let msg = unknown(what, name, candidates.clone());
+    if msg.contains("did you mean") {
+        msg
+    } else {
+        let all: Vec<&str> = candidates.into_iter().collect();
+        format!("{msg} (one of {})", all.join(", "))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -45,5 +64,12 @@ mod tests {
             ["crossbeam-bounded", "rtrb", "flume-bounded"],
         );
         assert!(msg.contains("`crossbeam-bounded`"), "{msg}");
+        let msg = super::unknown_of("workload", "bogus", ["spsc", "mpsc"]);
+        assert_eq!(msg, "unknown workload `bogus` (one of spsc, mpsc)");
+        let msg = super::unknown_of("workload", "spcs", ["spsc", "mpsc"]);
+        assert!(msg.ends_with("did you mean `spsc`?"), "{msg}");
+        // Case is no reason to suggest nothing.
+        let msg = super::unknown("transport", "RTRB", ["crossbeam-bounded", "rtrb"]);
+        assert!(msg.ends_with("did you mean `rtrb`?"), "{msg}");
     }
 }

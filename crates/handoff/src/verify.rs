@@ -12,9 +12,14 @@
 //! | set         | unordered                         | bit `(p, seq)` not yet set (an inversion is allowed; it changes the digest) |
 //! | latest      | conflating (`latest`), one consumer | `seq > last[p]`; at the end `last[p]` is the final seq |
 //!
-//! In contiguous mode a sequence number below `next[p]` has necessarily been delivered already,
+//! Every mode names a message delivered twice as such (`producer 0: seq 8376 delivered twice`),
+//! and keeps *order violation* for a message that arrives out of order for the first time. In
+//! contiguous mode a sequence number below `next[p]` has necessarily been delivered already,
 //! so it is reported as a duplicate; one above is an order violation (a message skipped or
-//! overtaken), reported as `producer 3: expected seq 1041, got 1043`. Missing messages are found
+//! overtaken), reported as `producer 3: expected seq 1041, got 1043`. In increasing mode the
+//! bitmap tells a message seen before (a duplicate) from one that comes after a later one (an
+//! order violation); in set mode only the first is a fault; in latest mode a value equal to the
+//! newest delivered is a duplicate, and an older one is stale. Missing messages are found
 //! at the end of the stream ([`Verifier::finish`], [`merge`]).
 //!
 //! Global FIFO cannot be observed without a global clock; for transports declaring it the
@@ -208,7 +213,11 @@ impl Verifier {
                 self.expect = message::header(p, self.next[p as usize]);
             }
             Mode::Increasing => {
-                if seq < expected {
+                // A message seen before is a duplicate, whatever its place; only a new one
+                // below the last seen is out of order.
+                if self.was_seen(p, seq) {
+                    self.violate(ViolationKind::Duplicate, p, seq, seq);
+                } else if seq < expected {
                     self.violate(ViolationKind::Order, p, expected, seq);
                 }
                 self.next[p as usize] = expected.max(seq + 1);
@@ -236,6 +245,13 @@ impl Verifier {
                 self.next[p as usize] = expected.max(seq + 1);
             }
         }
+    }
+
+    /// Whether message `seq` of producer `p` was delivered before (increasing and set modes).
+    #[inline(always)]
+    fn was_seen(&self, p: u32, seq: u64) -> bool {
+        let bit = p as u64 * self.per_producer + seq;
+        self.seen[(bit / 64) as usize] & (1u64 << (bit % 64)) != 0
     }
 
     #[inline(always)]
@@ -614,6 +630,84 @@ mod tests {
         feed(&mut b, &[(0, 1), (0, 2)]);
         let viol = merge(vec![a, b]).violation.unwrap();
         assert_eq!((viol.kind, viol.got), (ViolationKind::Duplicate, 2));
+    }
+
+    /// The first violation of `msgs` fed to one verifier of `consumers` with `ordering`.
+    fn first(ordering: Ordering, consumers: usize, msgs: &[(u32, u64)]) -> Option<Violation> {
+        let mut v = Verifier::new(2, 10_000, ordering, consumers);
+        feed(&mut v, msgs);
+        v.violation.clone()
+    }
+
+    #[test]
+    fn a_duplicate_is_named_as_such_in_every_mode() {
+        let twice = |v: Option<Violation>| {
+            let v = v.expect("a violation");
+            assert_eq!(v.kind, ViolationKind::Duplicate, "{v}");
+            v.to_string()
+        };
+        let run: Vec<(u32, u64)> = (8370..=8376).map(|s| (0, s)).collect();
+        let again = |extra: &[(u32, u64)]| [run.as_slice(), extra].concat();
+        for (ordering, consumers, mode) in [
+            (Ordering::PerProducerFifo, 1, "contiguous"),
+            (Ordering::PerProducerFifo, 2, "increasing"),
+            (Ordering::GlobalFifo, 3, "increasing"),
+            (Ordering::None, 1, "set"),
+            (Ordering::None, 2, "set"),
+            (Ordering::Latest, 1, "latest"),
+        ] {
+            // The message just delivered, delivered again: once reported as `expected seq
+            // 8377, got 8376` with several consumers.
+            let msgs = again(&[(0, 8376)]);
+            let got = if mode == "contiguous" || mode == "latest" {
+                // These modes start at seq 0: give them the whole stream up to 8376.
+                let whole: Vec<(u32, u64)> =
+                    (0..=8376).map(|s| (0, s)).chain([(0, 8376)]).collect();
+                first(ordering, consumers, &whole)
+            } else {
+                first(ordering, consumers, &msgs)
+            };
+            assert_eq!(
+                twice(got),
+                "producer 0: seq 8376 delivered twice",
+                "{mode} ({ordering:?}, {consumers} consumers)"
+            );
+        }
+        // An older message delivered again, after later ones: still a duplicate where the
+        // verifier can tell (a bitmap, or a count that has passed it).
+        for (ordering, consumers) in [
+            (Ordering::PerProducerFifo, 1),
+            (Ordering::PerProducerFifo, 2),
+            (Ordering::None, 1),
+        ] {
+            let msgs: Vec<(u32, u64)> = (0..=20).map(|s| (1, s)).chain([(1, 3)]).collect();
+            assert_eq!(
+                twice(first(ordering, consumers, &msgs)),
+                "producer 1: seq 3 delivered twice",
+                "{ordering:?}, {consumers} consumers"
+            );
+        }
+    }
+
+    #[test]
+    fn a_reordering_is_still_an_order_violation() {
+        // One consumer, FIFO: a message skipped ahead.
+        let v = first(Ordering::PerProducerFifo, 1, &[(0, 0), (0, 2), (0, 1)]).unwrap();
+        assert_eq!(
+            (v.kind, v.to_string().as_str()),
+            (ViolationKind::Order, "producer 0: expected seq 1, got 2")
+        );
+        // Several consumers, FIFO: a message that arrives after a later one, for the first time.
+        let v = first(Ordering::PerProducerFifo, 2, &[(0, 5), (0, 7), (0, 6)]).unwrap();
+        assert_eq!(
+            (v.kind, v.to_string().as_str()),
+            (ViolationKind::Order, "producer 0: expected seq 8, got 6")
+        );
+        // No order promised: no violation (the digest records it).
+        assert_eq!(first(Ordering::None, 1, &[(0, 5), (0, 7), (0, 6)]), None);
+        // Conflating: an older value is stale, not a duplicate.
+        let v = first(Ordering::Latest, 1, &[(0, 5), (0, 7), (0, 6)]).unwrap();
+        assert_eq!(v.kind, ViolationKind::Stale);
     }
 
     #[test]

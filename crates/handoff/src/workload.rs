@@ -108,7 +108,11 @@ impl FromStr for WorkloadKind {
             .into_iter()
             .find(|w| w.name() == s)
             .ok_or_else(|| {
-                crate::suggest::unknown("workload", s, WorkloadKind::ALL.iter().map(|w| w.name()))
+                crate::suggest::unknown_of(
+                    "workload",
+                    s,
+                    WorkloadKind::ALL.iter().map(|w| w.name()),
+                )
             })
     }
 }
@@ -180,6 +184,10 @@ impl Driver {
     /// The driver names, for listings and suggestions.
     pub const NAMES: [&'static str; 3] = ["threads", "tokio-current", "tokio-multi"];
 
+    /// The most worker threads `tokio-multi:N` takes (the bound of every thread count, see
+    /// [`crate::plan::bounds::MAX_THREADS`]).
+    pub const MAX_WORKERS: usize = crate::plan::bounds::MAX_THREADS as usize;
+
     /// Whether tasks run on an async runtime (either tokio flavour).
     pub fn is_async(self) -> bool {
         !matches!(self, Driver::Threads)
@@ -237,7 +245,17 @@ impl FromStr for Driver {
                 Ok(0) => Err(format!(
                     "driver `{s}`: a tokio multi-thread runtime needs at least 1 worker"
                 )),
+                Ok(workers) if workers > Driver::MAX_WORKERS => Err(format!(
+                    "driver `{s}`: at most {} worker threads",
+                    Driver::MAX_WORKERS
+                )),
                 Ok(workers) => Ok(Driver::TokioMulti { workers }),
+                Err(_) if c.trim().bytes().all(|b| b.is_ascii_digit()) && !c.trim().is_empty() => {
+                    Err(format!(
+                        "driver `{s}`: at most {} worker threads",
+                        Driver::MAX_WORKERS
+                    ))
+                }
                 Err(_) => Err(format!(
                     "driver `{s}`: expected a worker count after `tokio-multi:`, e.g. `tokio-multi:2`"
                 )),
@@ -394,13 +412,19 @@ impl PacerMode {
     }
 }
 
+impl fmt::Display for PacerMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 impl FromStr for PacerMode {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
         let all = [PacerMode::Auto, PacerMode::Spin, PacerMode::Yield];
         all.into_iter()
             .find(|m| m.name() == s)
-            .ok_or_else(|| crate::suggest::unknown("pacer", s, all.iter().map(|m| m.name())))
+            .ok_or_else(|| crate::suggest::unknown_of("pacer", s, all.iter().map(|m| m.name())))
     }
 }
 
@@ -426,13 +450,19 @@ impl Delivery {
     }
 }
 
+impl fmt::Display for Delivery {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 impl FromStr for Delivery {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
         let all = [Delivery::Sequential, Delivery::Latest];
         all.into_iter()
             .find(|m| m.name() == s)
-            .ok_or_else(|| crate::suggest::unknown("delivery", s, all.iter().map(|m| m.name())))
+            .ok_or_else(|| crate::suggest::unknown_of("delivery", s, all.iter().map(|m| m.name())))
     }
 }
 

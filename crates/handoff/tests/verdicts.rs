@@ -64,6 +64,72 @@ fn duplicate_is_found() {
     }
 }
 
+/// A message delivered twice is named a duplicate by every mode of the verifier, not an
+/// order violation: one FIFO consumer (contiguous), several consumers of one FIFO stream
+/// (increasing), no order (set), a conflating hop (latest).
+#[test]
+fn a_duplicate_is_named_a_duplicate_in_every_verification_mode() {
+    use handoff::executor::{run_sample, SampleRequest};
+    use handoff::workload::{Delivery, Hop, Pacing, PipelineSpec};
+    let c = testing::catalog();
+    let twice = |what: &str, status: SampleStatus| match status {
+        SampleStatus::Fail(v) => {
+            assert_eq!(v.kind, ViolationKind::Duplicate, "{what}: {v}");
+            assert!(v.to_string().ends_with(" delivered twice"), "{what}: {v}");
+        }
+        other => panic!("{what}: {other:?}"),
+    };
+    // Contiguous: one FIFO consumer.
+    twice("faulty-dup spsc", sample("faulty-dup", 1));
+    // Increasing: two consumers share one FIFO stream, each checks its share off in a bitmap.
+    let mut mpmc = spec("faulty-dup-mpmc", WorkloadKind::Mpmc, 1);
+    mpmc.consumers = 2;
+    twice(
+        "faulty-dup-mpmc mpmc",
+        run_sample(&c, &mpmc, SampleRequest::of(2_000)).status,
+    );
+    let mut mpmc = spec("faulty-dup-mpmc", WorkloadKind::Mpmc, 3);
+    mpmc.consumers = 3;
+    twice(
+        "faulty-dup-mpmc mpmc p=3 c=3",
+        run_sample(&c, &mpmc, SampleRequest::of(3_000)).status,
+    );
+    // Set: no order promised.
+    twice(
+        "faulty-dup-unordered spsc",
+        sample("faulty-dup-unordered", 1),
+    );
+    twice(
+        "faulty-dup-unordered mpsc",
+        sample("faulty-dup-unordered", 2),
+    );
+    // Latest: the conflating hop of a pipeline delivers one value twice.
+    let pipeline = TrialSpec {
+        workload: WorkloadKind::Pipeline,
+        pacing: Pacing::Rate(20_000),
+        pipeline: Some(PipelineSpec {
+            hops: [
+                "crossbeam-bounded",
+                "faulty-dup-latest",
+                "crossbeam-bounded",
+            ]
+            .iter()
+            .map(|t| Hop {
+                transport: t.to_string(),
+                capacity: 1024,
+            })
+            .collect(),
+            stage_work_ns: 0,
+            delivery: Delivery::Latest,
+        }),
+        ..spec("crossbeam-bounded", WorkloadKind::Pipeline, 1)
+    };
+    twice(
+        "faulty-dup-latest pipeline",
+        run_sample(&c, &pipeline, SampleRequest::of(1_000)).status,
+    );
+}
+
 #[test]
 fn reorder_is_found() {
     match sample("faulty-reorder", 1) {

@@ -305,7 +305,7 @@ where
                 received += 1;
                 gauges[h].received[0].store(received, AtomicOrdering::Relaxed);
                 if work > 0 {
-                    let until = clock.now_ns() + work;
+                    let until = clock.now_ns().saturating_add(work);
                     while clock.now_ns() < until {
                         std::hint::spin_loop();
                     }

@@ -84,11 +84,13 @@ pub fn check(source: &dyn HopSource, spec: &TrialSpec) -> Result<(), Box<SampleO
             "latest delivery takes one injector: with several, one injector's final value could be replaced by another's".into(),
         ));
     }
+    let mut conflating = false;
     for (i, hop) in pipe.hops.iter().enumerate() {
         let info = match source.hop_transport(&hop.transport) {
             Ok((info, _)) => info,
             Err(e) => return fail(SampleStatus::Invalid(format!("hop {}: {e}", i + 1))),
         };
+        conflating |= info.semantics.ordering == Ordering::Latest;
         let writers = if i == 0 { spec.producers } else { 1 };
         let readers = if i + 1 == pipe.hops.len() {
             spec.consumers
@@ -124,7 +126,17 @@ pub fn check(source: &dyn HopSource, spec: &TrialSpec) -> Result<(), Box<SampleO
             return Err(o);
         }
     }
-    Ok(())
+    // Checked here as well as when the sample runs, so that a plan asking for it is refused
+    // before anything runs.
+    match (pipe.delivery, conflating) {
+        (Delivery::Latest, false) if spec.pipeline.is_some() => fail(SampleStatus::Invalid(
+            "delivery `latest` needs a conflating hop (a transport with `latest` ordering)".into(),
+        )),
+        (Delivery::Sequential, true) if spec.pipeline.is_some() => fail(SampleStatus::Invalid(
+            "a hop conflates, so not every event can reach the sink: use delivery `latest`".into(),
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// Runs one pipeline sample, its hops built by `source`.
@@ -211,4 +223,72 @@ fn run_typed<M: HopPayload>(
         (Delivery::Sequential, false) => Ordering::None,
     };
     open_loop::run::<M, _, _>(hops, meta, ordering, spec, messages)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::Catalog;
+    use crate::workload::{Hop, Pacing};
+
+    fn pipeline(hops: &[&str], delivery: Delivery) -> TrialSpec {
+        TrialSpec {
+            transport: hops[0].into(),
+            workload: WorkloadKind::Pipeline,
+            driver: Default::default(),
+            payload: crate::payload::PayloadKind::U64,
+            capacity: 64,
+            producers: 1,
+            consumers: 1,
+            messages: crate::workload::Messages::Fixed(1000),
+            batch: None,
+            options: Default::default(),
+            samples: 1,
+            warmup: 0,
+            timeout_ms: 1000,
+            pin: false,
+            pacing: Pacing::Rate(1000),
+            pacer: Default::default(),
+            pipeline: Some(PipelineSpec {
+                hops: hops
+                    .iter()
+                    .map(|t| Hop {
+                        transport: t.to_string(),
+                        capacity: 64,
+                    })
+                    .collect(),
+                stage_work_ns: 0,
+                delivery,
+            }),
+            layout: None,
+        }
+    }
+
+    /// The delivery mode is checked with the hops, before a sample runs (the command line's
+    /// preflight refuses such a trial with exit 2 instead of reporting it `invalid`).
+    #[test]
+    fn the_delivery_mode_is_checked_against_the_hops_before_running() {
+        let c = Catalog::builtin();
+        let status = |spec: &TrialSpec| check(&c, spec).map_err(|o| o.status.clone());
+        match status(&pipeline(&["rtrb", "rtrb"], Delivery::Latest)) {
+            Err(SampleStatus::Invalid(why)) => {
+                assert!(why.contains("needs a conflating hop"), "{why}")
+            }
+            other => panic!("{other:?}"),
+        }
+        match status(&pipeline(&["rtrb", "latest-cell"], Delivery::Sequential)) {
+            Err(SampleStatus::Invalid(why)) => {
+                assert!(why.contains("use delivery `latest`"), "{why}")
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(
+            status(&pipeline(&["rtrb", "latest-cell"], Delivery::Latest)),
+            Ok(())
+        );
+        assert_eq!(
+            status(&pipeline(&["rtrb", "rtrb"], Delivery::Sequential)),
+            Ok(())
+        );
+    }
 }

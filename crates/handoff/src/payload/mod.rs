@@ -145,7 +145,14 @@ impl FromStr for PayloadKind {
                         "bytes:64",
                         "boxed:64",
                     ];
-                    Err(crate::suggest::unknown("payload", s, names.iter().copied()))
+                    let msg = crate::suggest::unknown("payload", s, names.iter().copied());
+                    if msg.contains("did you mean") {
+                        Err(msg)
+                    } else {
+                        Err(format!(
+                            "{msg} (one of u64, report64, event488, event488+tails, bytes:N, boxed:N with N in {SIZES:?})"
+                        ))
+                    }
                 }
             }
         }

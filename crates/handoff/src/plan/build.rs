@@ -6,7 +6,15 @@
 //! the benchmark's own key, the suite's `[defaults]`, and [`super::defaults`]. A key a
 //! benchmark writes itself must apply to each of its workloads (a `rate` on `spsc` is an error,
 //! since it would be silently ignored); a key from `[defaults]` or an override applies where it
-//! can, and an override that applies to no benchmark at all is an error.
+//! can, and an override that applies to none of the trials kept is an error.
+//!
+//! # Counting before expanding
+//! Every benchmark is first checked and reduced to its dimensions (the values of each swept key,
+//! with the command line's filters already applied to the transports, workloads and drivers),
+//! whose product is how many trials it makes. No trial is made until the whole suite's count is
+//! known to be within [`Limits::max_trials`](super::bounds::Limits): a suite of a few lists of 60
+//! values is refused in microseconds with the keys that multiply it, not expanded into millions
+//! of trials. A list longer than the limit is refused as it is read.
 //!
 //! # Expansion
 //! Each `[[benchmark]]` expands to the cartesian product of its lists, in this order, the last
@@ -16,21 +24,22 @@
 //! other in file order. Names are checked here; whether a transport supports a workload or a
 //! capacity is left to the engine, which reports such a trial `unsupported` or `invalid`.
 
+use super::bounds::{self, Limits};
 use super::defaults;
 use super::error::Broken;
 use super::schema::{Benchmark, Params, SuiteFile};
-use super::value::{At, Count, Int, List, OptValue, Origin, Rate};
+use super::value::{At, Count, Int, List, OptValue, Origin, Rate, Values};
 use super::Plan;
 use crate::catalog::Catalog;
-use crate::semantics::Ordering;
+use crate::semantics::{Bound, Ordering};
 use crate::transport::OptionSpec;
 use crate::workload::{
     Delivery, Driver, Hop, Messages, Pacing, PipelineSpec, RampSpec, TrialSpec, WorkloadKind,
 };
 use std::collections::BTreeMap;
 
-/// What the command line adds on top of a suite file: filters that keep part of it, and
-/// parameters that override it.
+/// What the command line adds on top of a suite file: filters that keep part of it, parameters
+/// that override it, and the limits the plan is built under.
 #[derive(Clone, Debug, Default)]
 pub struct Overlay {
     /// Keep only trials of these transports (a pipeline's first hop).
@@ -43,6 +52,12 @@ pub struct Overlay {
     pub params: Params,
     /// Ask for consensus whatever the suite says (`--consensus`).
     pub consensus: bool,
+    /// The most trials the plan may expand to (`--max-trials`; default
+    /// [`bounds::MAX_TRIALS`]).
+    pub max_trials: Option<u64>,
+    /// The memory budget of one trial's ring and verifier, bytes (default: half of the
+    /// machine's memory, see [`bounds`]).
+    pub memory: Option<u64>,
 }
 
 impl Overlay {
@@ -50,10 +65,36 @@ impl Overlay {
         !(self.transports.is_empty() && self.workloads.is_empty() && self.drivers.is_empty())
     }
 
-    fn keeps(&self, t: &TrialSpec) -> bool {
-        (self.transports.is_empty() || self.transports.contains(&t.transport))
-            && (self.workloads.is_empty() || self.workloads.contains(&t.workload))
-            && (self.drivers.is_empty() || self.drivers.contains(&t.driver))
+    /// The limits the plan is built under.
+    pub fn limits(&self) -> Limits {
+        let mut limits = match self.memory {
+            Some(m) => Limits::fixed(bounds::MAX_TRIALS, m),
+            None => Limits::machine(),
+        };
+        if let Some(n) = self.max_trials {
+            limits.max_trials = n;
+        }
+        limits
+    }
+
+    /// The filters' own lists: each name once.
+    fn check(&self) -> Result<(), Broken> {
+        let twice = |flag: &'static str, values: Vec<String>| match List(values).repeated() {
+            Some(v) => Err(Broken::at(
+                &Origin::Flag(flag),
+                format!("`{v}` is listed twice: give each value once"),
+            )),
+            None => Ok(()),
+        };
+        twice("--transport", self.transports.clone())?;
+        twice(
+            "--workload",
+            self.workloads.iter().map(|w| w.to_string()).collect(),
+        )?;
+        twice(
+            "--driver",
+            self.drivers.iter().map(|d| d.to_string()).collect(),
+        )
     }
 }
 
@@ -64,36 +105,57 @@ pub fn build(
     catalog: &Catalog,
     overlay: &Overlay,
 ) -> Result<Plan, Broken> {
+    let limits = overlay.limits();
+    overlay.check()?;
     for t in &overlay.transports {
         catalog
             .lookup(t)
             .map_err(|e| Broken::at(&Origin::Flag("--transport"), e))?;
     }
+    check_values(&overlay.params, &limits)?;
+    check_values(&suite.defaults, &limits)?;
     let Some(benches) = &suite.benchmark else {
         return Err(Broken::nowhere(
             "no [[benchmark]]: a suite needs at least one, e.g.\n  [[benchmark]]\n  workload = \"spsc\"\n  transports = [\"crossbeam-bounded\"]",
         ));
     };
-    let mut trials = Vec::new();
-    // Where each trial's message count was written, for a consensus conflict.
-    let mut counts_at: Vec<Origin> = Vec::new();
-    let mut applied: Vec<&str> = Vec::new();
-    for (i, b) in benches.value.0.iter().enumerate() {
-        let bench = Bench {
+    let benches: Vec<Bench> = benches
+        .value
+        .0
+        .iter()
+        .enumerate()
+        .map(|(i, b)| Bench {
             catalog,
             index: i + 1,
             at: &b.origin,
             b: &b.value,
             own: b.value.params(),
             s: overlay.params.over(&b.value.params().over(&suite.defaults)),
-        };
-        let workloads = bench.workloads()?;
-        for &w in &workloads {
-            applied.extend(applying(&overlay.params, w));
-            bench.expand(w, &mut trials)?;
-            let at = bench.s.messages.as_ref().map_or(&b.origin, |m| &m.origin);
-            counts_at.resize(trials.len(), at.clone());
+        })
+        .collect();
+    // Every benchmark checked and counted; nothing expanded yet.
+    let mut counted: Vec<(&Bench, Vec<Dims>)> = Vec::new();
+    let mut applied: Vec<&str> = Vec::new();
+    for bench in &benches {
+        bench.check_lists(&limits)?;
+        let mut dims = Vec::new();
+        for w in bench.workloads()? {
+            let d = bench.dims(w, overlay, &limits)?;
+            if d.count() > 0 {
+                applied.extend(applying(&overlay.params, w));
+                dims.push(d);
+            }
         }
+        counted.push((bench, dims));
+    }
+    let total: u128 = counted
+        .iter()
+        .flat_map(|(_, d)| d.iter().map(Dims::count))
+        .sum();
+    if total == 0 {
+        return Err(Broken::nowhere(
+            "the filters leave no trial of the suite to run",
+        ));
     }
     if let Some((key, origin)) = overlay
         .params
@@ -101,21 +163,24 @@ pub fn build(
         .into_iter()
         .find(|(k, _)| !applied.contains(k))
     {
-        return Err(Broken::at(
-            origin,
-            format!("`{key}` applies to none of the suite's workloads"),
-        ));
+        let none = if overlay.filters() {
+            "none of the trials that --transport, --workload and --driver keep"
+        } else {
+            "none of the suite's workloads"
+        };
+        return Err(Broken::at(origin, format!("`{key}` applies to {none}")));
     }
-    if overlay.filters() {
-        let kept: Vec<bool> = trials.iter().map(|t| overlay.keeps(t)).collect();
-        let mut keep = kept.iter();
-        trials.retain(|_| *keep.next().unwrap_or(&false));
-        let mut keep = kept.iter();
-        counts_at.retain(|_| *keep.next().unwrap_or(&false));
-        if trials.is_empty() {
-            return Err(Broken::nowhere(
-                "the filters leave no trial of the suite to run",
-            ));
+    if total > u128::from(limits.max_trials) {
+        return Err(too_many(&counted, total, &limits));
+    }
+    let mut trials = Vec::with_capacity(total as usize);
+    // Where each trial's message count was written, for a consensus conflict.
+    let mut counts_at: Vec<Origin> = Vec::with_capacity(total as usize);
+    for (bench, dims) in counted {
+        for d in dims {
+            d.expand(&mut trials);
+            let at = bench.s.messages.as_ref().map_or(bench.at, |m| &m.origin);
+            counts_at.resize(trials.len(), at.clone());
         }
     }
     let asked = match &suite.consensus {
@@ -134,6 +199,134 @@ pub fn build(
         consensus: asked.is_some(),
         gates: super::gates::check(&suite.gate, catalog)?,
     })
+}
+
+/// The error of a plan over the trial limit: the largest benchmark's count and the keys that
+/// multiply it.
+fn too_many(counted: &[(&Bench, Vec<Dims>)], total: u128, limits: &Limits) -> Broken {
+    let per: Vec<(&Bench, u128, String)> = counted
+        .iter()
+        .map(|(b, d)| (*b, d.iter().map(Dims::count).sum(), describe(d)))
+        .collect();
+    let limit = format!(
+        "the limit is {} (--max-trials to raise it)",
+        bounds::thousands(limits.max_trials.into())
+    );
+    // The first of the largest.
+    let Some((bench, largest, why)) = per.iter().rev().max_by_key(|(_, n, _)| *n) else {
+        return Broken::nowhere(limit);
+    };
+    let what = |b: &Bench| format!("benchmark {}", b.index);
+    let message = if *largest > u128::from(limits.max_trials) {
+        let who = match bench.at {
+            Origin::Flag(_) => "the flags expand".to_string(),
+            Origin::File(_) => format!("{} expands", what(bench)),
+        };
+        format!(
+            "{who} to {} trials: {why}; {limit}",
+            bounds::thousands(*largest)
+        )
+    } else {
+        let mut parts: Vec<String> = per
+            .iter()
+            .filter(|(_, n, _)| *n > 0)
+            .map(|(b, n, why)| format!("{}: {} ({why})", what(b), bounds::thousands(*n)))
+            .collect();
+        if parts.len() > 4 {
+            let more = parts.len() - 3;
+            parts.truncate(3);
+            parts.push(format!("{more} more"));
+        }
+        format!(
+            "the suite expands to {} trials: {}; {limit}",
+            bounds::thousands(total),
+            parts.join(", ")
+        )
+    };
+    match bench.at {
+        Origin::File(_) if *largest > u128::from(limits.max_trials) => {
+            Broken::at(bench.at, message)
+        }
+        _ => Broken::nowhere(message),
+    }
+}
+
+/// "capacity (60) × producers (60)", per workload where they differ.
+fn describe(dims: &[Dims]) -> String {
+    let show = |f: &[(String, usize)]| -> String {
+        let parts: Vec<String> = f
+            .iter()
+            .filter(|(_, n)| *n > 1)
+            .map(|(k, n)| format!("{k} ({n})"))
+            .collect();
+        if parts.is_empty() {
+            "one trial".into()
+        } else {
+            parts.join(" × ")
+        }
+    };
+    let factors: Vec<Vec<(String, usize)>> = dims.iter().map(Dims::factors).collect();
+    match factors.as_slice() {
+        [] => "no trial kept".into(),
+        [one] => show(one),
+        [first, rest @ ..] if rest.iter().all(|f| f == first) => {
+            let mut all = vec![("workload".to_string(), factors.len())];
+            all.extend(first.iter().cloned());
+            show(&all)
+        }
+        _ => dims
+            .iter()
+            .zip(&factors)
+            .map(|(d, f)| format!("{}: {}", d.template.workload, show(f)))
+            .collect::<Vec<_>>()
+            .join(" + "),
+    }
+}
+
+/// Every list of `p` is within the trial limit and names each value once (a pipeline's
+/// `hop_capacity` is one value per hop, not a sweep: it may repeat, and holds at most
+/// [`bounds::MAX_HOPS`]).
+fn check_values(p: &Params, limits: &Limits) -> Result<(), Broken> {
+    for (key, at, v) in p.set_values() {
+        check_list(key, at, v, limits)?;
+    }
+    Ok(())
+}
+
+/// One list: within the trial limit, each value once (`hops` and `hop_capacity`: a value per hop).
+fn check_list(key: &str, at: &Origin, v: &dyn Values, limits: &Limits) -> Result<(), Broken> {
+    let per_hop = matches!(key, "hops" | "hop_capacity");
+    let n = v.count();
+    if per_hop && n > bounds::MAX_HOPS {
+        return Err(Broken::at(
+            at,
+            format!(
+                "`{key}` gives {n} hops; a pipeline has at most {}",
+                bounds::MAX_HOPS
+            ),
+        ));
+    }
+    if n as u64 > limits.max_trials {
+        return Err(Broken::at(
+            at,
+            format!(
+                "`{key}` lists {} values, more than the trial limit of {} allows (--max-trials to raise it)",
+                bounds::thousands(n as u128),
+                bounds::thousands(limits.max_trials.into())
+            ),
+        ));
+    }
+    if !per_hop {
+        if let Some(dup) = v.repeated() {
+            return Err(Broken::at_nth_word(
+                at,
+                &dup,
+                1,
+                format!("`{key}` lists `{dup}` twice: give each value once"),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Consensus needs trials that can be compared, and one count per stream (see
@@ -260,8 +453,34 @@ impl Bench<'_> {
         Ok(names.clone())
     }
 
-    /// Appends the trials of `workload`.
-    fn expand(&self, workload: WorkloadKind, trials: &mut Vec<TrialSpec>) -> Result<(), Broken> {
+    /// The benchmark's own lists (its parameters, workloads, transports, hops and option
+    /// values): each within the trial limit, each value once.
+    fn check_lists(&self, limits: &Limits) -> Result<(), Broken> {
+        check_values(&self.own, limits)?;
+        if let Some(w) = &self.b.workload {
+            check_list("workload", &w.origin, &w.value, limits)?;
+        }
+        if let Some(t) = &self.b.transports {
+            check_list("transports", &t.origin, &t.value, limits)?;
+        }
+        if let Some(h) = &self.b.hops {
+            check_list("hops", &h.origin, &h.value, limits)?;
+        }
+        if let Some(table) = &self.b.options {
+            for (name, values) in &table.value {
+                check_list(name, &values.origin, &values.value, limits)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The dimensions of `workload`'s trials, checked, with the overlay's filters applied.
+    fn dims(
+        &self,
+        workload: WorkloadKind,
+        overlay: &Overlay,
+        limits: &Limits,
+    ) -> Result<Dims, Broken> {
         let s = &self.s;
         let pipeline = workload == WorkloadKind::Pipeline;
         if let Some(h) = &self.b.hops {
@@ -277,11 +496,17 @@ impl Bench<'_> {
         self.own_keys_apply(workload)?;
         let (producers, consumers) = self.topology(workload);
         let pacings = self.pacings(workload)?;
+        let keep = |t: &String| overlay.transports.is_empty() || overlay.transports.contains(t);
         let (transports, pipelines) = if pipeline {
             // The chains name every hop's transport; the first hop's is the trial's.
-            (vec![String::new()], self.pipelines(&transports)?)
+            let chains = self
+                .pipelines(&transports)?
+                .into_iter()
+                .filter(|p| p.as_ref().is_some_and(|p| keep(&p.hops[0].transport)))
+                .collect();
+            (vec![String::new()], chains)
         } else {
-            (transports, vec![None])
+            (transports.into_iter().filter(keep).collect(), vec![None])
         };
         let capacities = if pipeline {
             vec![0]
@@ -292,6 +517,14 @@ impl Bench<'_> {
                 vec![defaults::CAPACITY],
             )
         };
+        let drivers: Vec<Driver> = or(
+            &s.driver,
+            |d| d.0.iter().map(|x| x.0).collect(),
+            vec![Driver::Threads],
+        )
+        .into_iter()
+        .filter(|d| overlay.drivers.is_empty() || overlay.drivers.contains(d))
+        .collect();
         let template = TrialSpec {
             transport: String::new(),
             workload,
@@ -312,42 +545,156 @@ impl Bench<'_> {
             pipeline: None,
             layout: None,
         };
-        let mut out = vec![template];
-        out = product(out, &transports, |t, v| t.transport.clone_from(v));
-        out = product(
-            out,
-            &or(
+        let dims = Dims {
+            kept: overlay.workloads.is_empty() || overlay.workloads.contains(&workload),
+            template,
+            transports,
+            payloads: or(
                 &s.payload,
                 |p| p.0.iter().map(|x| x.0).collect(),
                 vec![defaults::PAYLOAD],
             ),
-            |t, v| t.payload = *v,
-        );
-        out = product(out, &capacities, |t, v| t.capacity = *v);
-        out = product(out, &producers, |t, v| t.producers = *v);
-        out = product(out, &consumers, |t, v| t.consumers = *v);
-        out = product(
-            out,
-            &or(&s.batch, |b| b.0.iter().map(|x| x.0).collect(), vec![None]),
-            |t, v| t.batch = *v,
-        );
-        out = product(out, &self.counts()?, |t, v| t.messages = *v);
-        out = product(out, &options, |t, v| t.options.clone_from(v));
-        out = product(out, &pacings, |t, v| t.pacing = v.clone());
-        out = product(out, &pipelines, |t, v| {
-            if let Some(p) = v {
-                t.transport.clone_from(&p.hops[0].transport);
-                t.capacity = p.hops[0].capacity;
-                t.pipeline = Some(p.clone());
+            capacities,
+            producers,
+            consumers,
+            batches: or(&s.batch, |b| b.0.iter().map(|x| x.0).collect(), vec![None]),
+            counts: self.counts()?,
+            options,
+            pacings,
+            pipelines,
+            drivers,
+        };
+        if dims.count() > 0 {
+            self.fits_memory(&dims, limits)?;
+        }
+        Ok(dims)
+    }
+
+    /// What a trial allocates before it runs fits the memory budget: its ring (capacity ×
+    /// message size; a pipeline's hops together) and its verifier's bitmap (one bit per message
+    /// per consumer, where order cannot be checked by counting).
+    fn fits_memory(&self, d: &Dims, limits: &Limits) -> Result<(), Broken> {
+        let s = &self.s;
+        let Some(payload) = d.payloads.iter().copied().max_by_key(|p| p.touched_bytes()) else {
+            return Ok(());
+        };
+        let size = payload.touched_bytes() as u128;
+        let entry = |t: &str| self.catalog.get(t).map(|e| e.info());
+        let budget = u128::from(limits.memory);
+        let is_pipeline = d.template.workload == WorkloadKind::Pipeline;
+        // The ring.
+        let bounded = d
+            .transports
+            .iter()
+            .any(|t| entry(t).is_some_and(|i| matches!(i.semantics.bound, Bound::Bounded { .. })));
+        let capacity = d.capacities.iter().copied().max().unwrap_or(0) as u128;
+        if !is_pipeline && bounded && capacity * size > budget {
+            let at = s.capacity.as_ref().map_or(self.at, |c| &c.origin);
+            return Err(Broken::at(
+                at,
+                format!(
+                    "capacity {capacity} × {size}-byte messages (`{payload}`) is a {} ring; {}",
+                    bounds::size(u64::try_from(capacity * size).unwrap_or(u64::MAX)),
+                    limits.memory_budget()
+                ),
+            ));
+        }
+        if let Some(p) = d.pipelines.iter().flatten().next() {
+            let ring: u128 = p.hops.iter().map(|h| h.capacity as u128 * size).sum();
+            if ring > budget {
+                let at = s.hop_capacity.as_ref().map_or(self.at, |c| &c.origin);
+                return Err(Broken::at(
+                    at,
+                    format!(
+                        "the hops hold {} {size}-byte messages (`{payload}`) together, {}; {}",
+                        p.hops.iter().map(|h| h.capacity as u128).sum::<u128>(),
+                        bounds::size(u64::try_from(ring).unwrap_or(u64::MAX)),
+                        limits.memory_budget()
+                    ),
+                ));
             }
-        });
-        let drivers = or(
-            &s.driver,
-            |d| d.0.iter().map(|x| x.0).collect(),
-            vec![Driver::Threads],
-        );
-        out = product(out, &drivers, |t, v| t.driver = *v);
-        trials.extend(out);
+        }
+        // The verifier's bitmap.
+        let most = d
+            .counts
+            .iter()
+            .map(|m| match m {
+                Messages::Fixed(n) => *n,
+                Messages::Auto { max, .. } => *max,
+            })
+            .chain(d.pacings.iter().filter_map(|p| match p {
+                // A ramp's step runs rate × step_ms messages, up to its highest rate.
+                Pacing::Ramp(r) => Some(r.max.saturating_mul(r.step_ms) / 1000),
+                _ => None,
+            }))
+            .max()
+            .unwrap_or(0);
+        let consumers = d.consumers.iter().copied().max().unwrap_or(1) as u64;
+        let unordered = |i: &crate::transport::TransportInfo| {
+            let o = i.semantics.ordering;
+            !o.is_fifo() && !o.is_conflating()
+        };
+        let why = match d.template.workload {
+            WorkloadKind::PingPong => None,
+            WorkloadKind::Pipeline => d.pipelines.iter().flatten().find_map(|p| {
+                let hop = p.hops.iter().find(|h| entry(&h.transport).is_some_and(unordered))?;
+                (p.delivery == Delivery::Sequential).then(|| {
+                    format!(
+                        "hop `{}` promises no order, so each sink checks every event off in a bitmap",
+                        hop.transport
+                    )
+                })
+            }),
+            w if w.is_open_loop() => d.transports.iter().find_map(|t| {
+                entry(t).filter(|i| unordered(i)).map(|_| {
+                    format!("`{t}` promises no order, so every message is checked off in a bitmap")
+                })
+            }),
+            _ => d.transports.iter().find_map(|t| {
+                let i = entry(t)?;
+                if i.semantics.ordering.is_conflating() {
+                    None
+                } else if unordered(i) {
+                    Some(format!(
+                        "`{t}` promises no order, so every message is checked off in a bitmap"
+                    ))
+                } else if consumers > 1 {
+                    Some(format!(
+                        "{consumers} consumers share `{t}`'s stream, so each checks messages off in a bitmap"
+                    ))
+                } else {
+                    None
+                }
+            }),
+        };
+        let sinks = if d.template.workload.is_open_loop() || consumers > 1 {
+            consumers
+        } else {
+            1
+        };
+        let bitmap = bounds::bitmap_bytes(most, sinks);
+        if let Some(why) = why.filter(|_| bitmap > budget) {
+            let at = match &s.messages {
+                Some(m)
+                    if m.value
+                        .0
+                        .iter()
+                        .any(|c| matches!(c, Count::Fixed(n) if *n == most)) =>
+                {
+                    &m.origin
+                }
+                _ => s.max_messages.as_ref().map_or(self.at, |m| &m.origin),
+            };
+            return Err(Broken::at(
+                at,
+                format!(
+                    "{most} messages need a {} verifier bitmap (one bit per message{}): {why}; {}; lower `messages` (or `max_messages`)",
+                    bounds::size(u64::try_from(bitmap).unwrap_or(u64::MAX)),
+                    if sinks > 1 { " per consumer" } else { "" },
+                    limits.memory_budget()
+                ),
+            ));
+        }
         Ok(())
     }
 
@@ -359,10 +706,11 @@ impl Bench<'_> {
         let max = or(&s.max_messages, |n| n.0, defaults::MAX_MESSAGES);
         if min > max {
             let at = s.min_messages.as_ref().map(|a| &a.origin);
-            return Err(Broken {
-                origin: at.or(s.max_messages.as_ref().map(|a| &a.origin)).cloned(),
-                message: format!("`min_messages` ({min}) is larger than `max_messages` ({max})"),
-                word: None,
+            let at = at.or(s.max_messages.as_ref().map(|a| &a.origin));
+            let message = format!("`min_messages` ({min}) is larger than `max_messages` ({max})");
+            return Err(match at {
+                Some(at) => Broken::at(at, message),
+                None => Broken::nowhere(message),
             });
         }
         Ok(or(&s.messages, |m| m.0.clone(), vec![Count::Auto])
@@ -515,13 +863,14 @@ impl Bench<'_> {
         Ok(out)
     }
 
-    /// Every combination of the benchmark's option values, the last option varying fastest.
+    /// The benchmark's options, each with its values (swept in option-name order, the last
+    /// option varying fastest).
     ///
     /// Each option must be declared by every transport of the benchmark, and each value be one
     /// they list (an option declared without values takes any): a misspelt option would
     /// otherwise be ignored by every adapter while the report echoed it as if applied.
-    fn options(&self, transports: &[String]) -> Result<Vec<BTreeMap<String, String>>, Broken> {
-        let mut sets = vec![BTreeMap::new()];
+    fn options(&self, transports: &[String]) -> Result<Vec<(String, Vec<String>)>, Broken> {
+        let mut sets = Vec::new();
         let Some(table) = &self.b.options else {
             return Ok(sets);
         };
@@ -584,11 +933,125 @@ impl Bench<'_> {
                     ),
                 ));
             }
-            sets = product(sets, &values, |set, v| {
+            sets.push((name.clone(), values));
+        }
+        Ok(sets)
+    }
+}
+
+/// The dimensions of one benchmark's trials of one workload: the values of each swept key, the
+/// overlay's filters applied. Their product is the trials it makes ([`Dims::count`]), made only
+/// once the whole plan is known to be within its limit ([`Dims::expand`]).
+struct Dims {
+    /// Whether the overlay's workload filter keeps this workload.
+    kept: bool,
+    /// Every parameter that is not swept.
+    template: TrialSpec,
+    transports: Vec<String>,
+    payloads: Vec<crate::payload::PayloadKind>,
+    capacities: Vec<usize>,
+    producers: Vec<usize>,
+    consumers: Vec<usize>,
+    batches: Vec<Option<usize>>,
+    counts: Vec<Messages>,
+    /// Each option and its values.
+    options: Vec<(String, Vec<String>)>,
+    pacings: Vec<Pacing>,
+    pipelines: Vec<Option<PipelineSpec>>,
+    drivers: Vec<Driver>,
+}
+
+impl Dims {
+    /// Each swept key and how many values it has, in expansion order.
+    fn factors(&self) -> Vec<(String, usize)> {
+        let pipeline = self.template.workload == WorkloadKind::Pipeline;
+        let mut f = Vec::new();
+        if pipeline {
+            let chains: Vec<&Vec<Hop>> = {
+                let mut c: Vec<&Vec<Hop>> = Vec::new();
+                for p in self.pipelines.iter().flatten() {
+                    if !c.contains(&&p.hops) {
+                        c.push(&p.hops);
+                    }
+                }
+                c
+            };
+            f.push(("transports".to_string(), chains.len()));
+        } else {
+            f.push(("transports".to_string(), self.transports.len()));
+        }
+        f.push(("payload".into(), self.payloads.len()));
+        f.push(("capacity".into(), self.capacities.len()));
+        f.push(("producers".into(), self.producers.len()));
+        f.push(("consumers".into(), self.consumers.len()));
+        f.push(("batch".into(), self.batches.len()));
+        f.push(("messages".into(), self.counts.len()));
+        for (name, values) in &self.options {
+            f.push((format!("option `{name}`"), values.len()));
+        }
+        f.push(("rate".into(), self.pacings.len()));
+        if pipeline {
+            let chains = f[0].1.max(1);
+            f.push(("delivery".into(), self.pipelines.len() / chains));
+        }
+        f.push(("driver".into(), self.drivers.len()));
+        f
+    }
+
+    /// How many trials these dimensions make (0 when a filter keeps none).
+    fn count(&self) -> u128 {
+        if !self.kept {
+            return 0;
+        }
+        let options: u128 = self.options.iter().map(|(_, v)| v.len() as u128).product();
+        [
+            self.transports.len(),
+            self.payloads.len(),
+            self.capacities.len(),
+            self.producers.len(),
+            self.consumers.len(),
+            self.batches.len(),
+            self.counts.len(),
+            self.pacings.len(),
+            self.pipelines.len(),
+            self.drivers.len(),
+        ]
+        .iter()
+        .map(|&n| n as u128)
+        .product::<u128>()
+            * options
+    }
+
+    /// Appends the trials, in expansion order (see the module docs).
+    fn expand(self, trials: &mut Vec<TrialSpec>) {
+        if self.count() == 0 {
+            return;
+        }
+        let mut sets = vec![BTreeMap::new()];
+        for (name, values) in &self.options {
+            sets = product(sets, values, |set, v| {
                 set.insert(name.clone(), v.clone());
             });
         }
-        Ok(sets)
+        let mut out = vec![self.template];
+        out = product(out, &self.transports, |t, v| t.transport.clone_from(v));
+        out = product(out, &self.payloads, |t, v| t.payload = *v);
+        out = product(out, &self.capacities, |t, v| t.capacity = *v);
+        out = product(out, &self.producers, |t, v| t.producers = *v);
+        out = product(out, &self.consumers, |t, v| t.consumers = *v);
+        out = product(out, &self.batches, |t, v| t.batch = *v);
+        out = product(out, &self.counts, |t, v| t.messages = *v);
+        out = product(out, &sets, |t, v| t.options.clone_from(v));
+        out = product(out, &self.pacings, |t, v| t.pacing = v.clone());
+        out = product(out, &self.pipelines, |t, v| {
+            if let Some(p) = v {
+                t.transport.clone_from(&p.hops[0].transport);
+                t.capacity = p.hops[0].capacity;
+                t.pipeline = Some(p.clone());
+            }
+        });
+        out = product(out, &self.drivers, |t, v| t.driver = *v);
+        trials.extend(out);
     }
 }
 

@@ -1,6 +1,6 @@
 //! Plan errors: what is wrong, and where it was written (file, line and column, or the flag).
 
-use super::schema::BENCHMARK_ONLY;
+use super::schema::{BENCHMARK_ONLY, PARAM_KEYS, TOP_KEYS};
 use super::value::Origin;
 use std::fmt;
 
@@ -39,8 +39,9 @@ pub struct Broken {
     pub origin: Option<Origin>,
     /// What is wrong.
     pub message: String,
-    /// A word inside the origin's text that is the real culprit (one name of a list).
-    pub word: Option<String>,
+    /// A word inside the origin's text that is the real culprit (one name of a list), and
+    /// which of its occurrences there (0: the first).
+    pub word: Option<(String, usize)>,
 }
 
 impl Broken {
@@ -55,8 +56,19 @@ impl Broken {
 
     /// A broken rule about `word`, one of the values written at `origin`.
     pub fn at_word(origin: &Origin, word: &str, message: impl Into<String>) -> Broken {
+        Broken::at_nth_word(origin, word, 0, message)
+    }
+
+    /// A broken rule about the `nth` occurrence (0: the first) of `word` among the values
+    /// written at `origin`, e.g. the second of a value listed twice.
+    pub fn at_nth_word(
+        origin: &Origin,
+        word: &str,
+        nth: usize,
+        message: impl Into<String>,
+    ) -> Broken {
         Broken {
-            word: Some(word.to_string()),
+            word: Some((word.to_string(), nth)),
             ..Broken::at(origin, message)
         }
     }
@@ -74,10 +86,10 @@ impl Broken {
     pub fn locate(self, text: &str, file: &str) -> PlanError {
         match self.origin {
             Some(Origin::File(span)) => {
-                let quoted = self.word.map(|w| format!("\"{w}\""));
-                let inside = quoted
-                    .and_then(|q| text.get(span.clone())?.find(&q))
-                    .map_or(0, |i| i);
+                let inside = self
+                    .word
+                    .and_then(|(w, nth)| find_value(text.get(span.clone())?, &w, nth))
+                    .unwrap_or(0);
                 at_offset(text, file, span.start + inside, self.message)
             }
             Some(Origin::Flag(flag)) => PlanError {
@@ -94,6 +106,24 @@ impl Broken {
             },
         }
     }
+}
+
+/// The offset in `values` (the text of a value or list) of the `nth` occurrence of `word`,
+/// written quoted (a name) or bare (a number, as a whole token).
+fn find_value(values: &str, word: &str, nth: usize) -> Option<usize> {
+    let quoted = format!("\"{word}\"");
+    let found: Vec<usize> = values.match_indices(&quoted).map(|(i, _)| i).collect();
+    if !found.is_empty() {
+        return found.get(nth).copied();
+    }
+    let token = |c: char| c.is_alphanumeric() || "_.+-:".contains(c);
+    values
+        .match_indices(word)
+        .filter(|&(i, _)| {
+            !values[..i].ends_with(token) && !values[i + word.len()..].starts_with(token)
+        })
+        .map(|(i, _)| i)
+        .nth(nth)
 }
 
 fn at_offset(text: &str, file: &str, offset: usize, message: String) -> PlanError {
@@ -124,15 +154,17 @@ pub fn from_toml(text: &str, file: &str, e: toml::de::Error) -> PlanError {
         };
     };
     let message = if let Some(rest) = raw.strip_prefix("unknown field `") {
-        let nth = text
-            .get(..span.start)
-            .unwrap_or("")
-            .matches("[[benchmark]]")
-            .count();
-        unknown_key(rest, nth)
+        unknown_key(rest, text.get(..span.start).unwrap_or(""))
     } else if raw == "duplicate key" {
         let key = text.get(span.clone()).unwrap_or("?");
-        format!("duplicate key `{key}`: each key may be set once per table")
+        let header = text
+            .get(..span.start)
+            .is_some_and(|b| b.trim_end_matches([' ', '\t']).ends_with('['));
+        if header {
+            format!("table [{key}] is given twice: give one [{key}] table with every key in it")
+        } else {
+            format!("duplicate key `{key}`: each key may be set once per table")
+        }
     } else if let Some(field) = raw
         .strip_prefix("duplicate field `")
         .and_then(|r| r.split('`').next())
@@ -183,22 +215,69 @@ fn looks_like_syntax(msg: &str) -> bool {
             .any(|p| msg.starts_with(p))
 }
 
-/// `rest` is serde's "x`, expected one of `a`, `b`" after "unknown field `"; the key is in the
-/// `nth` `[[benchmark]]` if it is in one.
-fn unknown_key(rest: &str, nth: usize) -> String {
+/// The keys of a `ramp` table.
+const RAMP_KEYS: [&str; 6] = [
+    "start",
+    "max",
+    "factor",
+    "refine",
+    "step_ms",
+    "p99_bound_us",
+];
+
+/// `rest` is serde's "x`, expected one of `a`, `b`" after "unknown field `"; `before` is the
+/// text before the key, which says which `[[benchmark]]` or `[[gate]]` it is in.
+fn unknown_key(rest: &str, before: &str) -> String {
     let (name, expected) = rest.split_once('`').unwrap_or((rest, ""));
     let allowed: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
+    let nth = |header: &str| before.matches(header).count();
+    let top = allowed.contains(&"benchmark");
     let place = if allowed.contains(&"workload") {
-        format!("in [[benchmark]] #{nth}")
-    } else if allowed.contains(&"benchmark") {
+        format!("in [[benchmark]] #{}", nth("[[benchmark]]"))
+    } else if top {
         "at the top level".into()
     } else if allowed.contains(&"step_ms") {
         "in `ramp`".into()
+    } else if allowed.contains(&"kind") {
+        format!("in [[gate]] #{}", nth("[[gate]]"))
     } else {
         "in [defaults]".into()
     };
-    if place == "in [defaults]" && BENCHMARK_ONLY.contains(&name) {
+    let gate = place.starts_with("in [[gate]]");
+    let param = PARAM_KEYS.contains(&name);
+    let bench_only = BENCHMARK_ONLY.contains(&name);
+    if name == "max_trials" {
+        return "`max_trials`: the trial limit is set on the command line (--max-trials N), not in a suite file".into();
+    }
+    if top && param {
+        return format!("`{name}` belongs in [defaults] or a [[benchmark]], not at the top level");
+    }
+    if top && bench_only {
+        return format!("`{name}` belongs in a [[benchmark]], not at the top level");
+    }
+    if place == "in [defaults]" && bench_only {
         return format!("`{name}` belongs in a [[benchmark]], not in [defaults]");
+    }
+    if !top && !gate && TOP_KEYS.contains(&name) {
+        return format!(
+            "{place}: `{name}` is a setting of the whole suite: write it at the top of the file, above the first [table] (a key below a table's header belongs to that table)"
+        );
+    }
+    if !top && !gate && place != "in `ramp`" && RAMP_KEYS.contains(&name) {
+        return format!(
+            "{place}: `{name}` is a key of the rate search: write `ramp = {{ {name} = … }}`"
+        );
+    }
+    if gate && (param || bench_only) {
+        return format!(
+            "{place}: unknown key `{name}` (a gate takes {}): a key below a [[gate]] header belongs to that gate; move it to [defaults] or a [[benchmark]]",
+            allowed.join(", ")
+        );
+    }
+    if top && RAMP_KEYS.contains(&name) {
+        return format!(
+            "`{name}` is a key of the rate search: write `ramp = {{ {name} = … }}` in [defaults] or a [[benchmark]]"
+        );
     }
     format!(
         "{place}: {}",
@@ -267,6 +346,112 @@ fn key_at(text: &str, at: usize) -> Option<String> {
     current
 }
 
+/// The first array of `text` holding more than `limit` values: the offset of its `[` and its key.
+/// A scan of the raw text, before it is parsed: a list of hundreds of thousands of values is
+/// refused after reading `limit` of them, without building the document.
+pub fn long_list(text: &str, limit: u64) -> Option<(usize, Option<String>)> {
+    /// An open bracket: an array (counting values) or an inline table.
+    struct Open {
+        array: bool,
+        at: usize,
+        values: u64,
+        /// A value may start here (after `[` or `,`).
+        fresh: bool,
+    }
+    let bytes = text.as_bytes();
+    let mut open: Vec<Open> = Vec::new();
+    let mut bol = true;
+    let mut i = 0;
+    // A value starts at `i`: count it in the innermost array.
+    let start = |open: &mut Vec<Open>| -> Option<usize> {
+        let top = open.last_mut()?;
+        if top.array && top.fresh {
+            top.fresh = false;
+            top.values += 1;
+            if top.values > limit {
+                return Some(top.at);
+            }
+        }
+        None
+    };
+    while i < bytes.len() {
+        let c = bytes[i];
+        match c {
+            b'\n' => {
+                bol = true;
+                i += 1;
+                continue;
+            }
+            b' ' | b'\t' | b'\r' => {
+                i += 1;
+                continue;
+            }
+            b'#' => {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            b'"' | b'\'' => {
+                if let Some(at) = start(&mut open) {
+                    return Some((at, key_at(text, at)));
+                }
+                let triple = bytes.get(i..i + 3) == Some(&[c, c, c][..]);
+                let quote: &[u8] = if triple {
+                    &bytes[i..i + 3]
+                } else {
+                    &bytes[i..i + 1]
+                };
+                i += quote.len();
+                while i < bytes.len() && !bytes[i..].starts_with(quote) {
+                    if c == b'"' && bytes[i] == b'\\' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+                i += quote.len();
+            }
+            b'[' if open.is_empty() && bol => {
+                // A table header.
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            b'[' | b'{' => {
+                if let Some(at) = start(&mut open) {
+                    return Some((at, key_at(text, at)));
+                }
+                open.push(Open {
+                    array: c == b'[',
+                    at: i,
+                    values: 0,
+                    fresh: true,
+                });
+                i += 1;
+            }
+            b']' | b'}' => {
+                open.pop();
+                i += 1;
+            }
+            b',' => {
+                if let Some(top) = open.last_mut() {
+                    top.fresh = true;
+                }
+                i += 1;
+            }
+            _ => {
+                if let Some(at) = start(&mut open) {
+                    return Some((at, key_at(text, at)));
+                }
+                i += 1;
+            }
+        }
+        bol = false;
+    }
+    None
+}
+
 /// 1-based line and column (in characters) of byte `offset` in `text`.
 pub fn position(text: &str, offset: usize) -> (usize, usize) {
     let offset = offset.min(text.len());
@@ -312,12 +497,15 @@ mod tests {
 
     #[test]
     fn unknown_keys_are_placed_and_suggested() {
-        let m = unknown_key("capacit`, expected one of `workload`, `capacity`", 2);
+        let m = unknown_key(
+            "capacit`, expected one of `workload`, `capacity`",
+            "[[benchmark]]\n[[benchmark]]\n",
+        );
         assert!(
             m.starts_with("in [[benchmark]] #2") && m.contains("`capacity`"),
             "{m}"
         );
-        let m = unknown_key("transports`, expected one of `payload`, `capacity`", 0);
+        let m = unknown_key("transports`, expected one of `payload`, `capacity`", "");
         assert!(m.contains("belongs in a [[benchmark]]"), "{m}");
     }
 }

@@ -10,6 +10,7 @@
 //! `docs/suites.md`. Every mistake is reported with the file, line and column of the offending
 //! key or value (or the flag that gave it), and unknown names come with the closest valid ones.
 
+pub mod bounds;
 pub mod build;
 pub mod defaults;
 mod error;
@@ -57,6 +58,20 @@ impl Plan {
         catalog: &Catalog,
         overlay: &Overlay,
     ) -> Result<Plan, PlanError> {
+        let limit = overlay.max_trials.unwrap_or(bounds::MAX_TRIALS);
+        if let Some((at, key)) = error::long_list(text, limit) {
+            let (line, column) = error::position(text, at);
+            let key = key.map_or("a list".to_string(), |k| format!("`{k}`"));
+            return Err(PlanError {
+                file: file.to_string(),
+                line: Some(line),
+                column: Some(column),
+                message: format!(
+                    "{key} lists more than {} values, the trial limit (--max-trials to raise it)",
+                    bounds::thousands(limit.into()),
+                ),
+            });
+        }
         let suite: SuiteFile = toml::from_str(text).map_err(|e| error::from_toml(text, file, e))?;
         let stem = Path::new(file)
             .file_stem()

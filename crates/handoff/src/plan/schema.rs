@@ -7,7 +7,8 @@
 //! a "did you mean" with the file, line and column.
 
 use super::value::{
-    At, Batch, Count, List, Natural, OptValue, Parsed, Positive, ProducerCount, Rate,
+    At, Batch, Capacity, Count, HopCapacity, List, MaxMessages, MinMessages, OptValue, Parsed,
+    Rate, Samples, StageWorkNs, TargetMs, ThreadCount, TimeoutMs, Values, Warmup,
 };
 use crate::payload::PayloadKind;
 use crate::workload::{Delivery, Driver, PacerMode, WorkloadKind};
@@ -72,7 +73,18 @@ macro_rules! params {
                 $( if let Some(x) = &self.$key { out.push((stringify!($key), &x.origin)); } )*
                 out
             }
+
+            /// The values set, each with its key and where it was written (for the checks every
+            /// list takes: its length and its repeated values).
+            pub fn set_values(&self) -> Vec<(&'static str, &super::value::Origin, &dyn Values)> {
+                let mut out: Vec<(&'static str, &super::value::Origin, &dyn Values)> = Vec::new();
+                $( if let Some(x) = &self.$key { out.push((stringify!($key), &x.origin, &x.value)); } )*
+                out
+            }
         }
+
+        /// Every parameter key, as `[defaults]` and `[[benchmark]]` take it.
+        pub const PARAM_KEYS: &[&str] = &[$( stringify!($key) ),*];
     };
 }
 
@@ -80,27 +92,27 @@ params! {
     /// Payload shapes.
     payload: List<Parsed<PayloadKind>>,
     /// Capacities (ignored by unbounded transports).
-    capacity: List<Natural>,
+    capacity: List<Capacity>,
     /// Producer counts.
-    producers: List<ProducerCount>,
+    producers: List<ThreadCount>,
     /// Consumer counts.
-    consumers: List<Positive>,
+    consumers: List<ThreadCount>,
     /// Batch sizes, or `none`.
     batch: List<Batch>,
     /// Messages per sample, or `auto`.
     messages: List<Count>,
     /// `auto`: the target duration of one sample, milliseconds.
-    target_ms: Positive,
+    target_ms: TargetMs,
     /// `auto`: the smallest count.
-    min_messages: Natural,
+    min_messages: MinMessages,
     /// `auto`: the largest count.
-    max_messages: Positive,
+    max_messages: MaxMessages,
     /// Timed samples.
-    samples: Positive,
+    samples: Samples,
     /// Untimed warm-up samples.
-    warmup: Natural,
+    warmup: Warmup,
     /// The watchdog interval, milliseconds: a sample that delivers nothing for this long is hung.
-    timeout_ms: Positive,
+    timeout_ms: TimeoutMs,
     /// Pin threads to distinct cores.
     pin: bool,
     /// Open-loop rates, or `ramp`.
@@ -110,9 +122,9 @@ params! {
     /// The steps of a rate search.
     ramp: super::value::Ramp,
     /// A pipeline's capacities, one per hop.
-    hop_capacity: List<Positive>,
+    hop_capacity: List<HopCapacity>,
     /// A pipeline stage's busy work per event, nanoseconds.
-    stage_work_ns: Natural,
+    stage_work_ns: StageWorkNs,
     /// A pipeline's delivery modes.
     delivery: List<Parsed<Delivery>>,
     /// What runs producers and consumers.
@@ -148,6 +160,9 @@ pub struct SuiteFile {
     #[serde(default)]
     pub gate: Vec<At<super::gates::GateSpec>>,
 }
+
+/// The keys of the top level (settings of the whole suite).
+pub const TOP_KEYS: [&str; 4] = ["name", "description", "probes", "consensus"];
 
 /// The keys only a `[[benchmark]]` takes.
 pub const BENCHMARK_ONLY: [&str; 6] = [

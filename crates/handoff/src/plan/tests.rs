@@ -345,18 +345,18 @@ fn wrong_types_name_the_key_and_the_expected_type() {
     let e = assert_err(
         &format!("{base}capacity = \"big\"\n"),
         4,
-        "`capacity`: expected an integer, found \"big\"",
+        "`capacity`: expected an integer from 0 to 4294967296, found \"big\"",
     );
     assert_eq!(e.column, Some(12));
     assert_err(
         &format!("{base}capacity = [1, 2.5]\n"),
         4,
-        "`capacity`: invalid type: floating point `2.5`, expected an integer",
+        "`capacity`: 2.5 is not an integer; expected an integer from 0 to 4294967296",
     );
     assert_err(
         &format!("{base}samples = [3]\n"),
         4,
-        "`samples`: invalid type: sequence, expected an integer",
+        "`samples`: invalid type: sequence, expected an integer from 1 to 10000",
     );
     assert_err(&format!("{base}pin = 1\n"), 4, "expected a boolean");
     assert_err(
@@ -491,7 +491,10 @@ fn impossible_parameters_are_rejected_where_written() {
         ("batch = 0", "`batch`: must be at least 1, got 0"),
         ("messages = 0", "`messages`: must be at least 1, got 0"),
         ("timeout_ms = 0", "`timeout_ms`: must be at least 1, got 0"),
-        ("producers = 70000", "`producers`: must be at most 65536"),
+        (
+            "producers = 70000",
+            "`producers`: must be at most 1024, got 70000",
+        ),
         (
             "min_messages = 10\nmax_messages = 5",
             "larger than `max_messages`",
@@ -763,4 +766,552 @@ fn consensus_needs_a_stream_it_can_compare() {
     )
     .unwrap()
     .consensus);
+}
+
+/// A plan built with a fixed memory budget (1 GB), so that the memory checks do not depend on
+/// the machine running the tests.
+fn with(text: &str, overlay: Overlay) -> Result<Plan, PlanError> {
+    let overlay = Overlay {
+        memory: overlay.memory.or(Some(1_000_000_000)),
+        ..overlay
+    };
+    Plan::parse_with(text, "suites/t.toml", &catalog(), &overlay)
+}
+
+fn sixty() -> String {
+    (1..=60)
+        .map(|n| n.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[test]
+fn a_sweep_bomb_is_counted_and_refused_before_any_trial_is_made() {
+    let v = sixty();
+    let bomb = format!(
+        "[[benchmark]]\nworkload = \"mpsc\"\ntransports = [\"opt-queue\"]\ncapacity = [{v}]\nproducers = [{v}]\nmessages = [{v}]\nbatch = [{v}]\n"
+    );
+    assert!(bomb.len() < 2500);
+    let start = std::time::Instant::now();
+    let e = with(&bomb, Overlay::default()).unwrap_err();
+    // 13 M trials would take seconds and gigabytes to expand; counting them takes nothing.
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(1),
+        "{:?}",
+        start.elapsed()
+    );
+    assert_eq!(e.line, Some(1), "{e}");
+    assert_eq!(
+        e.message,
+        "benchmark 1 expands to 12,960,000 trials: capacity (60) × producers (60) × batch (60) × messages (60); the limit is 10,000 (--max-trials to raise it)"
+    );
+    // Raised, the limit lets a large plan through, and no further.
+    let two = "[[benchmark]]\nworkload = \"mpsc\"\ntransports = [\"opt-queue\"]\ncapacity = [1, 2, 3]\nproducers = [1, 2]\n";
+    let limit = |n| Overlay {
+        max_trials: Some(n),
+        ..Overlay::default()
+    };
+    assert_eq!(with(two, limit(6)).unwrap().trials.len(), 6);
+    let e = with(two, limit(5)).unwrap_err();
+    assert!(
+        e.message
+            .contains("expands to 6 trials: capacity (3) × producers (2); the limit is 5"),
+        "{e}"
+    );
+}
+
+#[test]
+fn the_limit_counts_the_whole_suite_and_names_each_benchmark() {
+    let bench = "[[benchmark]]\nworkload = \"mpsc\"\ntransports = [\"opt-queue\", \"opt-queue-b\"]\ncapacity = [1, 2, 3]\n";
+    let three = format!("{bench}{bench}{bench}");
+    let limit = Overlay {
+        max_trials: Some(20),
+        ..Overlay::default()
+    };
+    // 3 benchmarks of 2 × 3 × 4 (default producer counts) = 24 trials each.
+    let e = with(&three, limit.clone()).unwrap_err();
+    assert!(
+        e.message.starts_with(
+            "benchmark 1 expands to 24 trials: transports (2) × capacity (3) × producers (4)"
+        ),
+        "{e}"
+    );
+    let limit = Overlay {
+        max_trials: Some(60),
+        ..Overlay::default()
+    };
+    let e = with(&three, limit).unwrap_err();
+    assert_eq!(e.line, None, "{e}");
+    assert!(
+        e.message.starts_with("the suite expands to 72 trials: benchmark 1: 24 (transports (2) × capacity (3) × producers (4)), benchmark 2: 24"),
+        "{e}"
+    );
+    // Several workloads of one benchmark are counted each.
+    let e = with(
+        "[[benchmark]]\nworkload = [\"spsc\", \"mpsc\"]\ntransports = [\"opt-queue\"]\ncapacity = [1, 2, 3]\n",
+        Overlay { max_trials: Some(10), ..Overlay::default() },
+    )
+    .unwrap_err();
+    assert!(
+        e.message.contains(
+            "expands to 15 trials: spsc: capacity (3) + mpsc: capacity (3) × producers (4)"
+        ),
+        "{e}"
+    );
+}
+
+#[test]
+fn filters_apply_before_counting() {
+    let v = sixty();
+    let big = format!(
+        "[[benchmark]]\nworkload = [\"spsc\", \"mpsc\"]\ntransports = [\"opt-queue\", \"opt-queue-b\", \"rtrb\"]\ncapacity = [{v}]\ndriver = [\"threads\", \"tokio-current\"]\n"
+    );
+    // 3 transports × 60 × 2 drivers (spsc) + the same × 4 producers (mpsc) = 1800.
+    let limit = |n, o: Overlay| Overlay {
+        max_trials: Some(n),
+        ..o
+    };
+    assert!(with(&big, limit(1799, Overlay::default())).is_err());
+    assert_eq!(
+        with(&big, limit(1800, Overlay::default()))
+            .unwrap()
+            .trials
+            .len(),
+        1800
+    );
+    // What the filters keep is all that counts: one transport, one workload, one driver.
+    let kept = Overlay {
+        transports: vec!["rtrb".into()],
+        workloads: vec![WorkloadKind::Spsc],
+        drivers: vec![Driver::Threads],
+        ..Overlay::default()
+    };
+    let plan = with(&big, limit(60, kept)).unwrap();
+    assert_eq!(plan.trials.len(), 60);
+    assert!(plan.trials.iter().all(|t| t.transport == "rtrb"
+        && t.workload == WorkloadKind::Spsc
+        && t.driver == Driver::Threads));
+    let labels: Vec<String> = plan.trials.iter().take(2).map(|t| t.label()).collect();
+    assert_eq!(labels, ["rtrb spsc u64 cap=1", "rtrb spsc u64 cap=2"]);
+}
+
+#[test]
+fn a_list_longer_than_the_limit_is_refused_as_it_is_read() {
+    let names = vec!["\"opt-queue\""; 700_000].join(", ");
+    let text = format!("[[benchmark]]\nworkload = \"spsc\"\n\ntransports = [{names}]\n");
+    let start = std::time::Instant::now();
+    let e = with(&text, Overlay::default()).unwrap_err();
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(1),
+        "{:?}",
+        start.elapsed()
+    );
+    assert_eq!((e.line, e.column), (Some(4), Some(14)), "{e}");
+    assert_eq!(
+        e.message,
+        "`transports` lists more than 10,000 values, the trial limit (--max-trials to raise it)"
+    );
+    // Strings, comments, inline tables and nested lists are read as TOML reads them.
+    let tricky = "# [1, 2, 3]\nname = \"a, b, c [d]\"\n[[benchmark]]\nworkload = \"mpsc\"\ntransports = [\"opt-queue\", # x, y\n  \"opt-queue-b\"]\noptions = { wake = [\"edge\", \"every\"], spin = 1 }\n";
+    let limit = |n| Overlay {
+        max_trials: Some(n),
+        ..Overlay::default()
+    };
+    assert!(with(tricky, limit(16)).is_ok());
+    let e = with(tricky, limit(1)).unwrap_err();
+    assert_eq!(e.line, Some(5), "{e}");
+    // From flags (no text to scan), the list itself is checked.
+    let flags = Overlay {
+        params: Params {
+            capacity: Some(At::flag(
+                "--capacity",
+                value::List((1..=30).map(value::Int).collect()),
+            )),
+            ..Params::default()
+        },
+        max_trials: Some(20),
+        ..Overlay::default()
+    };
+    let e = with(
+        "[[benchmark]]\nworkload = \"spsc\"\ntransports = \"rtrb\"\n",
+        flags,
+    )
+    .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "command line: --capacity: `capacity` lists 30 values, more than the trial limit of 20 allows (--max-trials to raise it)"
+    );
+}
+
+#[test]
+fn every_parameter_is_checked_against_its_documented_range() {
+    let base = "[[benchmark]]\nworkload = \"mpmc\"\ntransports = [\"opt-queue\"]\n";
+    for (line, needle) in [
+        (
+            "samples = 10001",
+            "`samples`: must be at most 10000, got 10001",
+        ),
+        ("warmup = 1001", "`warmup`: must be at most 1000, got 1001"),
+        (
+            "timeout_ms = 3600001",
+            "`timeout_ms`: must be at most 3600000",
+        ),
+        ("target_ms = 60001", "`target_ms`: must be at most 60000"),
+        (
+            "capacity = 4294967297",
+            "`capacity`: must be at most 4294967296",
+        ),
+        (
+            "capacity = 18446744073709551615",
+            "`capacity`: must be at most 4294967296",
+        ),
+        (
+            "producers = [1, 1025]",
+            "`producers`: must be at most 1024, got 1025",
+        ),
+        (
+            "consumers = 1025",
+            "`consumers`: must be at most 1024, got 1025",
+        ),
+        ("batch = 1048577", "`batch`: must be at most 1048576"),
+        (
+            "messages = 281474976710656",
+            "`messages`: must be at most 281474976710655 (2^48 - 1",
+        ),
+        (
+            "min_messages = 281474976710656",
+            "`min_messages`: must be at most 281474976710655",
+        ),
+        (
+            "max_messages = 281474976710656",
+            "`max_messages`: must be at most 281474976710655",
+        ),
+        (
+            "driver = \"tokio-multi:100000\"",
+            "at most 1024 worker threads",
+        ),
+        (
+            "driver = \"tokio-multi:99999999999999999999999\"",
+            "at most 1024 worker threads",
+        ),
+    ] {
+        assert_err(&format!("{base}{line}\n"), 4, needle);
+    }
+    let open = "[[benchmark]]\nworkload = \"paced\"\ntransports = [\"opt-queue\"]\n";
+    for (line, needle) in [
+        ("rate = 1000000001", "`rate`: must be at most 1000000000"),
+        ("rate = 0", "`rate`: must be at least 1, got 0"),
+        (
+            "ramp = { p99_bound_us = 0 }",
+            "`p99_bound_us = 0` could never be met",
+        ),
+        (
+            "ramp = { p99_bound_us = 60000001 }",
+            "`p99_bound_us`: must be at most 60000000",
+        ),
+        (
+            "ramp = { start = 1000000001 }",
+            "`start`: must be at most 1000000000",
+        ),
+        ("ramp = { max = 0 }", "`max`: must be at least 1"),
+        ("ramp = { factor = 1 }", "`factor`: must be at least 2"),
+        ("ramp = { factor = 1001 }", "`factor`: must be at most 1000"),
+        ("ramp = { refine = 21 }", "`refine`: must be at most 20"),
+        ("ramp = { step_ms = 0 }", "`step_ms`: must be at least 1"),
+        (
+            "ramp = { step_ms = 60001 }",
+            "`step_ms`: must be at most 60000",
+        ),
+        (
+            "ramp = { start = 5000, max = 4000 }",
+            "start (5000/s) is above max (4000/s)",
+        ),
+    ] {
+        assert_err(&format!("{open}{line}\n"), 4, needle);
+    }
+    let pipe = "[[benchmark]]\nworkload = \"pipeline\"\ntransports = [\"rtrb\"]\n";
+    for (line, needle) in [
+        (
+            "stage_work_ns = 1000000001",
+            "`stage_work_ns`: must be at most 1000000000",
+        ),
+        // Written out, 18446744074 s of work per event once wrapped to 0.2 s.
+        (
+            "stage_work_ns = 18446744074000000000",
+            "`stage_work_ns`: must be at most 1000000000, got 18446744074000000000",
+        ),
+        (
+            "hop_capacity = [64, 0, 64]",
+            "`hop_capacity`: must be at least 1",
+        ),
+        (
+            "hop_capacity = [64, 4294967297, 64]",
+            "`hop_capacity`: must be at most 4294967296",
+        ),
+    ] {
+        assert_err(&format!("{pipe}{line}\n"), 4, needle);
+    }
+    let hops = vec!["\"rtrb\""; 65].join(", ");
+    assert_err(
+        &format!("[[benchmark]]\nworkload = \"pipeline\"\nhops = [{hops}]\n"),
+        3,
+        "`hops` gives 65 hops; a pipeline has at most 64",
+    );
+    // The bounds themselves pass.
+    let fine = format!(
+        "{base}samples = 10000\nwarmup = 1000\ntimeout_ms = 3600000\ntarget_ms = 60000\nproducers = 1024\nconsumers = 1\nbatch = 1048576\nmessages = \"auto\"\nmax_messages = 281474976710655\n"
+    );
+    let t = &parse(&fine).unwrap().trials[0];
+    assert_eq!(
+        (t.samples, t.warmup, t.timeout_ms, t.producers, t.batch),
+        (10_000, 1_000, 3_600_000, 1024, Some(1 << 20))
+    );
+    assert!(parse(&format!("{pipe}stage_work_ns = 1000000000\n")).is_ok());
+    assert!(parse(&format!(
+        "{open}rate = 1000000000\nramp = {{ p99_bound_us = 1 }}\n"
+    ))
+    .is_ok());
+}
+
+#[test]
+fn what_a_trial_allocates_up_front_must_fit_the_memory_budget() {
+    let gb = Overlay::default(); // 1 GB (see `with`)
+    let spsc = "[[benchmark]]\nworkload = \"spsc\"\ntransports = [\"rtrb\"]\n";
+    // The ring: capacity × message size.
+    let e = with(
+        &format!("{spsc}payload = \"bytes:4096\"\ncapacity = [64, 4294967296]\n"),
+        gb.clone(),
+    )
+    .unwrap_err();
+    assert_eq!(e.line, Some(5), "{e}");
+    assert_eq!(
+        e.message,
+        "capacity 4294967296 × 4096-byte messages (`bytes:4096`) is a 17.6 TB ring; the memory budget is 1.00 GB (the budget given)"
+    );
+    assert!(with(
+        &format!("{spsc}payload = \"bytes:4096\"\ncapacity = 65536\n"),
+        gb.clone()
+    )
+    .is_ok());
+    // An unbounded transport has no ring to allocate.
+    assert!(with(
+        "[[benchmark]]\nworkload = \"spsc\"\ntransports = [\"opt-queue\"]\ncapacity = 4294967296\n",
+        gb.clone()
+    )
+    .is_ok());
+    // A pipeline's hops together.
+    let e = with(
+        "[[benchmark]]\nworkload = \"pipeline\"\ntransports = [\"rtrb\"]\npayload = \"bytes:1024\"\nhop_capacity = [1048576, 1048576]\n",
+        gb.clone(),
+    )
+    .unwrap_err();
+    assert_eq!(e.line, Some(5), "{e}");
+    assert!(
+        e.message.starts_with(
+            "the hops hold 2097152 1024-byte messages (`bytes:1024`) together, 2.15 GB;"
+        ),
+        "{e}"
+    );
+    // The verifier's bitmap: several consumers each check messages off, one bit per message.
+    let mpmc = "[[benchmark]]\nworkload = \"mpmc\"\ntransports = [\"crossbeam-bounded\"]\nproducers = 1\nconsumers = 4\n";
+    let e = with(
+        &format!("{mpmc}messages = [1000, 10000000000]\n"),
+        gb.clone(),
+    )
+    .unwrap_err();
+    assert_eq!(e.line, Some(6), "{e}");
+    assert_eq!(
+        e.message,
+        "10000000000 messages need a 5.00 GB verifier bitmap (one bit per message per consumer): 4 consumers share `crossbeam-bounded`'s stream, so each checks messages off in a bitmap; the memory budget is 1.00 GB (the budget given); lower `messages` (or `max_messages`)"
+    );
+    // `auto` is bounded by `max_messages`.
+    let e = with(&format!("{mpmc}max_messages = 10000000000\n"), gb.clone()).unwrap_err();
+    assert_eq!(e.line, Some(6), "{e}");
+    assert!(with(&format!("{mpmc}messages = 1000000000\n"), gb.clone()).is_ok());
+    // One FIFO consumer counts instead: no bitmap, any count the header holds.
+    assert!(with(&format!("{spsc}messages = 281474976710655\n"), gb).is_ok());
+}
+
+#[test]
+fn a_value_listed_twice_is_named_where_it_is_written_again() {
+    let base = "[[benchmark]]\nworkload = \"spsc\"\n";
+    let e = assert_err(
+        &format!("{base}transports = [\"rtrb\", \"opt-queue\",\n  \"rtrb\"]\n"),
+        4,
+        "`transports` lists `rtrb` twice: give each value once",
+    );
+    assert_eq!(e.column, Some(3));
+    let e = assert_err(
+        &format!("{base}transports = \"rtrb\"\ncapacity = [64, 1024, 64]\n"),
+        4,
+        "`capacity` lists `64` twice",
+    );
+    assert_eq!(e.column, Some(23));
+    for (line, needle) in [
+        (
+            "payload = [\"u64\", \"u64\"]",
+            "`payload` lists `u64` twice",
+        ),
+        (
+            "batch = [\"none\", 16, \"none\"]",
+            "`batch` lists `none` twice",
+        ),
+        (
+            "messages = [\"auto\", \"auto\"]",
+            "`messages` lists `auto` twice",
+        ),
+        (
+            "driver = [\"threads\", \"threads\"]",
+            "`driver` lists `threads` twice",
+        ),
+    ] {
+        assert_err(&format!("{base}transports = \"rtrb\"\n{line}\n"), 4, needle);
+    }
+    assert_err(
+        "[[benchmark]]\nworkload = [\"spsc\", \"mpsc\", \"spsc\"]\ntransports = \"rtrb\"\n",
+        2,
+        "`workload` lists `spsc` twice",
+    );
+    assert_err(
+        "[[benchmark]]\nworkload = \"paced\"\ntransports = \"rtrb\"\nrate = [\"ramp\", 1000, \"ramp\"]\n",
+        4,
+        "`rate` lists `ramp` twice",
+    );
+    assert_err(
+        "[[benchmark]]\nworkload = \"mpsc\"\ntransports = \"opt-queue\"\nproducers = [1, 2, 2]\n",
+        4,
+        "`producers` lists `2` twice",
+    );
+    assert_err(
+        "[[benchmark]]\nworkload = \"spsc\"\ntransports = \"opt-queue\"\noptions = { wake = [\"edge\", \"edge\"] }\n",
+        4,
+        "`wake` lists `edge` twice",
+    );
+    // A pipeline's hops and their capacities are one value per hop, not a sweep.
+    let s = parse("[[benchmark]]\nworkload = \"pipeline\"\nhops = [\"rtrb\", \"rtrb\"]\nhop_capacity = [64, 64]\n").unwrap();
+    assert_eq!(s.trials.len(), 1);
+    // The command line's filters too.
+    let twice = Overlay {
+        transports: vec!["rtrb".into(), "rtrb".into()],
+        ..Overlay::default()
+    };
+    let e = with(&format!("{base}transports = \"rtrb\"\n"), twice).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "command line: --transport: `rtrb` is listed twice: give each value once"
+    );
+}
+
+#[test]
+fn an_override_must_apply_to_a_trial_the_filters_keep() {
+    let suite = "[[benchmark]]\nworkload = [\"spsc\", \"mpmc\"]\ntransports = \"opt-queue\"\n";
+    let consumers = |workloads: Vec<WorkloadKind>| Overlay {
+        workloads,
+        params: Params {
+            consumers: Some(At::flag("--consumers", value::List(vec![value::Int(2)]))),
+            ..Params::default()
+        },
+        ..Overlay::default()
+    };
+    // `-c 2 -w spsc` on a suite with mpmc benchmarks: only spsc is kept, where it cannot apply.
+    let e = with(suite, consumers(vec![WorkloadKind::Spsc])).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "command line: --consumers: `consumers` applies to none of the trials that --transport, --workload and --driver keep"
+    );
+    let plan = with(suite, consumers(vec![WorkloadKind::Mpmc])).unwrap();
+    assert!(plan.trials.iter().all(|t| t.consumers == 2));
+    assert!(with(suite, consumers(vec![])).is_ok());
+}
+
+#[test]
+fn misplaced_and_malformed_values_say_what_is_wrong() {
+    let base = "[[benchmark]]\nworkload = \"spsc\"\ntransports = [\"opt-queue\"]\n";
+    let e = assert_err(&format!("{base}messages = 1e30\n"), 4, "`messages`: 1e30 is not an integer; expected \"auto\" or a count of messages from 1 to 281474976710655");
+    assert_eq!(e.column, Some(12));
+    assert_err(
+        &format!("{base}messages = [1000, 2.5]\n"),
+        4,
+        "`messages`: 2.5 is not an integer",
+    );
+    assert_err(
+        &format!("{base}samples = \"5\"\n"),
+        4,
+        "found \"5\": write the number without quotes",
+    );
+    assert_err(
+        "samples = 5\n[[benchmark]]\nworkload = \"spsc\"\ntransports = [\"opt-queue\"]\n",
+        1,
+        "`samples` belongs in [defaults] or a [[benchmark]], not at the top level",
+    );
+    assert_err(
+        "transports = [\"rtrb\"]\n[[benchmark]]\nworkload = \"spsc\"\n",
+        1,
+        "`transports` belongs in a [[benchmark]], not at the top level",
+    );
+    assert_err(
+        "[defaults]\nsamples = 3\nprobes = false\n",
+        3,
+        "in [defaults]: `probes` is a setting of the whole suite: write it at the top of the file",
+    );
+    assert_err(
+        &format!("{base}consensus = true\n"),
+        4,
+        "in [[benchmark]] #1: `consensus` is a setting of the whole suite",
+    );
+    assert_err(
+        "[defaults]\nstep_ms = 100\n",
+        2,
+        "`step_ms` is a key of the rate search: write `ramp = { step_ms = … }`",
+    );
+    assert_err(
+        "max_trials = 20000\n",
+        1,
+        "the trial limit is set on the command line (--max-trials N), not in a suite file",
+    );
+    assert_err(
+        "[[gate]]\nkind = \"scaling\"\nmin = 1.5\nsamples = 3\n",
+        4,
+        "in [[gate]] #1: unknown key `samples` (a gate takes kind,",
+    );
+    // Unknown keys that are no key elsewhere still get their suggestion.
+    assert_err("[defaults]\nsampels = 3\n", 2, "did you mean `samples`");
+}
+
+#[test]
+fn hand_fuzzed_mistakes_get_messages_that_point_at_the_fix() {
+    let base = "[[benchmark]]\nworkload = \"spsc\"\ntransports = [\"opt-queue\"]\n";
+    // A whole number written as a float.
+    assert_err(
+        &format!("{base}samples = 1e3\n"),
+        4,
+        "1000.0 is not an integer; expected an integer from 1 to 10000 (write it 1000, without a decimal point or exponent)",
+    );
+    // Past i64: a range error, not "invalid type ... as i128".
+    assert_err(
+        &format!("{base}capacity = 99999999999999999999999\n"),
+        4,
+        "`capacity`: must be at most 4294967296, got 99999999999999999999999",
+    );
+    assert_err(
+        "[[benchmark]]\nworkload = \"spsc\"\ntransports = [\"opt-queue\"]\n[defaults]\nsamples = 3\n[defaults]\nwarmup = 1\n",
+        6,
+        "table [defaults] is given twice",
+    );
+    // Case alone does not hide the suggestion; with nothing close, the short lists are named.
+    assert_err(
+        "[[benchmark]]\nworkload = \"spsc\"\ntransports = [\"OPT-QUEUE\"]\n",
+        3,
+        "did you mean `opt-queue`",
+    );
+    assert_err(
+        "[[benchmark]]\nworkload = \"bogus\"\ntransports = [\"opt-queue\"]\n",
+        2,
+        "unknown workload `bogus` (one of spsc, mpsc, mpmc, ping-pong, paced, ramp, pipeline)",
+    );
+    assert_err(
+        "[[benchmark]]\nworkload = \"spsc\"\ntransports = [\"zzzzzz\"]\n",
+        3,
+        "unknown transport `zzzzzz` (`handoff list` names every transport)",
+    );
 }

@@ -10,6 +10,7 @@
 //! [`List`] is "one value or a non-empty list of them", and [`At`] remembers where a value was
 //! written ([`Origin`]): a span of the suite file or a flag.
 
+use super::bounds;
 use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
 use std::fmt;
@@ -87,6 +88,12 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for List<T> {
             fn visit_f64<E: de::Error>(self, v: f64) -> Result<List<T>, E> {
                 one(de::value::F64Deserializer::new(v))
             }
+            fn visit_i128<E: de::Error>(self, v: i128) -> Result<List<T>, E> {
+                one(de::value::I128Deserializer::new(v))
+            }
+            fn visit_u128<E: de::Error>(self, v: u128) -> Result<List<T>, E> {
+                one(de::value::U128Deserializer::new(v))
+            }
             fn visit_bool<E: de::Error>(self, v: bool) -> Result<List<T>, E> {
                 one(de::value::BoolDeserializer::new(v))
             }
@@ -106,34 +113,98 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for List<T> {
     }
 }
 
+/// What the builder checks of every parameter's value, single or a list: how many values it
+/// holds, and the first one written twice.
+pub trait Values {
+    /// How many values (1 for a single value).
+    fn count(&self) -> usize {
+        1
+    }
+    /// The first value written twice, as it reads.
+    fn repeated(&self) -> Option<String> {
+        None
+    }
+}
+
+impl<T: fmt::Display> Values for List<T> {
+    fn count(&self) -> usize {
+        self.0.len()
+    }
+    fn repeated(&self) -> Option<String> {
+        let mut seen = std::collections::HashSet::new();
+        self.0
+            .iter()
+            .map(|v| v.to_string())
+            .find(|v| !seen.insert(v.clone()))
+    }
+}
+
+impl<const MIN: u64, const MAX: u64> Values for Int<MIN, MAX> {}
+impl<T> Values for Parsed<T> {}
+impl Values for bool {}
+impl Values for Ramp {}
+
 /// A value written as an integer, a word or a boolean, with one set of rules for a suite file
 /// and for the command line.
 pub trait Scalar: Sized {
-    /// What is expected, for type errors ("an integer", "\"auto\" or a count").
-    const EXPECTED: &'static str;
+    /// What is expected, for type errors ("an integer from 1 to 10000", "\"auto\" or a count
+    /// …"), with its range.
+    fn expected() -> String;
     /// From an integer.
     fn from_int(n: i128) -> Result<Self, String> {
         Err(format!(
             "expected {}, found the integer {n}",
-            Self::EXPECTED
+            Self::expected()
         ))
     }
     /// From a word (a TOML string, or a flag's value that is not an integer).
     fn from_word(s: &str) -> Result<Self, String> {
-        Err(format!("expected {}, found \"{s}\"", Self::EXPECTED))
+        Err(format!("expected {}, found \"{s}\"", Self::expected()))
     }
     /// From a boolean.
     fn from_bool(b: bool) -> Result<Self, String> {
-        Err(format!("expected {}, found {b}", Self::EXPECTED))
+        Err(format!("expected {}, found {b}", Self::expected()))
+    }
+    /// From a floating-point number (TOML `2.5`, `1e30`): never a count, so an error saying so.
+    fn from_float(f: f64) -> Result<Self, String> {
+        let whole = if f.is_finite() && f.fract() == 0.0 && f.abs() < 1e15 {
+            format!(" (write it {f:.0}, without a decimal point or exponent)")
+        } else {
+            String::new()
+        };
+        Err(format!(
+            "{f:?} is not an integer; expected {}{whole}",
+            Self::expected()
+        ))
     }
     /// From a flag's text: an integer if it reads as one (`_` separators allowed), else a word.
     fn from_flag(s: &str) -> Result<Self, String> {
         let s = s.trim();
-        match s.replace('_', "").parse::<i128>() {
+        let digits = s.replace('_', "");
+        match digits.parse::<i128>() {
             Ok(n) => Self::from_int(n),
-            Err(_) => Self::from_word(s),
+            Err(_) if is_integer(&digits) => Err(format!(
+                "{s} is far too large: expected {}",
+                Self::expected()
+            )),
+            Err(_) => match digits.parse::<f64>() {
+                Ok(f)
+                    if f.is_finite()
+                        && digits
+                            .starts_with(|c: char| c.is_ascii_digit() || c == '-' || c == '.') =>
+                {
+                    Self::from_float(f)
+                }
+                _ => Self::from_word(s),
+            },
         }
     }
+}
+
+/// Whether `s` is written as an integer (digits, perhaps signed), whatever its size.
+fn is_integer(s: &str) -> bool {
+    let d = s.strip_prefix(['-', '+']).unwrap_or(s);
+    !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit())
 }
 
 struct ScalarVisitor<T>(PhantomData<T>);
@@ -141,7 +212,16 @@ struct ScalarVisitor<T>(PhantomData<T>);
 impl<T: Scalar> Visitor<'_> for ScalarVisitor<T> {
     type Value = T;
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(T::EXPECTED)
+        f.write_str(&T::expected())
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<T, E> {
+        T::from_float(v).map_err(E::custom)
+    }
+    fn visit_i128<E: de::Error>(self, v: i128) -> Result<T, E> {
+        T::from_int(v).map_err(E::custom)
+    }
+    fn visit_u128<E: de::Error>(self, v: u128) -> Result<T, E> {
+        T::from_int(i128::try_from(v).unwrap_or(i128::MAX)).map_err(E::custom)
     }
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<T, E> {
         T::from_int(v.into()).map_err(E::custom)
@@ -182,7 +262,9 @@ macro_rules! scalar_io {
 pub struct Int<const MIN: u64, const MAX: u64>(pub u64);
 
 impl<const MIN: u64, const MAX: u64> Scalar for Int<MIN, MAX> {
-    const EXPECTED: &'static str = "an integer";
+    fn expected() -> String {
+        range::<MIN, MAX>()
+    }
     fn from_int(n: i128) -> Result<Self, String> {
         if n < i128::from(MIN) {
             Err(format!("must be at least {MIN}, got {n}"))
@@ -191,6 +273,17 @@ impl<const MIN: u64, const MAX: u64> Scalar for Int<MIN, MAX> {
         } else {
             Ok(Int(n as u64))
         }
+    }
+    fn from_word(s: &str) -> Result<Self, String> {
+        let quoted = if is_integer(s.trim()) {
+            ": write the number without quotes"
+        } else {
+            ""
+        };
+        Err(format!(
+            "expected {}, found \"{s}\"{quoted}",
+            Self::expected()
+        ))
     }
 }
 scalar_io!(generic [const MIN: u64, const MAX: u64] Int<MIN, MAX>);
@@ -202,12 +295,49 @@ impl<const MIN: u64, const MAX: u64> Int<MIN, MAX> {
     }
 }
 
+impl<const MIN: u64, const MAX: u64> fmt::Display for Int<MIN, MAX> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// "an integer from 1 to 10000", or "an integer of at least 1" when unbounded above.
+fn range<const MIN: u64, const MAX: u64>() -> String {
+    if MAX == u64::MAX {
+        format!("an integer of at least {MIN}")
+    } else {
+        format!("an integer from {MIN} to {MAX}")
+    }
+}
+
 /// Any integer of at least 0.
 pub type Natural = Int<0, { u64::MAX }>;
 /// Any integer of at least 1.
 pub type Positive = Int<1, { u64::MAX }>;
-/// A producer count: at least 1, at most what a message header can name.
-pub type ProducerCount = Int<1, { crate::message::MAX_PRODUCERS as u64 }>;
+/// A producer or consumer count, or a runtime's worker count (see [`bounds::MAX_THREADS`]).
+pub type ThreadCount = Int<1, { bounds::MAX_THREADS }>;
+/// A producer count (see [`ThreadCount`]; a message header could name 2^16).
+pub type ProducerCount = ThreadCount;
+/// A capacity: 0 (a rendezvous, where a transport takes it) to 2^32.
+pub type Capacity = Int<0, { bounds::MAX_CAPACITY }>;
+/// A pipeline hop's capacity: 1 to 2^32.
+pub type HopCapacity = Int<1, { bounds::MAX_CAPACITY }>;
+/// Timed samples.
+pub type Samples = Int<1, { bounds::MAX_SAMPLES }>;
+/// Warm-up samples.
+pub type Warmup = Int<0, { bounds::MAX_WARMUP }>;
+/// The watchdog interval, milliseconds.
+pub type TimeoutMs = Int<1, { bounds::MAX_TIMEOUT_MS }>;
+/// An `auto` sample's target duration, milliseconds.
+pub type TargetMs = Int<1, { bounds::MAX_TARGET_MS }>;
+/// `min_messages`.
+pub type MinMessages = Int<0, { bounds::MAX_MESSAGES }>;
+/// `max_messages` (and a fixed count).
+pub type MaxMessages = Int<1, { bounds::MAX_MESSAGES }>;
+/// A pipeline stage's busy work per event, nanoseconds.
+pub type StageWorkNs = Int<0, { bounds::MAX_STAGE_WORK_NS }>;
+/// The trial limit (`--max-trials`).
+pub type MaxTrials = Int<1, { bounds::MAX_TRIALS_CEILING }>;
 
 /// Messages per sample: `"auto"` (calibrated to a duration) or a count of at least 1.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -219,36 +349,67 @@ pub enum Count {
 }
 
 impl Scalar for Count {
-    const EXPECTED: &'static str = "\"auto\" or a count";
+    fn expected() -> String {
+        format!(
+            "\"auto\" or a count of messages from 1 to {} (2^48 - 1, what a message header's sequence number holds)",
+            bounds::MAX_MESSAGES
+        )
+    }
     fn from_int(n: i128) -> Result<Self, String> {
-        Positive::from_int(n).map(|c| Count::Fixed(c.0))
+        if n > i128::from(bounds::MAX_MESSAGES) {
+            return Err(format!(
+                "must be at most {} (2^48 - 1, the most a message header's sequence number counts), got {n}",
+                bounds::MAX_MESSAGES
+            ));
+        }
+        MaxMessages::from_int(n).map(|c| Count::Fixed(c.0))
     }
     fn from_word(s: &str) -> Result<Self, String> {
         match s {
             "auto" => Ok(Count::Auto),
-            _ => Err(format!("expected \"auto\" or a count, found \"{s}\"")),
+            _ => Err(format!("expected {}, found \"{s}\"", Self::expected())),
         }
     }
 }
 scalar_io!(Count);
+
+impl fmt::Display for Count {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Count::Auto => f.write_str("auto"),
+            Count::Fixed(n) => write!(f, "{n}"),
+        }
+    }
+}
 
 /// A batch size of at least 1, or `"none"` (one message at a time).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Batch(pub Option<usize>);
 
 impl Scalar for Batch {
-    const EXPECTED: &'static str = "a batch size or \"none\"";
+    fn expected() -> String {
+        format!("a batch size from 1 to {} or \"none\"", bounds::MAX_BATCH)
+    }
     fn from_int(n: i128) -> Result<Self, String> {
-        Positive::from_int(n).map(|b| Batch(Some(b.size())))
+        Int::<1, { bounds::MAX_BATCH }>::from_int(n).map(|b| Batch(Some(b.size())))
     }
     fn from_word(s: &str) -> Result<Self, String> {
         match s {
             "none" => Ok(Batch(None)),
-            _ => Err(format!("expected a batch size or \"none\", found \"{s}\"")),
+            _ => Err(format!("expected {}, found \"{s}\"", Self::expected())),
         }
     }
 }
 scalar_io!(Batch);
+
+impl fmt::Display for Batch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            None => f.write_str("none"),
+            Some(n) => write!(f, "{n}"),
+        }
+    }
+}
 
 /// An open-loop rate: messages per second (at least 1), or `"ramp"` to search the highest one
 /// sustained.
@@ -261,27 +422,44 @@ pub enum Rate {
 }
 
 impl Scalar for Rate {
-    const EXPECTED: &'static str = "messages per second or \"ramp\"";
+    fn expected() -> String {
+        format!(
+            "messages per second from 1 to {} or \"ramp\"",
+            bounds::MAX_RATE
+        )
+    }
     fn from_int(n: i128) -> Result<Self, String> {
-        Positive::from_int(n).map(|r| Rate::Fixed(r.0))
+        RateValue::from_int(n).map(|r| Rate::Fixed(r.0))
     }
     fn from_word(s: &str) -> Result<Self, String> {
         match s {
             "ramp" => Ok(Rate::Ramp),
-            _ => Err(format!(
-                "expected messages per second or \"ramp\", found \"{s}\""
-            )),
+            _ => Err(format!("expected {}, found \"{s}\"", Self::expected())),
         }
     }
 }
 scalar_io!(Rate);
+
+impl fmt::Display for Rate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Rate::Ramp => f.write_str("ramp"),
+            Rate::Fixed(n) => write!(f, "{n}"),
+        }
+    }
+}
+
+/// Messages per second: a rate, and a ramp's `start` and `max`.
+pub type RateValue = Int<1, { bounds::MAX_RATE }>;
 
 /// A name, parsed by `T`'s own `FromStr` (which suggests the closest names on a typo).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Parsed<T>(pub T);
 
 impl<T: FromStr<Err = String>> Scalar for Parsed<T> {
-    const EXPECTED: &'static str = "a name";
+    fn expected() -> String {
+        "a name".into()
+    }
     fn from_word(s: &str) -> Result<Self, String> {
         s.parse().map(Parsed)
     }
@@ -291,12 +469,20 @@ impl<T: FromStr<Err = String>> Scalar for Parsed<T> {
 }
 scalar_io!(generic [T: FromStr<Err = String>] Parsed<T>);
 
+impl<T: fmt::Display> fmt::Display for Parsed<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
 /// A transport option's value: a non-empty word, an integer or a boolean, kept as text.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OptValue(pub String);
 
 impl Scalar for OptValue {
-    const EXPECTED: &'static str = "a string";
+    fn expected() -> String {
+        "a string, an integer or a boolean".into()
+    }
     fn from_int(n: i128) -> Result<Self, String> {
         Ok(OptValue(n.to_string()))
     }
@@ -316,6 +502,12 @@ impl Scalar for OptValue {
 }
 scalar_io!(OptValue);
 
+impl fmt::Display for OptValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 /// The steps of a rate search: `ramp = true` (the defaults) or a table of the keys to change.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Ramp(pub crate::workload::RampSpec);
@@ -324,12 +516,12 @@ pub struct Ramp(pub crate::workload::RampSpec);
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RampTable {
-    start: Option<Positive>,
-    max: Option<Positive>,
-    factor: Option<Int<2, { u64::MAX }>>,
-    refine: Option<Int<0, 20>>,
-    step_ms: Option<Positive>,
-    p99_bound_us: Option<Natural>,
+    start: Option<RateValue>,
+    max: Option<RateValue>,
+    factor: Option<Int<2, { bounds::MAX_RAMP_FACTOR }>>,
+    refine: Option<Int<0, { bounds::MAX_REFINE }>>,
+    step_ms: Option<Int<1, { bounds::MAX_STEP_MS }>>,
+    p99_bound_us: Option<Int<0, { bounds::MAX_P99_BOUND_US }>>,
 }
 
 impl<'de> Deserialize<'de> for Ramp {
@@ -352,14 +544,15 @@ impl<'de> Deserialize<'de> for Ramp {
             fn visit_map<A: de::MapAccess<'de>>(self, m: A) -> Result<Ramp, A::Error> {
                 let t = RampTable::deserialize(de::value::MapAccessDeserializer::new(m))?;
                 let mut r = crate::workload::RampSpec::default();
-                let set = |slot: &mut u64, v: Option<Int<1, { u64::MAX }>>| {
-                    if let Some(v) = v {
-                        *slot = v.0;
-                    }
-                };
-                set(&mut r.start, t.start);
-                set(&mut r.max, t.max);
-                set(&mut r.step_ms, t.step_ms);
+                if let Some(v) = t.start {
+                    r.start = v.0;
+                }
+                if let Some(v) = t.max {
+                    r.max = v.0;
+                }
+                if let Some(v) = t.step_ms {
+                    r.step_ms = v.0;
+                }
                 if let Some(f) = t.factor {
                     r.factor = f.0;
                 }
@@ -367,7 +560,12 @@ impl<'de> Deserialize<'de> for Ramp {
                     r.refine = n.0 as u32;
                 }
                 if let Some(us) = t.p99_bound_us {
-                    r.p99_bound_ns = Some(us.0.saturating_mul(1000));
+                    if us.0 == 0 {
+                        return Err(de::Error::custom(
+                            "`p99_bound_us = 0` could never be met (no latency is 0 µs), so no rate would be sustained: give a bound of at least 1 µs, or leave it out",
+                        ));
+                    }
+                    r.p99_bound_ns = Some(us.0 * 1000);
                 }
                 if r.start > r.max {
                     return Err(de::Error::custom(format!(

@@ -13,6 +13,13 @@
 //! | `faulty-stale`   | declares `latest` delivery, then delivers an older value after a newer one | fail (stale) |
 //! | `faulty-fanout`  | declares broadcast (one std channel per consumer, each sent a copy); the last consumer loses one message | fail (order, naming that consumer in a fan-out) |
 //! | `faulty-shuffle` | declares no order, then swaps two consecutive messages | **pass**; fails consensus |
+//! | `faulty-dup-mpmc` | declares several consumers sharing one FIFO stream; the consumer that takes its tenth message gets it twice | fail (duplicate) |
+//! | `faulty-dup-unordered` | declares no order, then delivers one message twice | fail (duplicate) |
+//! | `faulty-dup-latest` | declares `latest` delivery, then delivers one value twice | fail (duplicate) |
+//!
+//! The three `faulty-dup-*` transports put a duplicate before each of the verifier's modes
+//! (see [`crate::verify`]): several consumers (bitmap and per-producer increase), no order
+//! (bitmap), conflating (newest value); `faulty-dup` is the one-consumer FIFO case.
 //!
 //! `faulty-shuffle` is the one whose own verification passes: it keeps what it declares (every
 //! message exactly once and intact, in no promised order), and its count is right. Its stream
@@ -32,7 +39,7 @@ use crate::semantics::{Arity, Bound, ConsumerStyle, Locality, Ordering, Semantic
 use crate::transport::{
     BuildError, ChannelConfig, Endpoints, Receiver, Sender, Transport, TransportInfo,
 };
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc, Mutex};
 
 /// The consumer-side message index at which each faulty transport misbehaves.
 pub const FAULT_AT: u64 = 10;
@@ -61,11 +68,18 @@ pub enum Fault {
     /// Declare no ordering, then swap two consecutive messages: verification passes, the
     /// delivered stream differs from a FIFO transport's.
     Shuffle,
+    /// Declare several consumers sharing one FIFO stream, then deliver one message twice to the
+    /// consumer that takes it.
+    DuplicateShared,
+    /// Declare no ordering, then deliver one message twice.
+    DuplicateUnordered,
+    /// Declare conflating (`latest`) delivery, then deliver one value twice.
+    DuplicateLatest,
 }
 
 impl Fault {
     /// Every fault.
-    pub const ALL: [Fault; 9] = [
+    pub const ALL: [Fault; 12] = [
         Fault::Drop,
         Fault::Duplicate,
         Fault::Reorder,
@@ -75,6 +89,9 @@ impl Fault {
         Fault::Stale,
         Fault::FanoutDrop,
         Fault::Shuffle,
+        Fault::DuplicateShared,
+        Fault::DuplicateUnordered,
+        Fault::DuplicateLatest,
     ];
 
     /// The transport name.
@@ -89,6 +106,9 @@ impl Fault {
             Fault::Stale => "faulty-stale",
             Fault::FanoutDrop => "faulty-fanout",
             Fault::Shuffle => "faulty-shuffle",
+            Fault::DuplicateShared => "faulty-dup-mpmc",
+            Fault::DuplicateUnordered => "faulty-dup-unordered",
+            Fault::DuplicateLatest => "faulty-dup-latest",
         }
     }
 }
@@ -100,9 +120,10 @@ pub struct Faulty(pub Fault);
 pub struct FaultyTx<M>(Vec<mpsc::Sender<M>>);
 
 /// Consumer side: a std receiver that injects the fault (or, for the consumers of
-/// `faulty-fanout` other than the last, none).
+/// `faulty-fanout` other than the last, none). The consumers of `faulty-dup-mpmc` share one
+/// receiver.
 pub struct FaultyRx<M> {
-    rx: mpsc::Receiver<M>,
+    rx: Arc<Mutex<mpsc::Receiver<M>>>,
     fault: Option<Fault>,
     received: u64,
     held: Option<M>,
@@ -118,12 +139,20 @@ impl<M: Message> Sender<M> for FaultyTx<M> {
     }
 }
 
+impl<M> FaultyRx<M> {
+    /// The next message of the stream (of the shared stream, for `faulty-dup-mpmc`).
+    fn take(&self) -> Option<M> {
+        let rx = self.rx.lock().unwrap_or_else(|e| e.into_inner());
+        rx.recv().ok()
+    }
+}
+
 impl<M: Message> Receiver<M> for FaultyRx<M> {
     fn recv(&mut self) -> Option<M> {
         if let Some(m) = self.held.take() {
             return Some(m);
         }
-        let m = self.rx.recv().ok()?;
+        let m = self.take()?;
         self.received += 1;
         let Some(fault) = self.fault.filter(|_| self.received == FAULT_AT) else {
             return Some(m);
@@ -131,18 +160,21 @@ impl<M: Message> Receiver<M> for FaultyRx<M> {
         match fault {
             Fault::Drop | Fault::FanoutDrop => {
                 drop(m);
-                self.rx.recv().ok()
+                self.take()
             }
-            Fault::Duplicate => {
+            Fault::Duplicate
+            | Fault::DuplicateShared
+            | Fault::DuplicateUnordered
+            | Fault::DuplicateLatest => {
                 self.held = Some(m.clone());
                 Some(m)
             }
-            Fault::Reorder | Fault::Shuffle => match self.rx.recv() {
-                Ok(next) => {
+            Fault::Reorder | Fault::Shuffle => match self.take() {
+                Some(next) => {
                     self.held = Some(m);
                     Some(next)
                 }
-                Err(_) => Some(m),
+                None => Some(m),
             },
             Fault::Hang => loop {
                 std::thread::park();
@@ -177,14 +209,14 @@ impl Transport for Faulty {
             ),
             semantics: Semantics {
                 producers: Arity::Many,
-                consumers: if self.0 == Fault::FanoutDrop {
-                    Arity::Broadcast
-                } else {
-                    Arity::One
+                consumers: match self.0 {
+                    Fault::FanoutDrop => Arity::Broadcast,
+                    Fault::DuplicateShared => Arity::Many,
+                    _ => Arity::One,
                 },
                 ordering: match self.0 {
-                    Fault::Stale => Ordering::Latest,
-                    Fault::Shuffle => Ordering::None,
+                    Fault::Stale | Fault::DuplicateLatest => Ordering::Latest,
+                    Fault::Shuffle | Fault::DuplicateUnordered => Ordering::None,
                     _ => Ordering::PerProducerFifo,
                 },
                 bound: Bound::Unbounded,
@@ -207,11 +239,24 @@ impl Transport for Faulty {
         } else {
             1
         };
-        let (txs, rxs): (Vec<_>, Vec<_>) = (0..lanes).map(|_| mpsc::channel()).unzip();
-        Ok(Endpoints {
-            senders: (0..cfg.producers).map(|_| FaultyTx(txs.clone())).collect(),
-            receivers: rxs
-                .into_iter()
+        let (txs, rxs): (Vec<_>, Vec<_>) = (0..lanes)
+            .map(|_| {
+                let (tx, rx) = mpsc::channel();
+                (tx, Arc::new(Mutex::new(rx)))
+            })
+            .unzip();
+        let receivers = if self.0 == Fault::DuplicateShared {
+            // Every consumer takes from the one stream; each may misbehave at its tenth.
+            (0..cfg.consumers.max(1))
+                .map(|_| FaultyRx {
+                    rx: rxs[0].clone(),
+                    fault: Some(self.0),
+                    received: 0,
+                    held: None,
+                })
+                .collect()
+        } else {
+            rxs.into_iter()
                 .enumerate()
                 .map(|(i, rx)| FaultyRx {
                     rx,
@@ -220,7 +265,11 @@ impl Transport for Faulty {
                     received: 0,
                     held: None,
                 })
-                .collect(),
+                .collect()
+        };
+        Ok(Endpoints {
+            senders: (0..cfg.producers).map(|_| FaultyTx(txs.clone())).collect(),
+            receivers,
         })
     }
 }
