@@ -163,6 +163,8 @@ fn fstat(fd: libc::c_int) -> Option<(u64, u64, u64)> {
     }
     // SAFETY: fstat succeeded, so the buffer is initialised.
     let st = unsafe { st.assume_init() };
+    // The fields are not 64 bits wide on every Unix.
+    #[allow(clippy::unnecessary_cast)]
     Some((st.st_dev as u64, st.st_ino as u64, st.st_rdev as u64))
 }
 

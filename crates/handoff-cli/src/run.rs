@@ -76,7 +76,9 @@ pub fn run(
         });
     }
     let baselines = load_baselines(&gates, args.baseline.as_deref(), source)?;
-    // Before anything runs: a store that cannot be opened stops the run here.
+    // Before anything runs: a journal that cannot be created, or a store that cannot be opened,
+    // stops the run here.
+    let mut journal = Journal::create(destination.regular_file(), &RunReport::begun(&suite.name))?;
     let recorder = Recorder::begin(
         args,
         &suite.name,
@@ -88,8 +90,14 @@ pub fn run(
             consensus: suite.consensus,
             in_process: args.in_process,
         },
-    )?;
-    let mut journal = Journal::create(destination.regular_file(), &RunReport::begun(&suite.name))?;
+    );
+    let recorder = match recorder {
+        Ok(r) => r,
+        Err(e) => {
+            journal.discard();
+            return Err(e);
+        }
+    };
     let mut progress = Progress::new(args.quiet, suite.trials.iter().map(|t| t.samples).collect());
     let mut report = session::run(catalog, suite.trials, &opts, &mut |ev| {
         match &ev {

@@ -631,7 +631,10 @@ fn waits_are_counted_as_failed_polls() {
                 let first = rx.recv();
                 pause();
                 let second = rx.recv();
-                (first, second, rx.failed_polls())
+                let waits = rx.failed_polls();
+                // The third message, so that the receiver is not dropped while it is sent.
+                let third = rx.recv();
+                (first, second, third, waits)
             });
             pause();
             for i in 0..3 {
@@ -639,8 +642,12 @@ fn waits_are_counted_as_failed_polls() {
             }
             let send_waits = tx.failed_polls();
             drop(tx);
-            let (first, second, recv_waits) = receiver.join().unwrap();
-            assert_eq!((first, second), (Some(0), Some(1)), "{wake:?}");
+            let (first, second, third, recv_waits) = receiver.join().unwrap();
+            assert_eq!(
+                (first, second, third),
+                (Some(0), Some(1), Some(2)),
+                "{wake:?}"
+            );
             send_waits > 0 && recv_waits > 0
         });
         assert!(

@@ -72,7 +72,7 @@ impl<M: Message> Receiver<M> for MisbehavingRx<M> {
     fn recv(&mut self) -> Option<M> {
         let m = self.rx.recv().ok()?;
         self.received += 1;
-        if self.received.is_multiple_of(EVERY) {
+        if self.received % EVERY == 0 {
             match self.misdeed {
                 Misdeed::Prints => {
                     println!("faulty-prints: received {} messages", self.received);
