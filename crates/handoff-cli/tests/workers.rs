@@ -108,6 +108,28 @@ fn a_leak_is_named_and_a_clean_transport_is_not() {
     }
 }
 
+#[test]
+fn a_crash_report_keeps_the_panic_message_ahead_of_a_long_backtrace() {
+    let out = handoff()
+        .args(["--format", "json", "-t", "faulty-panic", "-w", "spsc"])
+        .args(["--messages", "1000", "--samples", "1"])
+        .env("RUST_BACKTRACE", "1")
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let r = result(&v, "faulty-panic");
+    assert_eq!(r["verdict"], "crashed", "{r}");
+    let printed = &r["printed"];
+    let head = printed["head"].to_string();
+    assert!(
+        head.contains("injected panic at message 10"),
+        "the message is among the first lines: {printed}"
+    );
+    // The backtrace is longer than what is kept: its last lines are kept, its middle counted.
+    assert!(printed["lines"].as_u64().unwrap() > 24, "{printed}");
+    assert!(!printed["tail"].as_array().unwrap().is_empty(), "{printed}");
+}
+
 /// Processes (other than zombies) whose environment holds `mark`.
 #[cfg(target_os = "linux")]
 fn marked(mark: &str) -> Vec<u32> {
