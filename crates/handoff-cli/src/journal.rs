@@ -42,7 +42,6 @@ pub struct Journal {
     file: std::fs::File,
     /// The first write that failed; later results are not written.
     failed: Option<String>,
-    results: usize,
 }
 
 impl Journal {
@@ -70,7 +69,6 @@ impl Journal {
             path,
             file,
             failed: None,
-            results: 0,
         };
         journal.append(&Entry::Head(Box::new(head.clone())));
         if let Some(e) = journal.failed.take() {
@@ -91,17 +89,11 @@ impl Journal {
     /// Records a final result.
     pub fn result(&mut self, result: &TrialResult) {
         self.append(&Entry::Result(Box::new(result.clone())));
-        self.results += 1;
     }
 
     /// Where it is.
     pub fn path(&self) -> &Path {
         &self.path
-    }
-
-    /// Results written so far, and why writing stopped if it did.
-    pub fn written(&self) -> (usize, Option<&str>) {
-        (self.results, self.failed.as_deref())
     }
 
     /// The run ended well: the journal is deleted.

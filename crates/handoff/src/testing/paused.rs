@@ -18,8 +18,9 @@ pub enum Pause {
     SpinAfter(Duration),
 }
 
-/// Producer side: a plain std sender.
-pub struct PausedTx<M>(mpsc::Sender<M>);
+/// Producer side: a plain std sender (also the producer side of the transports in
+/// [`super::process`]).
+pub struct PausedTx<M>(pub(super) mpsc::Sender<M>);
 
 /// Consumer side: a std receiver that pauses on every message.
 pub struct PausedRx<M> {

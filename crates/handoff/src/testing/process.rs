@@ -8,14 +8,13 @@
 //! * `faulty-stuck-build` never returns from creating its channel, after starting a `sleep`
 //!   process of its own: when the parent is killed, neither may outlive it.
 //!
-//! Each is a std channel (many producers, one consumer, FIFO per producer, unbounded).
+//! Each is a std channel with the producer side and the semantics of [`super::paused`] (many
+//! producers, one consumer, FIFO per producer, unbounded).
 
+use super::paused::{self, PausedTx};
 use crate::catalog::{Catalog, Entry};
 use crate::message::Message;
-use crate::semantics::{Arity, Bound, ConsumerStyle, Locality, Ordering, Semantics, WaitStrategy};
-use crate::transport::{
-    BuildError, ChannelConfig, Endpoints, Receiver, Sender, Transport, TransportInfo,
-};
+use crate::transport::{BuildError, ChannelConfig, Endpoints, Receiver, Transport, TransportInfo};
 use std::sync::mpsc;
 
 /// Messages between two prints of `faulty-prints`, and between two leaks of `faulty-leaks`.
@@ -52,20 +51,11 @@ impl Misdeed {
 /// A std channel whose consumer misbehaves towards its process (see the module docs).
 pub struct Misbehaving(pub Misdeed);
 
-/// Producer side: a plain std sender.
-pub struct PlainTx<M>(mpsc::Sender<M>);
-
 /// Consumer side: a std receiver that misbehaves every [`EVERY`] messages.
 pub struct MisbehavingRx<M> {
     rx: mpsc::Receiver<M>,
     misdeed: Misdeed,
     received: u64,
-}
-
-impl<M: Message> Sender<M> for PlainTx<M> {
-    fn send(&mut self, msg: M) -> Result<(), M> {
-        self.0.send(msg).map_err(|e| e.0)
-    }
 }
 
 impl<M: Message> Receiver<M> for MisbehavingRx<M> {
@@ -91,7 +81,7 @@ impl<M: Message> Receiver<M> for MisbehavingRx<M> {
 }
 
 impl Transport for Misbehaving {
-    type Tx<M: Message> = PlainTx<M>;
+    type Tx<M: Message> = PausedTx<M>;
     type Rx<M: Message> = MisbehavingRx<M>;
 
     fn info(&self) -> TransportInfo {
@@ -101,16 +91,7 @@ impl Transport for Misbehaving {
                 "test-only: std channel whose consumer misbehaves towards its process ({:?})",
                 self.0
             ),
-            semantics: Semantics {
-                producers: Arity::Many,
-                consumers: Arity::One,
-                ordering: Ordering::PerProducerFifo,
-                bound: Bound::Unbounded,
-                wait: WaitStrategy::Block,
-                batch: false,
-                locality: Locality::CrossThread,
-                consumer_style: ConsumerStyle::Pull,
-            },
+            semantics: paused::SEMANTICS,
             options: vec![],
             test_only: true,
         }
@@ -119,7 +100,7 @@ impl Transport for Misbehaving {
     fn channel<M: Message>(
         &self,
         cfg: &ChannelConfig,
-    ) -> Result<Endpoints<PlainTx<M>, MisbehavingRx<M>>, BuildError> {
+    ) -> Result<Endpoints<PausedTx<M>, MisbehavingRx<M>>, BuildError> {
         match self.0 {
             Misdeed::StuckBuild => {
                 // A process of its own, which must die with the worker's group.
@@ -133,7 +114,7 @@ impl Transport for Misbehaving {
         }
         let (tx, rx) = mpsc::channel();
         Ok(Endpoints {
-            senders: (0..cfg.producers).map(|_| PlainTx(tx.clone())).collect(),
+            senders: (0..cfg.producers).map(|_| PausedTx(tx.clone())).collect(),
             receivers: vec![MisbehavingRx {
                 rx,
                 misdeed: self.0,

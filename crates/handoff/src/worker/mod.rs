@@ -49,12 +49,14 @@ use std::time::Duration;
 /// How often a worker reports the progress of the sample it is running.
 pub const HEARTBEAT: Duration = Duration::from_millis(500);
 
-/// Exit code of a worker that lost its parent in the middle of a sample.
+/// Exit code of a worker that lost its parent in the middle of a sample, where it cannot kill
+/// its process group.
 pub const ORPHANED: i32 = 3;
 
 /// Serves the worker protocol as a worker process: moves the protocol off the standard streams
 /// (see [`stdio`]), then serves it until the parent closes its end. If the parent's end closes
-/// while a sample runs, the process exits at once with [`ORPHANED`].
+/// while a sample runs, the worker kills its process group, itself included, at once (elsewhere
+/// it exits with [`ORPHANED`]).
 pub fn serve_stdio(catalog: &Catalog) -> std::io::Result<()> {
     orphan::on_parent_death();
     let stdio::Protocol { input, output } = stdio::take()?;
