@@ -125,6 +125,7 @@ impl Transport for MySpinQueue {
             },
             options: vec![],
             test_only: false,
+            origin: Default::default(),
         }
     }
 

@@ -39,6 +39,7 @@ pub mod output;
 pub mod payload;
 pub mod placement;
 pub mod plan;
+pub mod plugin;
 pub mod prelude;
 pub mod probes;
 pub mod report;

@@ -36,7 +36,66 @@ pub trait Message: Clone + Send + Sync + 'static {
         let _ = run;
         None
     }
+
+    /// The message's size as a plain block of bytes, for transports that move bytes rather than
+    /// Rust values (plugins behind the C ABI, see [`crate::plugin`]); `None` for a payload with
+    /// heap parts, which such a transport cannot carry.
+    const WIRE_SIZE: Option<usize> = None;
+
+    /// Writes the message as a block of [`WIRE_SIZE`](Message::WIRE_SIZE) bytes at `out`.
+    ///
+    /// # Safety
+    /// `WIRE_SIZE` is `Some(n)` and `out` is valid for `n` bytes of writes.
+    #[inline(always)]
+    unsafe fn write_wire(&self, out: *mut u8) {
+        let _ = out;
+        unreachable!("write_wire on a payload without a wire form")
+    }
+
+    /// Reads a message back from a block of [`WIRE_SIZE`](Message::WIRE_SIZE) bytes. The block
+    /// may have been damaged by a faulty transport: any bytes give a value (never undefined
+    /// behaviour), whose [`check`](Message::check) fails unless the block is one that
+    /// [`write_wire`](Message::write_wire) wrote.
+    ///
+    /// # Safety
+    /// `WIRE_SIZE` is `Some(n)` and `block` is valid for `n` bytes of reads.
+    #[inline(always)]
+    unsafe fn read_wire(block: *const u8) -> Self {
+        let _ = block;
+        unreachable!("read_wire on a payload without a wire form")
+    }
 }
+
+/// The wire form of a plain payload: a `repr(C)` or `repr(transparent)` struct of integers with
+/// no padding, for which every bit pattern is a valid value, moved as its own bytes. Used inside
+/// an `impl Message` block.
+macro_rules! plain_wire {
+    () => {
+        const WIRE_SIZE: Option<usize> = Some(std::mem::size_of::<Self>());
+
+        #[inline(always)]
+        unsafe fn write_wire(&self, out: *mut u8) {
+            // SAFETY: the caller gives room for `size_of::<Self>()` bytes; `Self` has no padding
+            // (every byte is initialised), and the two regions cannot overlap (`self` is a Rust
+            // value, `out` the transport's block).
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    (self as *const Self).cast::<u8>(),
+                    out,
+                    std::mem::size_of::<Self>(),
+                )
+            }
+        }
+
+        #[inline(always)]
+        unsafe fn read_wire(block: *const u8) -> Self {
+            // SAFETY: the caller gives `size_of::<Self>()` readable bytes; every bit pattern is a
+            // valid `Self` (integers only); the block may be less aligned than `Self`.
+            unsafe { std::ptr::read_unaligned(block.cast::<Self>()) }
+        }
+    };
+}
+pub(crate) use plain_wire;
 
 /// The largest producer id a message can carry (the `u64` payload packs it into 16 bits).
 pub const MAX_PRODUCERS: usize = 1 << 16;

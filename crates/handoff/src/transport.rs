@@ -158,10 +158,48 @@ pub struct TransportInfo {
     /// Only meant for the harness's own tests (a deliberately faulty transport); hidden from
     /// listings unless asked for.
     pub test_only: bool,
+    /// Where the transport comes from: its language, the plugin that provides it, and whether it
+    /// could be built here.
+    #[serde(default, skip_serializing_if = "Origin::is_default")]
+    pub origin: Origin,
+}
+
+/// Where a transport comes from (see [`TransportInfo::origin`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Origin {
+    /// The language the transport is written in: `Rust` for the harness's own adapters, or what
+    /// a plugin declares (`C`, `C++`, `Go`, ...).
+    pub language: String,
+    /// The plugin library that provides it, as given on the command line or in the suite file;
+    /// `None` for transports compiled into the harness.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plugin: Option<String>,
+    /// Why the transport cannot run here (e.g. a header was missing when the harness was built,
+    /// with the command that installs it); `None` for a transport that can run. Listings show it;
+    /// its trials are `unsupported` with this reason.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unavailable: Option<String>,
+}
+
+impl Default for Origin {
+    fn default() -> Origin {
+        Origin {
+            language: "Rust".into(),
+            plugin: None,
+            unavailable: None,
+        }
+    }
+}
+
+impl Origin {
+    /// A Rust transport compiled into the harness, which is what a report leaves unsaid.
+    pub fn is_default(&self) -> bool {
+        *self == Origin::default()
+    }
 }
 
 impl TransportInfo {
-    /// A transport's description with no options, not test-only.
+    /// A transport's description with no options, not test-only, written in Rust.
     pub fn new(name: &str, description: &str, semantics: Semantics) -> TransportInfo {
         TransportInfo {
             name: name.into(),
@@ -169,7 +207,14 @@ impl TransportInfo {
             semantics,
             options: Vec::new(),
             test_only: false,
+            origin: Origin::default(),
         }
+    }
+
+    /// The same, written in `language`.
+    pub fn in_language(mut self, language: &str) -> TransportInfo {
+        self.origin.language = language.into();
+        self
     }
 
     /// The same, accepting one more option.
@@ -408,6 +453,7 @@ pub fn handles<E: Clone, H>(n: usize, end: E, mut wrap: impl FnMut(E) -> H) -> V
 ///             },
 ///             options: vec![],
 ///             test_only: false,
+///             origin: Default::default(),
 ///         }
 ///     }
 ///

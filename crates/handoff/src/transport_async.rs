@@ -65,6 +65,7 @@
 //!             },
 //!             options: vec![],
 //!             test_only: false,
+//!             origin: Default::default(),
 //!         }
 //!     }
 //!

@@ -46,6 +46,7 @@ impl Transport for StdStub {
             },
             options: vec![],
             test_only: true,
+            origin: Default::default(),
         }
     }
 

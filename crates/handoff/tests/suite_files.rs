@@ -83,6 +83,7 @@ impl Transport for Stub {
             },
             options: vec![],
             test_only: false,
+            origin: Default::default(),
         }
     }
 

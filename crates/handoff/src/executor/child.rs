@@ -164,7 +164,7 @@ impl Child {
 }
 
 #[cfg(unix)]
-fn describe_exit(status: std::process::ExitStatus) -> String {
+pub(crate) fn describe_exit(status: std::process::ExitStatus) -> String {
     use std::os::unix::process::ExitStatusExt;
     match (status.code(), status.signal()) {
         (_, Some(sig)) => format!("worker killed by signal {sig} ({})", signal_name(sig)),
@@ -174,7 +174,7 @@ fn describe_exit(status: std::process::ExitStatus) -> String {
 }
 
 #[cfg(not(unix))]
-fn describe_exit(status: std::process::ExitStatus) -> String {
+pub(crate) fn describe_exit(status: std::process::ExitStatus) -> String {
     format!("worker ended: {status}")
 }
 

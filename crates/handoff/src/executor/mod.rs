@@ -24,6 +24,7 @@ mod child;
 pub mod spawn;
 
 pub use captured::Printed;
+pub(crate) use child::describe_exit;
 pub use child::Child;
 
 /// What the session asks of one sample.

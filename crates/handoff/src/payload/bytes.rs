@@ -16,6 +16,8 @@ pub struct Inline<const W: usize> {
 }
 
 impl<const W: usize> Message for Inline<W> {
+    crate::message::plain_wire!();
+
     #[inline(always)]
     fn build(producer: u32, seq: u64) -> Self {
         let k = key(producer, seq);

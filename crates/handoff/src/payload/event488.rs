@@ -105,6 +105,49 @@ const _: () = assert!(std::mem::size_of::<TaggedEvent>() == 448);
 #[cfg(target_pointer_width = "64")]
 const _: () = assert!(std::mem::size_of::<Event488<false>>() == 488);
 
+/// Bytes of the tagged event.
+const EVENT: usize = std::mem::size_of::<TaggedEvent>();
+/// Bytes of the event's wire form: the tagged event, then zeros where the tails lie.
+const WIRE: usize = 488;
+
+/// Reads an event without tails from its wire form (see `write_wire`). A block whose tag is not
+/// one of the three variants, or whose tail bytes are not zero, gives an event that fails its
+/// check (a `Trade` with the block's header and zeros elsewhere, or the block's event with a
+/// name tail it must not have), so the verifier reports it as corrupted.
+///
+/// # Safety
+/// `block` is valid for WIRE bytes of reads.
+unsafe fn from_wire<const TAILS: bool>(block: *const u8) -> Event488<TAILS> {
+    // SAFETY (every read below): within the WIRE bytes the caller gives; integers and arrays of
+    // integers accept any bits; the tagged event is read only once its tag is known valid.
+    let tag = unsafe { std::ptr::read_unaligned(block.cast::<u32>()) };
+    let tails_zero = (EVENT..WIRE).all(|i| unsafe { *block.add(i) } == 0);
+    let event = if tag <= 2 {
+        unsafe { std::ptr::read_unaligned(block.cast::<TaggedEvent>()) }
+    } else {
+        // The header sits at offset 8 in every variant (after the tag, 8-aligned).
+        let header = unsafe { std::ptr::read_unaligned(block.add(8).cast::<EventHeader>()) };
+        TaggedEvent::Trade(Trade {
+            header,
+            contract: Contract {
+                id: 0,
+                exchange: 0,
+                currency: [0; 4],
+                symbol: [0; 16],
+            },
+            price: 0,
+            quantity: 0,
+            extra: [0; 47],
+        })
+    };
+    let damaged = tag > 2 || !tails_zero;
+    Event488 {
+        event,
+        name: damaged.then(|| CString::new("damaged on the wire").expect("no NUL")),
+        blob: None,
+    }
+}
+
 fn contract(k: u64) -> Contract {
     let mut symbol = [0u8; 16];
     for (i, b) in symbol.iter_mut().take(8).enumerate() {
@@ -182,6 +225,28 @@ impl<const TAILS: bool> Event488<TAILS> {
 }
 
 impl<const TAILS: bool> Message for Event488<TAILS> {
+    /// Without tails the event is its 448-byte tagged body and 40 zero bytes (where the two empty
+    /// tails lie); with tails it has heap parts and no wire form.
+    const WIRE_SIZE: Option<usize> = if TAILS { None } else { Some(WIRE) };
+
+    unsafe fn write_wire(&self, out: *mut u8) {
+        // SAFETY: the caller gives room for WIRE bytes. The tails' bytes are zeroed, then the
+        // tagged event is copied over the first 448 (its padding bytes are copied as they are,
+        // raw memory to raw memory).
+        unsafe {
+            std::ptr::write_bytes(out, 0, WIRE);
+            std::ptr::copy_nonoverlapping(
+                (&self.event as *const TaggedEvent).cast::<u8>(),
+                out,
+                EVENT,
+            );
+        }
+    }
+
+    unsafe fn read_wire(block: *const u8) -> Self {
+        // SAFETY: the caller gives WIRE readable bytes.
+        unsafe { from_wire(block) }
+    }
     fn build(producer: u32, seq: u64) -> Self {
         let (k, event) = expected_event(producer, seq);
         if TAILS {

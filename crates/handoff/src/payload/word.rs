@@ -8,6 +8,8 @@ use crate::message::Message;
 pub struct Word(pub u64);
 
 impl Message for Word {
+    crate::message::plain_wire!();
+
     #[inline(always)]
     fn build(producer: u32, seq: u64) -> Self {
         Word(((producer as u64) << 48) | (seq & crate::message::MAX_SEQ))

@@ -34,6 +34,7 @@ impl crate::transport::Transport for OptQueue {
             description: "a std channel declaring options".into(),
             semantics: Semantics::mpsc().unbounded().wait(WaitStrategy::Block),
             test_only: true,
+            origin: Default::default(),
             options: vec![
                 OptionSpec {
                     name: "wake".into(),

@@ -227,6 +227,7 @@ impl Transport for Faulty {
             },
             options: vec![],
             test_only: true,
+            origin: Default::default(),
         }
     }
 

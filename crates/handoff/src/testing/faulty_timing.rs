@@ -97,6 +97,7 @@ impl Transport for Stall {
                 waits: vec![],
             }],
             test_only: true,
+            origin: Default::default(),
         }
     }
 
@@ -190,6 +191,7 @@ impl Transport for Knee {
                 waits: vec![],
             }],
             test_only: true,
+            origin: Default::default(),
         }
     }
 

@@ -43,6 +43,7 @@ impl Transport for Planted {
             semantics: paused::SEMANTICS,
             options: vec![],
             test_only: true,
+            origin: Default::default(),
         }
     }
 

@@ -94,6 +94,7 @@ impl Transport for Misbehaving {
             semantics: paused::SEMANTICS,
             options: vec![],
             test_only: true,
+            origin: Default::default(),
         }
     }
 

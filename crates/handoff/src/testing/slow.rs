@@ -42,6 +42,7 @@ impl Transport for Slow {
                 waits: vec![],
             }],
             test_only: true,
+            origin: Default::default(),
         }
     }
 
