@@ -230,6 +230,9 @@ pub struct RunArgs {
     /// keys that multiply them.
     #[arg(long, value_name = "N")]
     pub max_trials: Option<MaxTrials>,
+    /// Run every sample in a worker process of its own (suite key `fresh_process`).
+    #[arg(long)]
+    pub fresh_process: bool,
     /// Do not pin threads to cores.
     #[arg(long)]
     pub no_pin: bool,

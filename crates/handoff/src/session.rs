@@ -318,7 +318,12 @@ impl Trial {
             rate,
             layout: self.layouts.next_seed(),
         };
-        self.executor().run(request)
+        let outcome = self.executor().run(request);
+        if self.spec.fresh_process {
+            // The next sample starts a worker of its own.
+            self.close();
+        }
+        outcome
     }
 
     fn is_ramp(&self) -> bool {

@@ -319,6 +319,10 @@ pub struct TrialSpec {
     pub timeout_ms: u64,
     /// Pin threads to distinct cores where the machine has enough.
     pub pin: bool,
+    /// Every sample (calibration, warm-up and timed) runs in a worker process of its own, so no
+    /// sample inherits another's heap, caches, allocator state or a plugin's global state.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub fresh_process: bool,
     /// Open-loop pacing: closed loop for the streaming workloads, a fixed rate or a ramp for
     /// `paced`, `ramp` and `pipeline`.
     #[serde(default)]

@@ -540,6 +540,7 @@ impl Bench<'_> {
             warmup: or(&s.warmup, |n| n.size(), defaults::WARMUP),
             timeout_ms: or(&s.timeout_ms, |n| n.0, defaults::TIMEOUT_MS),
             pin: or(&s.pin, |b| *b, defaults::PIN),
+            fresh_process: or(&s.fresh_process, |b| *b, false),
             pacing: Pacing::Closed,
             pacer: or(&s.pacer, |p| p.0, Default::default()),
             pipeline: None,

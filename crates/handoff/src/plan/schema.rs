@@ -115,6 +115,8 @@ params! {
     timeout_ms: TimeoutMs,
     /// Pin threads to distinct cores.
     pin: bool,
+    /// Run every sample in a worker process of its own.
+    fresh_process: bool,
     /// Open-loop rates, or `ramp`.
     rate: List<Rate>,
     /// How a paced producer waits.
