@@ -1,0 +1,3 @@
+module handoff/plugins/go
+
+go 1.21
