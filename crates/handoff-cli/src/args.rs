@@ -55,7 +55,31 @@ pub enum Command {
     Baseline(BaselineArgs),
     /// Internal: serve one trial in a child process (used by `run`).
     #[command(name = "__worker", hide = true)]
-    Worker,
+    Worker(WorkerArgs),
+    /// Internal: load one plugin library in a child process and describe it (used by `run` and
+    /// `list` with `--plugin`).
+    #[command(name = "__describe-plugin", hide = true)]
+    DescribePlugin {
+        /// The library.
+        path: PathBuf,
+    },
+}
+
+/// `handoff __worker`.
+#[derive(Args, Debug)]
+pub struct WorkerArgs {
+    /// Plugin libraries to load before serving the trial.
+    #[arg(long)]
+    pub plugin: Vec<PathBuf>,
+}
+
+/// Plugin libraries (`--plugin`, repeatable).
+#[derive(Args, Debug, Clone, Default)]
+pub struct PluginArgs {
+    /// A transport plugin: a shared library implementing the C ABI of include/handoff.h
+    /// (repeatable; see docs/plugins.md). It is loaded only in child processes.
+    #[arg(long, value_name = "LIBRARY")]
+    pub plugin: Vec<PathBuf>,
 }
 
 /// `handoff list`.
@@ -64,6 +88,9 @@ pub struct ListArgs {
     /// Also list the test-only faulty transports.
     #[arg(long)]
     pub all: bool,
+    /// Plugins whose transports to list too.
+    #[command(flatten)]
+    pub plugins: PluginArgs,
 }
 
 /// Where the history store is (`--store`).
@@ -150,6 +177,10 @@ pub struct RunArgs {
     /// Suite file (TOML). Without one, the built-in default suite runs, unless --transport or
     /// --workload select an ad-hoc run.
     pub suite: Option<PathBuf>,
+
+    /// Transport plugins (also `plugins = [...]` in a suite file).
+    #[command(flatten)]
+    pub plugins: PluginArgs,
 
     /// Same coverage, fewer and shorter samples.
     #[arg(long)]

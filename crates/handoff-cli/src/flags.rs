@@ -138,9 +138,7 @@ fn params(a: &RunArgs) -> Params {
         warmup: one("--warmup", &a.warmup),
         timeout_ms: one("--timeout-ms", &a.timeout_ms),
         pin: a.no_pin.then(|| At::flag("--no-pin", false)),
-        fresh_process: a
-            .fresh_process
-            .then(|| At::flag("--fresh-process", true)),
+        fresh_process: a.fresh_process.then(|| At::flag("--fresh-process", true)),
         rate: list("--rate", &a.rate),
         pacer: one("--pacer", &a.pacer),
         hop_capacity: list("--hop-capacity", &a.hop_capacity),

@@ -22,6 +22,7 @@ pub mod history;
 pub mod journal;
 pub mod list;
 pub mod percent;
+pub mod plugins;
 pub mod progress;
 pub mod record;
 pub mod run;
@@ -67,11 +68,14 @@ pub fn main_with(catalog: Catalog) -> ExitCode {
         catalog
     };
     let cli = Cli::parse();
-    if !matches!(cli.command, Command::Worker) {
+    if !matches!(
+        cli.command,
+        Command::Worker(_) | Command::DescribePlugin { .. }
+    ) {
         end_workers_on_signals();
     }
     let result = match cli.command {
-        Command::List(a) => {
+        Command::List(a) => plugins::attach(&catalog, &a.plugins.plugin).and_then(|catalog| {
             let mut out = std::io::stdout().lock();
             list::list(&catalog, a.all, &mut out)
                 .map(|_| exit::OK)
@@ -79,15 +83,16 @@ pub fn main_with(catalog: Catalog) -> ExitCode {
                     code: exit::RUN_ERROR,
                     message: e.to_string(),
                 })
-        }
+        }),
         Command::Run(a) => run::run(&catalog, &a, &store::Reports::new(&a.store)),
         Command::Compare(a) => compare::compare(&a, &store::Reports::new(&a.store)),
         Command::History(a) => history::history(&a),
         Command::Show(a) => show::show(&a),
         Command::Baseline(a) => baseline::baseline(&a),
-        Command::Worker => {
+        Command::DescribePlugin { path } => plugins::describe(&path),
+        Command::Worker(a) => {
             // The protocol moves off the standard streams, which the transport may print on.
-            handoff::worker::serve_stdio(&catalog)
+            handoff::worker::serve_stdio(&catalog, &a.plugin)
                 .map(|_| exit::OK)
                 .map_err(|e| CliError {
                     code: exit::RUN_ERROR,

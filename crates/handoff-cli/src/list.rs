@@ -24,8 +24,17 @@ pub fn list(catalog: &Catalog, all: bool, out: &mut dyn Write) -> std::io::Resul
         if let Bound::Bounded { min_capacity, .. } = info.semantics.bound {
             sem.push_str(&format!(", min capacity {min_capacity}"));
         }
+        if !info.origin.is_default() {
+            sem.push_str(&format!(", {}", info.origin.language));
+            if let Some(p) = &info.origin.plugin {
+                sem.push_str(&format!(", plugin {p}"));
+            }
+        }
         writeln!(out, "  {:width$}  {}", info.name, sem)?;
         writeln!(out, "  {:width$}  {}", "", info.description)?;
+        if let Some(why) = &info.origin.unavailable {
+            writeln!(out, "  {:width$}  UNAVAILABLE: {why}", "")?;
+        }
         for o in &info.options {
             writeln!(
                 out,

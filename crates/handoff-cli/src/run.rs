@@ -29,6 +29,8 @@ pub fn run(
     source: &dyn crate::source::ReportSource,
 ) -> Result<u8, CliError> {
     let format: Format = args.format.parse().map_err(CliError::bad_input)?;
+    let plugins = crate::plugins::wanted(&args.plugins.plugin, args.suite.as_deref());
+    let catalog = &crate::plugins::attach(catalog, &plugins)?;
     let (mut suite, adhoc) = crate::flags::plan(catalog, args)?;
     if args.quick {
         suite.quick();
@@ -40,13 +42,11 @@ pub fn run(
     let isolation = if args.in_process {
         Isolation::InProcess
     } else {
-        let exe = std::env::current_exe().map_err(|e| CliError {
-            code: exit::RUN_ERROR,
-            message: format!("cannot locate own executable: {e}"),
-        })?;
+        let mut worker = vec!["__worker".to_string()];
+        worker.extend(crate::plugins::worker_args(&plugins));
         Isolation::Subprocess(WorkerCommand {
-            program: exe,
-            args: vec!["__worker".into()],
+            program: crate::plugins::own_executable()?,
+            args: worker,
         })
     };
     let probes = (!args.no_probes && suite.probes).then_some(if args.quick {

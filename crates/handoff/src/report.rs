@@ -263,6 +263,10 @@ pub struct TrialResult {
     /// (see [`crate::executor::Printed`]); absent when nothing was printed, and in process.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub printed: Option<crate::executor::Printed>,
+    /// Where the transport comes from (its language, its plugin); absent for a Rust transport
+    /// compiled into handoff, and in reports written before it was recorded.
+    #[serde(default, skip_serializing_if = "crate::transport::Origin::is_default")]
+    pub origin: crate::transport::Origin,
 }
 
 /// Above this share of hand-offs that stayed on one worker thread, a result is a *same-worker*

@@ -718,6 +718,10 @@ fn summarise(
         ),
         printed: Some(t.printed.lock().unwrap_or_else(|e| e.into_inner()).clone())
             .filter(|p| !p.is_empty()),
+        origin: catalog
+            .get(&spec.transport)
+            .map(|e| e.info().origin.clone())
+            .unwrap_or_default(),
     };
     result.lints = lints::evaluate(
         &result,

@@ -132,6 +132,7 @@ fn stream(
         same_worker: None,
         memory: None,
         printed: None,
+        origin: Default::default(),
     }
 }
 

@@ -154,6 +154,7 @@ fn result(
         same_worker: None,
         memory: None,
         printed: None,
+        origin: Default::default(),
     }
 }
 

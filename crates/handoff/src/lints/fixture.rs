@@ -69,6 +69,7 @@ pub(crate) fn stream() -> TrialResult {
         same_worker: None,
         memory: None,
         printed: None,
+        origin: Default::default(),
     };
     with_rates(r, &[100e6, 101e6, 99e6, 100e6, 100.5e6])
 }

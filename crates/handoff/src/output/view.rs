@@ -555,6 +555,7 @@ impl Distinct {
             messages: self.messages.len() > 1,
             samples: self.samples.len() > 1,
             memory: false,
+            language: false,
         }
     }
 }
@@ -566,6 +567,9 @@ struct Varying {
     samples: bool,
     /// Some result of the group has its worker's memory measured: a `peak mem` column.
     memory: bool,
+    /// Some transport of the group is not one of handoff's own Rust ones (a plugin, a C++
+    /// peer): a `language` column.
+    language: bool,
 }
 
 /// One table of comparable results: heading, ordered rows, notes and footnotes.
@@ -575,6 +579,7 @@ fn group(mut rows: Vec<&TrialResult>, every: &[String]) -> Group {
     let distinct = Distinct::of(&rows);
     let varying = Varying {
         memory: rows.iter().any(|r| r.memory.is_some()),
+        language: rows.iter().any(|r| !r.origin.is_default()),
         ..distinct.varying()
     };
     let params = heading_params(first, kind, &distinct, &varying);
@@ -779,7 +784,11 @@ fn columns(kind: Shape, varying: &Varying) -> Vec<Column> {
         name,
         numeric: true,
     };
-    let mut columns = vec![text("transport"), text("semantics"), text("verdict")];
+    let mut columns = vec![text("transport")];
+    if varying.language {
+        columns.push(text("language"));
+    }
+    columns.extend([text("semantics"), text("verdict")]);
     if varying.messages {
         columns.push(number(if kind == Shape::PingPong {
             "round trips/sample"
@@ -868,7 +877,11 @@ fn row(
     every: &[String],
     footnotes: &mut Vec<String>,
 ) -> Vec<String> {
-    let mut cells = vec![label, short_semantics(&r.semantics), r.verdict.to_string()];
+    let mut cells = vec![label];
+    if varying.language {
+        cells.push(r.origin.language.clone());
+    }
+    cells.extend([short_semantics(&r.semantics), r.verdict.to_string()]);
     if varying.messages {
         cells.push(fmt::count(r.params.messages));
     }

@@ -25,7 +25,27 @@ pub use self::value::{At, Origin};
 
 use crate::catalog::Catalog;
 use crate::workload::{Messages, Pacing, TrialSpec};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// The plugin libraries the suite file at `path` names (`plugins = [...]`), each relative to
+/// the file's directory. Read ahead of the plan, which needs their transports; a file that
+/// cannot be read or parsed, or whose `plugins` is not a path or a list of paths, names none
+/// here, and the plan's own parse then says what is wrong with it, where.
+pub fn plugins_of(path: &Path) -> Vec<PathBuf> {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Vec::new();
+    };
+    let Ok(top) = text.parse::<toml::Table>() else {
+        return Vec::new();
+    };
+    let dir = path.parent().unwrap_or(Path::new(""));
+    let named: Vec<&str> = match top.get("plugins") {
+        Some(toml::Value::String(s)) => vec![s],
+        Some(toml::Value::Array(a)) => a.iter().filter_map(toml::Value::as_str).collect(),
+        _ => Vec::new(),
+    };
+    named.into_iter().map(|p| dir.join(p)).collect()
+}
 
 /// A checked and expanded plan.
 #[derive(Clone, Debug, PartialEq)]

@@ -146,6 +146,10 @@ pub struct SuiteFile {
     /// Whether the limit probes run first (default true).
     #[serde(default)]
     pub probes: Option<bool>,
+    /// Transport plugins (shared libraries, paths relative to the suite file), loaded before the
+    /// plan is built: see [`super::plugins_of`].
+    #[serde(default)]
+    pub plugins: Option<At<List<String>>>,
     /// Whether every trial of a stream runs one message count and the report compares their
     /// digests (default false; see [`crate::consensus`]). A setting of the run, not of a
     /// benchmark: consensus compares trials across the suite's benchmarks, so it sits at the
@@ -164,7 +168,7 @@ pub struct SuiteFile {
 }
 
 /// The keys of the top level (settings of the whole suite).
-pub const TOP_KEYS: [&str; 4] = ["name", "description", "probes", "consensus"];
+pub const TOP_KEYS: [&str; 5] = ["name", "description", "probes", "consensus", "plugins"];
 
 /// The keys only a `[[benchmark]]` takes.
 pub const BENCHMARK_ONLY: [&str; 6] = [

@@ -57,9 +57,19 @@ pub const ORPHANED: i32 = 3;
 /// (see [`stdio`]), then serves it until the parent closes its end. If the parent's end closes
 /// while a sample runs, the worker kills its process group, itself included, at once (elsewhere
 /// it exits with [`ORPHANED`]).
-pub fn serve_stdio(catalog: &Catalog) -> std::io::Result<()> {
+///
+/// The plugin libraries in `plugins` are loaded once the protocol is safe from what they print;
+/// one that cannot be loaded makes every sample `invalid` with the reason.
+pub fn serve_stdio(catalog: &Catalog, plugins: &[std::path::PathBuf]) -> std::io::Result<()> {
     orphan::on_parent_death();
     let stdio::Protocol { input, output } = stdio::take()?;
+    let mut catalog = catalog.clone();
+    let mut broken = None;
+    for path in plugins {
+        if let Err(e) = crate::plugin::register_library(&mut catalog, path) {
+            broken = Some(format!("plugin {}: {e}", path.display()));
+        }
+    }
     let running = Arc::new(AtomicBool::new(false));
     let (tx, rx) = mpsc::channel::<std::io::Result<String>>();
     let watching = running.clone();
@@ -77,7 +87,7 @@ pub fn serve_stdio(catalog: &Catalog) -> std::io::Result<()> {
                 orphan::end_group(ORPHANED);
             }
         })?;
-    serve_lines(catalog, rx.into_iter(), output, &running)
+    serve_lines(&catalog, broken, rx.into_iter(), output, &running)
 }
 
 /// Serves the worker protocol on `input`/`output` until end of input.
@@ -86,12 +96,20 @@ pub fn serve(
     input: impl BufRead,
     output: impl Write + Send,
 ) -> std::io::Result<()> {
-    serve_lines(catalog, input.lines(), output, &AtomicBool::new(false))
+    serve_lines(
+        catalog,
+        None,
+        input.lines(),
+        output,
+        &AtomicBool::new(false),
+    )
 }
 
-/// Serves the protocol over `lines`; `running` is set while a sample runs.
+/// Serves the protocol over `lines`; `running` is set while a sample runs. `broken`: why the
+/// worker cannot serve any trial (a plugin that would not load).
 fn serve_lines(
     catalog: &Catalog,
+    broken: Option<String>,
     mut lines: impl Iterator<Item = std::io::Result<String>>,
     output: impl Write + Send,
     running: &AtomicBool,
@@ -102,10 +120,13 @@ fn serve_lines(
     };
     let spec: Result<TrialSpec, String> =
         serde_json::from_str(&first?).map_err(|e| format!("bad trial spec: {e}"));
-    let entry = spec
-        .as_ref()
-        .map_err(Clone::clone)
-        .and_then(|s| catalog.lookup(&s.transport).map(|_| ()));
+    let entry = match broken {
+        Some(why) => Err(why),
+        None => spec
+            .as_ref()
+            .map_err(Clone::clone)
+            .and_then(|s| catalog.lookup(&s.transport).map(|_| ())),
+    };
     for line in lines {
         let line = line?;
         let outcome = match (&spec, &entry, serde_json::from_str::<SampleRequest>(&line)) {
