@@ -220,3 +220,45 @@ fn assert_agreement(v: &Value, members: usize) {
         assert!(all.iter().all(|m| m["digest"] == digest), "{g}");
     }
 }
+
+/// Builds the project's shared-library plugins (`scripts/build-plugins`, as the docs say) and
+/// returns the directory they are in.
+fn project_plugins() -> PathBuf {
+    let status = std::process::Command::new("bash")
+        .arg(root().join("scripts/build-plugins"))
+        .status()
+        .expect("bash runs");
+    assert!(status.success(), "scripts/build-plugins failed");
+    root().join("target/plugins")
+}
+
+#[test]
+fn the_go_plugin_delivers_the_stream_rtrb_delivers() {
+    let go = project_plugins().join("libhandoff_go.so");
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("go-suite");
+    std::fs::create_dir_all(&dir).unwrap();
+    let suite = dir.join("go.toml");
+    std::fs::write(
+        &suite,
+        format!(
+            "plugins = [{go:?}]\nconsensus = true\n\n[defaults]\nsamples = 2\nwarmup = 0\n\
+             messages = 20000\npayload = [\"u64\", \"report64\"]\n\n\
+             [[benchmark]]\nworkload = \"spsc\"\ntransports = [\"go-chan\", \"rtrb\"]\n\
+             capacity = 1024\n\n\
+             [[benchmark]]\nworkload = \"spsc\"\ntransports = \"go-chan\"\ncapacity = 1024\n\
+             batch = 256\n\n\
+             [[benchmark]]\nworkload = \"spsc\"\ntransports = \"go-chan-rendezvous\"\n\
+             capacity = 0\n"
+        ),
+    )
+    .unwrap();
+    let (code, v, stderr) = run(&[suite.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let results = v["results"].as_array().unwrap();
+    assert_eq!(results.len(), 8);
+    for r in results {
+        assert_eq!(r["verdict"], "pass", "{r}");
+    }
+    assert_eq!(result(&v, "go-chan")["origin"]["language"], "Go");
+    assert_agreement(&v, 4);
+}
