@@ -193,6 +193,7 @@ fn main() {
             warmup: 1,
             timeout_ms: 60_000,
             pin: true,
+            fresh_process: false,
             pacing: Default::default(),
             pacer: Default::default(),
             pipeline: None,

@@ -52,6 +52,7 @@ fn spec(transport: &str, workload: WorkloadKind, producers: usize, driver: Drive
         warmup: 0,
         timeout_ms: 20_000,
         pin: false,
+        fresh_process: false,
         pacing: Default::default(),
         pacer: Default::default(),
         pipeline: None,

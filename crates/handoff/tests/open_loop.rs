@@ -40,6 +40,7 @@ fn paced(transport: &str, rate: u64) -> TrialSpec {
         warmup: 0,
         timeout_ms: 10_000,
         pin: false,
+        fresh_process: false,
         pacing: Pacing::Rate(rate),
         pacer: PacerMode::Auto,
         pipeline: None,

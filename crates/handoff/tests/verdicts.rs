@@ -24,6 +24,7 @@ fn spec(transport: &str, workload: WorkloadKind, producers: usize) -> TrialSpec 
         warmup: 0,
         timeout_ms: 1_000,
         pin: false,
+        fresh_process: false,
         pacing: Default::default(),
         pacer: Default::default(),
         pipeline: None,

@@ -35,6 +35,7 @@ fn spec(transport: &str, workload: WorkloadKind) -> TrialSpec {
         warmup: 0,
         timeout_ms: WATCHDOG.as_millis() as u64,
         pin: false,
+        fresh_process: false,
         pacing: Default::default(),
         pacer: Default::default(),
         pipeline: None,

@@ -123,6 +123,7 @@ mod tests {
             warmup: 1,
             timeout_ms: 1000,
             pin: false,
+            fresh_process: false,
             pacing: Pacing::Closed,
             pacer: Default::default(),
             pipeline: None,

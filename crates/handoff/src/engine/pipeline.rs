@@ -247,6 +247,7 @@ mod tests {
             warmup: 0,
             timeout_ms: 1000,
             pin: false,
+            fresh_process: false,
             pacing: Pacing::Rate(1000),
             pacer: Default::default(),
             pipeline: Some(PipelineSpec {
