@@ -45,7 +45,14 @@ fn handoff() -> Command {
 /// `handoff run` with JSON output: (exit code, report, stderr).
 fn run(args: &[&str]) -> (Option<i32>, Value, String) {
     let out = handoff()
-        .args(["run", "--no-store", "--no-probes", "--quiet", "--format", "json"])
+        .args([
+            "run",
+            "--no-store",
+            "--no-probes",
+            "--quiet",
+            "--format",
+            "json",
+        ])
         .args(args)
         .output()
         .unwrap();
@@ -65,7 +72,10 @@ fn result<'a>(v: &'a Value, transport: &str) -> &'a Value {
 }
 
 fn verdict(v: &Value, transport: &str) -> String {
-    result(v, transport)["verdict"].as_str().unwrap().to_string()
+    result(v, transport)["verdict"]
+        .as_str()
+        .unwrap()
+        .to_string()
 }
 
 fn violation(v: &Value, transport: &str) -> String {
@@ -82,8 +92,20 @@ fn planted_faults_get_their_verdicts_and_the_other_results_are_kept() {
     let transports = "c-fault-none,c-fault-drop,c-fault-dup,c-fault-swap,c-fault-segv,\
                       c-fault-hang,rtrb";
     let (code, v, stderr) = run(&[
-        "--plugin", lib, "-t", transports, "-w", "spsc", "--messages", "20000", "--samples",
-        "2", "--warmup", "0", "--timeout-ms", "1000",
+        "--plugin",
+        lib,
+        "-t",
+        transports,
+        "-w",
+        "spsc",
+        "--messages",
+        "20000",
+        "--samples",
+        "2",
+        "--warmup",
+        "0",
+        "--timeout-ms",
+        "1000",
     ]);
     assert_eq!(code, Some(1), "{stderr}");
     assert_eq!(verdict(&v, "c-fault-none"), "pass");
@@ -110,10 +132,22 @@ fn a_broken_library_is_refused_before_any_trial_runs() {
     let text = Path::new(env!("CARGO_TARGET_TMPDIR")).join("not-a-library.so");
     std::fs::write(&text, "not a library\n").unwrap();
     let cases: Vec<(PathBuf, &str)> = vec![
-        (faulty("wrong-abi.so", &["WRONG_ABI"]), "built for ABI version 99"),
-        (faulty("nonsense.so", &["NONSENSE"]), "ordering 7 is not HANDOFF_FIFO"),
-        (faulty("no-entry.so", &["NO_ENTRY"]), "has no `handoff_plugin_entry`"),
-        (faulty("load-crash.so", &["LOAD_CRASH"]), "crashed while loading"),
+        (
+            faulty("wrong-abi.so", &["WRONG_ABI"]),
+            "built for ABI version 99",
+        ),
+        (
+            faulty("nonsense.so", &["NONSENSE"]),
+            "ordering 7 is not HANDOFF_FIFO",
+        ),
+        (
+            faulty("no-entry.so", &["NO_ENTRY"]),
+            "has no `handoff_plugin_entry`",
+        ),
+        (
+            faulty("load-crash.so", &["LOAD_CRASH"]),
+            "crashed while loading",
+        ),
         (faulty("clash.so", &["CLASH"]), "`rtrb`"),
         (text, "not a shared library"),
         (PathBuf::from("no/such/plugin.so"), "cannot be read"),
@@ -192,16 +226,40 @@ fn payloads_with_heap_parts_are_unsupported_and_stamped_ones_cross() {
     let lib = faulty("faulty-payloads.so", &[]);
     let lib = lib.to_str().unwrap();
     let (code, v, stderr) = run(&[
-        "--plugin", lib, "-t", "c-fault-none", "-w", "spsc", "-p", "boxed:64", "--messages",
-        "1000", "--samples", "1", "--warmup", "0",
+        "--plugin",
+        lib,
+        "-t",
+        "c-fault-none",
+        "-w",
+        "spsc",
+        "-p",
+        "boxed:64",
+        "--messages",
+        "1000",
+        "--samples",
+        "1",
+        "--warmup",
+        "0",
     ]);
     assert_eq!(code, Some(0), "{stderr}");
     assert_eq!(verdict(&v, "c-fault-none"), "unsupported");
     assert!(violation(&v, "c-fault-none").contains("heap parts"), "{v}");
     // An open-loop run: each message carries its send stamps through the plugin.
     let (code, v, stderr) = run(&[
-        "--plugin", lib, "-t", "c-fault-none", "-w", "paced", "--rate", "20000", "--messages",
-        "4000", "--samples", "1", "--warmup", "0",
+        "--plugin",
+        lib,
+        "-t",
+        "c-fault-none",
+        "-w",
+        "paced",
+        "--rate",
+        "20000",
+        "--messages",
+        "4000",
+        "--samples",
+        "1",
+        "--warmup",
+        "0",
     ]);
     assert_eq!(code, Some(0), "{stderr}");
     let r = result(&v, "c-fault-none");
