@@ -24,8 +24,18 @@ pub fn attach(catalog: &Catalog, paths: &[PathBuf]) -> Result<Catalog, CliError>
             program: exe.clone(),
             args: vec!["__describe-plugin".into(), path.display().to_string()],
         };
-        let bad =
-            |e: plugin::PluginError| CliError::bad_input(format!("plugin {}: {e}", path.display()));
+        // The project's own plugins are built by a script, not by cargo.
+        let ours = path
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with("libhandoff_"));
+        let hint = if ours && !path.exists() {
+            " (handoff's own plugins are built by scripts/build-plugins)"
+        } else {
+            ""
+        };
+        let bad = |e: plugin::PluginError| {
+            CliError::bad_input(format!("plugin {}: {e}{hint}", path.display()))
+        };
         let description = plugin::describe_in_child(&cmd).map_err(bad)?;
         plugin::register_described(&mut catalog, path, &description).map_err(bad)?;
     }
