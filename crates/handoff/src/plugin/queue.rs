@@ -154,6 +154,7 @@ pub(crate) fn channel<M: Message>(
         receivers: (0..cfg.consumers)
             .map(|_| PluginRx {
                 blocks: Blocks::new(size, 1),
+                run: Vec::new(),
                 queue: queue.clone(),
                 failed: 0,
                 _message: PhantomData,
@@ -303,6 +304,8 @@ pub struct PluginRx<M> {
     queue: Arc<Queue>,
     /// Room for the blocks of one receive.
     blocks: Blocks,
+    /// The messages of one run, read from their blocks, lent to the verifier at once.
+    run: Vec<M>,
     failed: u64,
     _message: PhantomData<fn(M) -> M>,
 }
@@ -386,6 +389,19 @@ impl<M: Message> Receiver<M> for PluginRx<M> {
             self.failed += 1;
             backoff.snooze();
         }
+    }
+
+    /// Reads a [`recv_batch`](Receiver::recv_batch)'s blocks into one run and lends it whole,
+    /// so the verifier checks a plugin's batch as it checks a Rust ring's.
+    fn recv_runs<F: FnMut(&[M])>(&mut self, max: usize, mut f: F) -> usize {
+        let mut run = std::mem::take(&mut self.run);
+        let n = self.recv_batch(max, |m| run.push(m));
+        if n > 0 {
+            f(&run);
+        }
+        run.clear();
+        self.run = run;
+        n
     }
 
     fn failed_attempts(&self) -> u64 {
