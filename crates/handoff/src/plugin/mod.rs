@@ -197,3 +197,6 @@ fn add(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests;
