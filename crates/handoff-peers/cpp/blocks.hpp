@@ -4,7 +4,9 @@
 // C++ queues are templates over an element type; handoff's messages are opaque blocks whose size
 // is known only when a queue is created. So each peer instantiates its queue for a Block<N> of
 // every size handoff uses (Sizes), `create` picks the instantiation for its message_size, and the
-// table's functions reach it through one virtual call (Queue below).
+// table's functions reach it through one virtual call (AnyQueue below). Those calls are
+// noexcept: an exception thrown by a push or a pop (oneTBB failing to allocate a page) ends the
+// process, which handoff reports as the trial's crash.
 //
 // A peer is a traits class P:
 //
@@ -70,8 +72,8 @@ struct Refused : std::runtime_error {
 };
 
 // One queue of one block size, as the table's functions see it.
-struct Queue {
-    virtual ~Queue() = default;
+struct AnyQueue {
+    virtual ~AnyQueue() = default;
     virtual int try_push(const void *message) noexcept = 0;
     virtual std::size_t try_push_batch(const void *messages, std::size_t n) noexcept = 0;
     virtual int try_pop(void *out) noexcept = 0;
@@ -86,7 +88,7 @@ template <class Q, class = void> struct has_drain : std::false_type {};
 template <class Q> struct has_drain<Q, std::void_t<decltype(&Q::drain)>> : std::true_type {};
 
 // The queue Q of Block<N> behind the virtual calls.
-template <class Q, std::size_t N> struct Sized final : Queue {
+template <class Q, std::size_t N> struct Sized final : AnyQueue {
     using T = Block<N>;
     static_assert(sizeof(T) == N && std::is_trivially_copyable_v<T>);
     Q q;
@@ -121,8 +123,8 @@ template <class Q, std::size_t N> struct Sized final : Queue {
 }
 
 // The queue for r.message_size, or NULL if no Block<N> has that size.
-template <class P, std::size_t... N> Queue *make(const Request &r, std::index_sequence<N...>) {
-    Queue *q = nullptr;
+template <class P, std::size_t... N> AnyQueue *make(const Request &r, std::index_sequence<N...>) {
+    AnyQueue *q = nullptr;
     ((r.message_size == N && (q = new Sized<typename P::template Queue<Block<N>>, N>(r))) || ...);
     return q;
 }
@@ -147,7 +149,7 @@ void *create(uint64_t capacity, uint32_t message_size, uint32_t producers, uint3
         return refuse(error, error_len, "capacity %llu is above %llu, the most %s takes", cap,
                       static_cast<unsigned long long>(i.max_capacity), i.name);
     try {
-        if (Queue *q = make<P>(Request{capacity, message_size, producers, consumers}, Sizes{}))
+        if (AnyQueue *q = make<P>(Request{capacity, message_size, producers, consumers}, Sizes{}))
             return q;
         return refuse(error, error_len, "message size %u is not supported (sizes: %s)",
                       message_size, HANDOFF_PEER_LIST(HANDOFF_PEER_SIZES));
@@ -159,15 +161,15 @@ void *create(uint64_t capacity, uint32_t message_size, uint32_t producers, uint3
     }
 }
 
-inline int try_push(void *q, const void *m) { return static_cast<Queue *>(q)->try_push(m); }
+inline int try_push(void *q, const void *m) { return static_cast<AnyQueue *>(q)->try_push(m); }
 inline std::size_t try_push_batch(void *q, const void *m, std::size_t n) {
-    return static_cast<Queue *>(q)->try_push_batch(m, n);
+    return static_cast<AnyQueue *>(q)->try_push_batch(m, n);
 }
-inline int try_pop(void *q, void *out) { return static_cast<Queue *>(q)->try_pop(out); }
+inline int try_pop(void *q, void *out) { return static_cast<AnyQueue *>(q)->try_pop(out); }
 inline std::size_t drain(void *q, void *out, std::size_t max) {
-    return static_cast<Queue *>(q)->drain(out, max);
+    return static_cast<AnyQueue *>(q)->drain(out, max);
 }
-inline void destroy(void *q) { delete static_cast<Queue *>(q); }
+inline void destroy(void *q) { delete static_cast<AnyQueue *>(q); }
 
 // The table entry of traits P. Queues never wait: no blocking push or pop, no close.
 template <class P> handoff_transport transport() {
