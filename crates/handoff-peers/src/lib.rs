@@ -29,12 +29,7 @@ use handoff::catalog::Catalog;
 use handoff::semantics::{Ordering, Semantics, WaitStrategy};
 use handoff::transport::TransportInfo;
 
-mod plugin_stub;
-use plugin_stub as plugin;
-#[allow(unused_imports)]
-use plugin_stub::InLanguage as _;
-
-pub use plugin::abi;
+use handoff::plugin::{self, abi};
 
 /// One peer: a queue library (or the C ring) and the transports its table declares.
 #[derive(Debug)]

@@ -6,8 +6,9 @@
 //! Streams run one at a time (the machines that run these tests may have two cores): each spin
 //! yields its time slice now and then, so oversubscribed threads make progress.
 
+use handoff::plugin::abi;
 use handoff::semantics::{Arity, Bound, Ordering as Order, Semantics};
-use handoff_peers::{abi, peers, Declared, Peer};
+use handoff_peers::{peers, Declared, Peer};
 use std::ffi::{c_char, c_void, CStr};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
