@@ -1,6 +1,9 @@
-//! The `handoff` command.
+//! The `handoff` command: handoff's own transports, and the C++ peers and the C ring built in
+//! (those whose headers were found when it was built; the others are listed as unavailable).
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    handoff_cli::main_with(handoff::catalog::Catalog::builtin())
+    let mut catalog = handoff::catalog::Catalog::builtin();
+    handoff_peers::register(&mut catalog);
+    handoff_cli::main_with(catalog)
 }
