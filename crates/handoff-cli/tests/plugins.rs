@@ -320,3 +320,80 @@ fn the_go_plugin_delivers_the_stream_rtrb_delivers() {
     assert_eq!(result(&v, "go-chan")["origin"]["language"], "Go");
     assert_agreement(&v, 4);
 }
+
+#[test]
+fn the_example_plugin_builds_as_the_readme_says_and_agrees_with_rtrb() {
+    // The README's command: cc -O2 -shared -fPIC -I include examples/plugin-c/handoff_ring.c
+    let lib = compile(
+        &root().join("examples/plugin-c/handoff_ring.c"),
+        "libhandoff_ring.so",
+        &[],
+    );
+    let (code, v, stderr) = run(&[
+        "--plugin",
+        lib.to_str().unwrap(),
+        "-t",
+        "c-ring-plugin,rtrb",
+        "-w",
+        "spsc",
+        "-p",
+        "u64,report64",
+        "--batch",
+        "none,256",
+        "--messages",
+        "100000",
+        "--samples",
+        "2",
+        "--consensus",
+    ]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let results = v["results"].as_array().unwrap();
+    assert_eq!(results.len(), 8);
+    assert!(results.iter().all(|r| r["verdict"] == "pass"), "{v}");
+    assert_agreement(&v, 4);
+}
+
+#[test]
+fn the_bakeoff_runs_every_transport_and_they_agree() {
+    project_plugins();
+    let out = handoff()
+        .current_dir(root())
+        .args([
+            "run",
+            "suites/spsc-bakeoff.toml",
+            "--quick",
+            "--no-store",
+            "--no-probes",
+        ])
+        .args(["--quiet", "--format", "json"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let v: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not json ({e}); stderr: {stderr}"));
+    let results = v["results"].as_array().unwrap();
+    for r in results {
+        assert_eq!(
+            r["verdict"], "pass",
+            "{} (a C++ peer is built only where its package is: scripts/install-peers): {}",
+            r["transport"], r["violation"]
+        );
+    }
+    // 12 transports at two capacities, every language among them.
+    assert_eq!(results.len(), 24);
+    for language in ["Rust", "C", "C++", "Go"] {
+        assert!(
+            results
+                .iter()
+                .any(|r| r["origin"]["language"].as_str().unwrap_or("Rust") == language),
+            "{language}"
+        );
+    }
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_agreement(&v, 24);
+    // Every sample ran in a fresh process: the trials ask for it.
+    assert!(
+        results.iter().all(|r| r["params"]["fresh_process"] == true),
+        "{v}"
+    );
+}

@@ -127,6 +127,9 @@ pub struct Params {
     /// The pipeline's hops, delivery and stage work.
     #[serde(default)]
     pub pipeline: Option<crate::workload::PipelineSpec>,
+    /// Every sample ran in a worker process of its own (`fresh_process`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub fresh_process: bool,
 }
 
 /// Latency percentiles in nanoseconds, from a full histogram.

@@ -840,6 +840,7 @@ fn params(spec: &TrialSpec, capacity: Option<usize>, messages: u64) -> Params {
         timeout_ms: spec.timeout_ms,
         pacing: spec.pacing.clone(),
         pipeline: spec.pipeline.clone(),
+        fresh_process: spec.fresh_process,
     }
 }
 

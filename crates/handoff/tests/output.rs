@@ -93,6 +93,7 @@ fn stream(
             timeout_ms: 10_000,
             pacing: Default::default(),
             pipeline: None,
+            fresh_process: false,
         },
         semantics: semantics(Arity::Many, bound, Locality::CrossThread),
         placement: pinned(),

@@ -119,6 +119,7 @@ fn result(
             timeout_ms: 20_000,
             pacing: Pacing::Closed,
             pipeline: None,
+            fresh_process: false,
         },
         semantics: semantics(Arity::One, Ordering::GlobalFifo, capacity.is_some()),
         placement: pinned(),

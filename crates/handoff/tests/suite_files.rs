@@ -372,6 +372,11 @@ fn every_shipped_suite_parses_expands_and_shortens() {
         if path.extension().and_then(|e| e.to_str()) != Some("toml") {
             continue;
         }
+        // A suite with plugins (and the C++ peers) needs the `handoff` command's catalog: the
+        // command's own tests run it end to end (handoff-cli, tests/plugins.rs).
+        if !handoff::plan::plugins_of(&path).is_empty() {
+            continue;
+        }
         let plan = Plan::load(&path, &Catalog::builtin()).unwrap_or_else(|e| panic!("{e}"));
         assert!(!plan.trials.is_empty(), "{}", path.display());
         let mut quick = plan.clone();

@@ -31,6 +31,7 @@ pub(crate) fn stream() -> TrialResult {
             timeout_ms: 10_000,
             pacing: Pacing::Closed,
             pipeline: None,
+            fresh_process: false,
         },
         semantics: Semantics {
             producers: Arity::One,

@@ -703,6 +703,9 @@ fn heading_params(
             plural(p.warmup, "warm-up")
         ));
     }
+    if p.fresh_process {
+        params.push("a process per sample".into());
+    }
     params.push(format!(
         "watchdog {}",
         join(
