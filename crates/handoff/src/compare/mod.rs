@@ -9,6 +9,7 @@
 
 pub mod bootstrap;
 pub mod fdr;
+mod html;
 pub mod mann_whitney;
 pub mod metric;
 pub mod model;

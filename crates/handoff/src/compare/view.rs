@@ -29,15 +29,18 @@ pub enum CompareFormat {
     Json,
     /// The after side's medians in Bencher Metric Format.
     Bmf,
+    /// A self-contained HTML page: each result's change with its interval, charted.
+    Html,
 }
 
 impl CompareFormat {
     /// Every format.
-    pub const ALL: [CompareFormat; 4] = [
+    pub const ALL: [CompareFormat; 5] = [
         CompareFormat::Table,
         CompareFormat::Markdown,
         CompareFormat::Json,
         CompareFormat::Bmf,
+        CompareFormat::Html,
     ];
 
     /// The name on the command line.
@@ -47,6 +50,7 @@ impl CompareFormat {
             CompareFormat::Markdown => "markdown",
             CompareFormat::Json => "json",
             CompareFormat::Bmf => "bmf",
+            CompareFormat::Html => "html",
         }
     }
 }
@@ -86,10 +90,11 @@ pub fn render(
             writeln!(out)
         }
         CompareFormat::Bmf => crate::output::render(after, crate::output::Format::Bmf, out),
+        CompareFormat::Html => super::html::page(c, out),
     }
 }
 
-const COLUMNS: [&str; 8] = [
+pub(super) const COLUMNS: [&str; 8] = [
     "result",
     "metric",
     "before",
@@ -100,7 +105,7 @@ const COLUMNS: [&str; 8] = [
     "verdict",
 ];
 
-fn cells(r: &Row) -> [String; 8] {
+pub(super) fn cells(r: &Row) -> [String; 8] {
     let side = |s: Option<super::model::Side>| {
         s.map_or("–".to_string(), |s| {
             format!("{} (n={})", r.metric.format(s.median), s.n)
@@ -147,7 +152,7 @@ fn signed_percent(x: f64) -> String {
 }
 
 /// The lines said before and after the rows, shared by table and markdown.
-fn header(c: &Comparison) -> Vec<(&'static str, String)> {
+pub(super) fn header(c: &Comparison) -> Vec<(&'static str, String)> {
     let j = &c.judgement;
     let side = |s: &super::model::SideInfo| {
         format!(
@@ -174,7 +179,7 @@ fn header(c: &Comparison) -> Vec<(&'static str, String)> {
     ]
 }
 
-fn footer(c: &Comparison) -> Vec<String> {
+pub(super) fn footer(c: &Comparison) -> Vec<String> {
     let mut lines = Vec::new();
     for r in &c.rollups {
         lines.push(format!(

@@ -11,6 +11,7 @@
 //! | `markdown` | `markdown.rs` | pasting into a pull request                                 |
 //! | `csv`      | `csv.rs`      | spreadsheets: one flat row per result                       |
 //! | `bmf`      | `bmf.rs`      | continuous-benchmarking services: Bencher Metric Format JSON |
+//! | `html`     | `html.rs`     | a self-contained page with charts (`charts.rs`, drawn with `svg.rs`) |
 //!
 //! The terminal and markdown formats share their grouping, ordering and footnotes (see
 //! `view.rs`): results are grouped by workload, payload, producers, consumers and batch;
@@ -19,10 +20,13 @@
 //! non-pass verdict is explained under its table; lints are footnoted.
 
 mod bmf;
+mod charts;
 mod csv;
 pub mod fmt;
+pub(crate) mod html;
 mod json;
 mod markdown;
+pub(crate) mod svg;
 mod table;
 mod view;
 
@@ -45,16 +49,19 @@ pub enum Format {
     Csv,
     /// Medians with their range in Bencher Metric Format.
     Bmf,
+    /// A self-contained HTML page with charts.
+    Html,
 }
 
 impl Format {
     /// Every format, in listing order.
-    pub const ALL: [Format; 5] = [
+    pub const ALL: [Format; 6] = [
         Format::Table,
         Format::Json,
         Format::Markdown,
         Format::Csv,
         Format::Bmf,
+        Format::Html,
     ];
 
     /// The name used on the command line.
@@ -65,6 +72,7 @@ impl Format {
             Format::Markdown => "markdown",
             Format::Csv => "csv",
             Format::Bmf => "bmf",
+            Format::Html => "html",
         }
     }
 
@@ -76,6 +84,7 @@ impl Format {
             Format::Markdown => Box::new(markdown::MarkdownExporter),
             Format::Csv => Box::new(csv::CsvExporter),
             Format::Bmf => Box::new(bmf::BmfExporter),
+            Format::Html => Box::new(html::HtmlExporter),
         }
     }
 }

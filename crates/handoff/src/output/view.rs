@@ -150,6 +150,21 @@ pub(crate) struct Group {
     /// Under consensus, one line per stream the table's rows belong to (see
     /// [`consensus_lines`]); empty otherwise.
     pub consensus: Vec<String>,
+    /// The rows' results in the order shown (ranked, then each section apart), for views
+    /// that draw them.
+    pub members: Vec<Row>,
+    /// What kind of figures the rows have.
+    pub shape: Shape,
+}
+
+/// One row of a [`Group`]: which result it shows, its label, and why it is apart, if it is.
+pub(crate) struct Row {
+    /// Index into the report's results.
+    pub result: usize,
+    /// The row's label (transport, capacity, options, marks).
+    pub label: String,
+    /// Why the row is listed apart; `None` for a ranked row.
+    pub apart: Option<Apart>,
 }
 
 /// Short semantics label, e.g. `MPSC fifo/pp bounded block`.
@@ -221,11 +236,15 @@ fn pacing_label(p: &Pacing) -> String {
 }
 
 /// What the rows of a group show.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Shape {
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Shape {
+    /// Closed-loop streams: throughput.
     Stream,
+    /// Round trips: latency percentiles.
     PingPong,
+    /// Open loop at a rate: latency percentiles.
     Paced,
+    /// A rate search.
     Ramp,
 }
 
@@ -298,9 +317,16 @@ pub(crate) fn build(report: &RunReport) -> View {
                     .as_ref()
                     .map(|c| consensus_lines(c, &indices(report, &rows)))
                     .unwrap_or_default();
+                let index_of = |r: &TrialResult| {
+                    report
+                        .results
+                        .iter()
+                        .position(|x| std::ptr::eq(x, r))
+                        .expect("a row is one of the report's results")
+                };
                 Group {
                     consensus: lines,
-                    ..group(rows, &every)
+                    ..group(rows, &every, &index_of)
                 }
             })
             .collect(),
@@ -573,7 +599,11 @@ struct Varying {
 }
 
 /// One table of comparable results: heading, ordered rows, notes and footnotes.
-fn group(mut rows: Vec<&TrialResult>, every: &[String]) -> Group {
+fn group(
+    mut rows: Vec<&TrialResult>,
+    every: &[String],
+    index_of: &dyn Fn(&TrialResult) -> usize,
+) -> Group {
     let first = rows[0];
     let kind = shape(first);
     let distinct = Distinct::of(&rows);
@@ -592,6 +622,7 @@ fn group(mut rows: Vec<&TrialResult>, every: &[String]) -> Group {
     let mut ranked = Vec::new();
     let mut apart: Vec<Section> = Vec::new();
     let mut oversubscribed = false;
+    let mut members = Vec::new();
     // Ranked rows first, then each section apart, so footnotes number in reading order.
     let like: Vec<&TrialResult> = rows
         .iter()
@@ -616,6 +647,11 @@ fn group(mut rows: Vec<&TrialResult>, every: &[String]) -> Group {
             label.push_str(OVERSUBSCRIBED_MARK);
             oversubscribed = true;
         }
+        members.push(Row {
+            result: index_of(r),
+            label: label.clone(),
+            apart: why,
+        });
         let cells = row(r, label, kind, &varying, every, &mut footnotes);
         match why {
             None => ranked.push(cells),
@@ -654,6 +690,8 @@ fn group(mut rows: Vec<&TrialResult>, every: &[String]) -> Group {
         notes,
         footnotes,
         consensus: Vec::new(),
+        members,
+        shape: kind,
     }
 }
 

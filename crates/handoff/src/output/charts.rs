@@ -1,0 +1,358 @@
+//! The HTML report's charts, each drawn from one table's results as the session stored them
+//! (every sample's figure, the stored percentiles, the limit the session compared with): no
+//! statistic is computed here.
+//!
+//! | shape of the table | chart |
+//! |---|---|
+//! | stream | every sample's throughput per row, its min–max range and median, the machine's limit; rows listed apart below a rule |
+//! | ping-pong, paced | latency percentiles (p50 … p99.99) on a "nines" axis, one line per row; uncorrected (from the actual send) dashed for open-loop rows |
+//! | ramp | achieved rate and p99 against the requested rate, the highest sustained rate marked |
+
+use super::fmt;
+use super::svg::{Axis, Svg};
+use super::view::{Group, Shape};
+use crate::report::{Latency, RunReport, TrialResult};
+
+/// Width of every chart.
+const WIDTH: f64 = 880.0;
+/// Room for the row labels on the left of a throughput chart.
+const LABEL_W: f64 = 280.0;
+/// Height of one row of a throughput chart.
+const ROW_H: f64 = 24.0;
+/// Room under a chart for its axis.
+const AXIS_H: f64 = 46.0;
+/// Distinct line styles (CSS classes `c0` … `c9`) before they repeat.
+const COLOURS: usize = 10;
+
+/// The charts of one table, as SVG documents.
+pub(crate) fn for_group(g: &Group, report: &RunReport) -> Vec<String> {
+    let rows: Vec<(&str, &TrialResult, bool)> = g
+        .members
+        .iter()
+        .map(|m| {
+            (
+                m.label.as_str(),
+                &report.results[m.result],
+                m.apart.is_some(),
+            )
+        })
+        .collect();
+    match g.shape {
+        Shape::Stream => throughput(&g.title, &rows).into_iter().collect(),
+        Shape::PingPong | Shape::Paced => percentiles(&g.title, &rows).into_iter().collect(),
+        Shape::Ramp => ramp(&g.title, &rows),
+    }
+}
+
+/// Every sample's throughput per row (see the module docs); `None` if no row has a sample.
+fn throughput(title: &str, rows: &[(&str, &TrialResult, bool)]) -> Option<String> {
+    let rates = |r: &TrialResult| -> Vec<f64> { r.samples.iter().map(|s| s.msgs_per_s).collect() };
+    let limit = rows
+        .iter()
+        .find_map(|(_, r, _)| r.limit.as_ref().filter(|l| l.probe == "stream-bandwidth"))
+        .map(|l| l.limit);
+    let all: Vec<f64> = rows.iter().flat_map(|(_, r, _)| rates(r)).collect();
+    if all.is_empty() {
+        return None;
+    }
+    let apart_rule = rows.iter().any(|(_, _, a)| *a) && rows.iter().any(|(_, _, a)| !*a);
+    let height = 16.0 + ROW_H * (rows.len() as f64 + if apart_rule { 1.0 } else { 0.0 }) + AXIS_H;
+    let x = Axis::fitting(all.iter().copied().chain(limit), LABEL_W, WIDTH - 24.0);
+    let mut svg = Svg::new(WIDTH, height);
+    let bottom = height - AXIS_H;
+    let mut y = 16.0;
+    let mut was_apart = false;
+    for (label, r, apart) in rows {
+        if *apart && !was_apart && apart_rule {
+            svg.line((8.0, y + 4.0), (WIDTH - 8.0, y + 4.0), "rule");
+            svg.text((8.0, y + 18.0), "start", "note", "listed apart, not ranked");
+            y += ROW_H;
+        }
+        was_apart = *apart;
+        let mid = y + ROW_H / 2.0;
+        svg.text((LABEL_W - 10.0, mid + 4.0), "end", "label", label);
+        let samples = rates(r);
+        if samples.is_empty() {
+            svg.text(
+                (LABEL_W + 4.0, mid + 4.0),
+                "start",
+                "note",
+                &format!("no samples ({})", r.verdict),
+            );
+            y += ROW_H;
+            continue;
+        }
+        if let Some(t) = &r.throughput {
+            svg.line((x.at(t.min), mid), (x.at(t.max), mid), "range");
+            svg.line(
+                (x.at(t.median), mid - 8.0),
+                (x.at(t.median), mid + 8.0),
+                "median",
+            );
+        }
+        for (i, s) in samples.iter().enumerate() {
+            let tip = format!(
+                "{label}: sample {} of {}, {}",
+                i + 1,
+                samples.len(),
+                fmt::rate(*s)
+            );
+            svg.dot((x.at(*s), mid), 3.2, "sample", &tip);
+        }
+        y += ROW_H;
+    }
+    if let Some(l) = limit {
+        svg.line((x.at(l), 8.0), (x.at(l), bottom), "limit");
+        svg.text(
+            (x.at(l) - 4.0, 12.0),
+            "end",
+            "note",
+            &format!("machine limit {}", fmt::rate(l)),
+        );
+    }
+    x_axis(
+        &mut svg,
+        &x,
+        bottom,
+        "messages per second · a dot per sample · bar: min–max · tick: median",
+        fmt::rate,
+    );
+    Some(svg.finish("chart throughput", &format!("Throughput: {title}")))
+}
+
+/// The percentile positions of the "nines" axis: how many nines `q` has.
+const QUANTILES: [(&str, f64); 5] = [
+    ("p50", 0.301),
+    ("p90", 1.0),
+    ("p99", 2.0),
+    ("p99.9", 3.0),
+    ("p99.99", 4.0),
+];
+
+fn points(l: &Latency) -> [u64; 5] {
+    [l.p50, l.p90, l.p99, l.p999, l.p9999]
+}
+
+/// Latency percentiles per row (see the module docs); `None` if no row has latencies.
+fn percentiles(title: &str, rows: &[(&str, &TrialResult, bool)]) -> Option<String> {
+    let series: Vec<(&str, &Latency, Option<&Latency>)> = rows
+        .iter()
+        .filter_map(|(label, r, _)| {
+            let l = r.latency.as_ref()?;
+            Some((
+                *label,
+                l,
+                r.paced.as_ref().and_then(|p| p.uncorrected.as_ref()),
+            ))
+        })
+        .collect();
+    if series.is_empty() {
+        return None;
+    }
+    let legend_w = 260.0;
+    let plot_right = WIDTH - legend_w;
+    let height = 320.0_f64.max(40.0 + 18.0 * series.len() as f64 + AXIS_H);
+    let bottom = height - AXIS_H;
+    let x = Axis {
+        lo: 0.0,
+        hi: 4.2,
+        log: false,
+        from: 80.0,
+        to: plot_right - 16.0,
+    };
+    let values = series.iter().flat_map(|(_, l, u)| {
+        points(l)
+            .into_iter()
+            .chain(u.map(points).into_iter().flatten())
+            .map(|v| v.max(1) as f64)
+    });
+    let mut y = Axis::fitting(values, bottom, 16.0);
+    if !y.log {
+        y.lo = 0.0;
+    }
+    let mut svg = Svg::new(WIDTH, height);
+    for t in y.ticks() {
+        svg.line((x.from, y.at(t)), (x.to, y.at(t)), "grid");
+        svg.text(
+            (x.from - 6.0, y.at(t) + 4.0),
+            "end",
+            "tick",
+            &fmt::duration(t),
+        );
+    }
+    svg.vertical_text((18.0, (bottom + 16.0) / 2.0), "axis-label", "latency");
+    for (name, pos) in QUANTILES {
+        svg.line((x.at(pos), bottom), (x.at(pos), bottom + 5.0), "axis");
+        svg.text((x.at(pos), bottom + 18.0), "middle", "tick", name);
+    }
+    svg.line((x.from, bottom), (x.to, bottom), "axis");
+    svg.text(
+        ((x.from + x.to) / 2.0, bottom + 38.0),
+        "middle",
+        "axis-label",
+        "percentile (a log scale of nines)",
+    );
+    for (i, (label, l, uncorrected)) in series.iter().enumerate() {
+        let colour = format!("c{}", i % COLOURS);
+        let at = |l: &Latency| -> Vec<(f64, f64)> {
+            QUANTILES
+                .iter()
+                .zip(points(l))
+                .map(|((_, q), v)| (x.at(*q), y.at(v.max(1) as f64)))
+                .collect()
+        };
+        if let Some(u) = uncorrected {
+            svg.polyline(
+                &at(u),
+                &format!("series uncorrected {colour}"),
+                &format!("{label}: from the actual send (uncorrected)"),
+            );
+        }
+        svg.polyline(
+            &at(l),
+            &format!("series {colour}"),
+            &format!("{label}: {}", l.kind),
+        );
+        for ((name, _), (p, v)) in QUANTILES.iter().zip(at(l).into_iter().zip(points(l))) {
+            svg.dot(
+                p,
+                3.0,
+                &format!("percentile {colour}"),
+                &format!("{label}: {name} {}", fmt::duration(v as f64)),
+            );
+        }
+        let ly = 24.0 + 18.0 * i as f64;
+        svg.line(
+            (plot_right + 8.0, ly - 4.0),
+            (plot_right + 30.0, ly - 4.0),
+            &format!("series {colour}"),
+        );
+        svg.text((plot_right + 36.0, ly), "start", "label", label);
+    }
+    if series.iter().any(|(_, _, u)| u.is_some()) {
+        let ly = 24.0 + 18.0 * series.len() as f64;
+        svg.line(
+            (plot_right + 8.0, ly - 4.0),
+            (plot_right + 30.0, ly - 4.0),
+            "series uncorrected",
+        );
+        svg.text(
+            (plot_right + 36.0, ly),
+            "start",
+            "note",
+            "dashed: from the actual send",
+        );
+    }
+    Some(svg.finish(
+        "chart percentiles",
+        &format!("Latency percentiles: {title}"),
+    ))
+}
+
+/// A ramp's achieved rate and p99 against the requested rate, one chart each.
+fn ramp(title: &str, rows: &[(&str, &TrialResult, bool)]) -> Vec<String> {
+    let searches: Vec<(&str, &crate::open_loop::ramp::RampOutcome)> = rows
+        .iter()
+        .filter_map(|(label, r, _)| Some((*label, &r.ramp.as_ref()?.search)))
+        .filter(|(_, s)| !s.steps.is_empty())
+        .collect();
+    if searches.is_empty() {
+        return Vec::new();
+    }
+    let requested = searches
+        .iter()
+        .flat_map(|(_, s)| s.steps.iter().map(|st| st.figures.requested as f64));
+    let x = Axis::fitting(requested, 90.0, WIDTH - 280.0);
+    let mut charts = Vec::new();
+    type Figure = fn(&crate::open_loop::ramp::StepFigures) -> f64;
+    let achieved: Figure = |f| f.achieved;
+    let p99: Figure = |f| f.p99 as f64;
+    for (what, figure, tick, name) in [
+        (
+            "achieved rate",
+            achieved,
+            fmt::rate as fn(f64) -> String,
+            "ramp-rate",
+        ),
+        (
+            "p99 latency",
+            p99,
+            fmt::duration as fn(f64) -> String,
+            "ramp-p99",
+        ),
+    ] {
+        let height = 300.0;
+        let bottom = height - AXIS_H;
+        let values = searches
+            .iter()
+            .flat_map(|(_, s)| s.steps.iter().map(|st| figure(&st.figures).max(1.0)));
+        let y = Axis::fitting(values, bottom, 16.0);
+        let mut svg = Svg::new(WIDTH, height);
+        for t in y.ticks() {
+            svg.line((x.from, y.at(t)), (x.to, y.at(t)), "grid");
+            svg.text((x.from - 6.0, y.at(t) + 4.0), "end", "tick", &tick(t));
+        }
+        svg.vertical_text((18.0, (bottom + 16.0) / 2.0), "axis-label", what);
+        for (i, (label, s)) in searches.iter().enumerate() {
+            let colour = format!("c{}", i % COLOURS);
+            let mut steps: Vec<_> = s.steps.iter().collect();
+            steps.sort_by_key(|st| st.figures.requested);
+            let pts: Vec<(f64, f64)> = steps
+                .iter()
+                .map(|st| {
+                    (
+                        x.at(st.figures.requested as f64),
+                        y.at(figure(&st.figures).max(1.0)),
+                    )
+                })
+                .collect();
+            svg.polyline(
+                &pts,
+                &format!("series {colour}"),
+                &format!("{label}: {what}"),
+            );
+            for (st, p) in steps.iter().zip(&pts) {
+                let class = if st.sustained { "step" } else { "step missed" };
+                let tip = format!(
+                    "{label}: at {} {} {}",
+                    fmt::rate(st.figures.requested as f64),
+                    what,
+                    tick(figure(&st.figures))
+                );
+                svg.dot(*p, 3.5, &format!("{class} {colour}"), &tip);
+            }
+            if let Some(knee) = s.sustained {
+                svg.line(
+                    (x.at(knee as f64), 16.0),
+                    (x.at(knee as f64), bottom),
+                    &format!("knee {colour}"),
+                );
+            }
+            let ly = 24.0 + 18.0 * i as f64;
+            svg.line(
+                (WIDTH - 270.0, ly - 4.0),
+                (WIDTH - 248.0, ly - 4.0),
+                &format!("series {colour}"),
+            );
+            svg.text((WIDTH - 242.0, ly), "start", "label", label);
+        }
+        x_axis(&mut svg, &x, bottom, "requested rate (messages per second) · hollow: not sustained · vertical: highest sustained", fmt::rate);
+        charts.push(svg.finish(&format!("chart {name}"), &format!("Ramp, {what}: {title}")));
+    }
+    charts
+}
+
+/// A horizontal axis at `y` with ticks labelled by `label` and a caption.
+fn x_axis(svg: &mut Svg, x: &Axis, y: f64, caption: &str, label: fn(f64) -> String) {
+    svg.line((x.from, y), (x.to, y), "axis");
+    for t in x.ticks() {
+        svg.line((x.at(t), y), (x.at(t), y + 5.0), "axis");
+        svg.text((x.at(t), y + 18.0), "middle", "tick", &label(t));
+    }
+    svg.text(
+        ((x.from + x.to) / 2.0, y + 38.0),
+        "middle",
+        "axis-label",
+        caption,
+    );
+}
