@@ -5,7 +5,7 @@
 use super::model::{Change, Comparison, Row};
 use super::view::{cells, footer, header, COLUMNS};
 use crate::output::html::STYLE;
-use crate::output::svg::{escape, Axis, Svg};
+use crate::output::svg::{clip, escape, Axis, Svg};
 use std::io::{self, Write};
 
 /// Width of the chart, and room for the labels on its left.
@@ -129,7 +129,10 @@ fn chart(c: &Comparison) -> Option<String> {
             (LABEL_W - 10.0, y + 4.0),
             "end",
             "label",
-            &format!("{} · {}", r.identity, r.metric.name()),
+            &clip(
+                &format!("{} · {}", r.identity, r.metric.name()),
+                LABEL_W - 16.0,
+            ),
         );
         if let Some(i) = r.interval {
             svg.line(

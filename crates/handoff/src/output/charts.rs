@@ -9,7 +9,7 @@
 //! | ramp | achieved rate and p99 against the requested rate, the highest sustained rate marked |
 
 use super::fmt;
-use super::svg::{Axis, Svg};
+use super::svg::{clip, Axis, Svg};
 use super::view::{Group, Shape};
 use crate::report::{Latency, RunReport, TrialResult};
 
@@ -70,7 +70,12 @@ fn throughput(title: &str, rows: &[(&str, &TrialResult, bool)]) -> Option<String
         }
         was_apart = *apart;
         let mid = y + ROW_H / 2.0;
-        svg.text((LABEL_W - 10.0, mid + 4.0), "end", "label", label);
+        svg.text(
+            (LABEL_W - 10.0, mid + 4.0),
+            "end",
+            "label",
+            &clip(label, LABEL_W - 16.0),
+        );
         let samples = rates(r);
         if samples.is_empty() {
             svg.text(
@@ -227,7 +232,12 @@ fn percentiles(title: &str, rows: &[(&str, &TrialResult, bool)]) -> Option<Strin
             (plot_right + 30.0, ly - 4.0),
             &format!("series {colour}"),
         );
-        svg.text((plot_right + 36.0, ly), "start", "label", label);
+        svg.text(
+            (plot_right + 36.0, ly),
+            "start",
+            "label",
+            &clip(label, legend_w - 44.0),
+        );
     }
     if series.iter().any(|(_, _, u)| u.is_some()) {
         let ly = 24.0 + 18.0 * series.len() as f64;
@@ -334,7 +344,7 @@ fn ramp(title: &str, rows: &[(&str, &TrialResult, bool)]) -> Vec<String> {
                 (WIDTH - 248.0, ly - 4.0),
                 &format!("series {colour}"),
             );
-            svg.text((WIDTH - 242.0, ly), "start", "label", label);
+            svg.text((WIDTH - 242.0, ly), "start", "label", &clip(label, 236.0));
         }
         x_axis(&mut svg, &x, bottom, "requested rate (messages per second) · hollow: not sustained · vertical: highest sustained", fmt::rate);
         charts.push(svg.finish(&format!("chart {name}"), &format!("Ramp, {what}: {title}")));

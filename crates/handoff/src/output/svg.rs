@@ -31,6 +31,18 @@ pub(crate) fn escape(s: &str) -> String {
     out
 }
 
+/// `text` cut with an ellipsis to fit about `px` pixels of 11-pixel text (an average glyph is
+/// about 6.3 pixels wide), so that a long label never runs off the chart.
+pub(crate) fn clip(text: &str, px: f64) -> String {
+    let max = ((px / 6.3) as usize).max(4);
+    if text.chars().count() <= max {
+        text.to_string()
+    } else {
+        let kept: String = text.chars().take(max - 1).collect();
+        format!("{kept}…")
+    }
+}
+
 /// A number in a coordinate: two decimals are enough on a screen.
 fn n(v: f64) -> String {
     let s = format!("{v:.2}");
@@ -247,6 +259,17 @@ mod tests {
         assert_eq!((l.lo, l.hi), (10.0, 100_000.0));
         assert_eq!(l.at(1000.0), 200.0);
         assert_eq!(l.ticks(), vec![10.0, 100.0, 1000.0, 10_000.0, 100_000.0]);
+    }
+
+    #[test]
+    fn long_labels_are_clipped() {
+        assert_eq!(clip("rtrb", 100.0), "rtrb");
+        let c = clip(
+            "crossbeam-bounded ping-pong threads u64 1p1c cap=1024",
+            126.0,
+        );
+        assert_eq!(c.chars().count(), 20);
+        assert!(c.ends_with('…'));
     }
 
     #[test]
