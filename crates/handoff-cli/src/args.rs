@@ -120,7 +120,7 @@ pub struct ShowArgs {
     /// The run: its id, `latest` (the newest finished run), a baseline name, or a report file
     /// (`--format json`) or a run's journal (`.results.jsonl`).
     pub reference: String,
-    /// Output format: table, json, markdown, csv, bmf.
+    /// Output format: table, json, markdown, csv, bmf, html.
     #[arg(long, short = 'f', default_value = "table")]
     pub format: String,
     /// Write the output to this file instead of standard output.
@@ -299,7 +299,7 @@ pub struct RunArgs {
     #[arg(long, requires = "baseline")]
     pub max_regression: Option<crate::percent::Percent>,
 
-    /// Output format: table, json, markdown, csv, bmf (Bencher Metric Format).
+    /// Output format: table, json, markdown, csv, bmf (Bencher Metric Format), html (a self-contained page with charts).
     #[arg(long, short = 'f', default_value = "table")]
     pub format: String,
     /// Write the output to this file instead of standard output.
@@ -337,7 +337,7 @@ pub struct CompareArgs {
     /// Significance level of the rank test (default 0.05).
     #[arg(long)]
     pub alpha: Option<f64>,
-    /// Output format: table, markdown, json, bmf (Bencher Metric Format of the after run).
+    /// Output format: table, markdown, json, bmf (Bencher Metric Format of the after run), html (each change charted with its interval).
     #[arg(long, short = 'f', default_value = "table")]
     pub format: String,
     /// Write the output to this file instead of standard output.

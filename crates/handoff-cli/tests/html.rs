@@ -264,3 +264,42 @@ fn a_browser_renders_the_page_with_its_plots() {
     );
     assert!(blue > 50, "the sample marks are drawn ({blue} blue pixels)");
 }
+
+#[test]
+fn a_swept_capacity_is_charted_one_line_per_transport() {
+    let out = handoff()
+        .args([
+            "run",
+            "--no-store",
+            "--no-probes",
+            "--quiet",
+            "--samples",
+            "2",
+            "--warmup",
+            "0",
+        ])
+        .args([
+            "-t",
+            "rtrb,crossbeam-bounded",
+            "-w",
+            "spsc",
+            "--capacity",
+            "64,1024,8192",
+        ])
+        .args(["--messages", "20000", "--format", "html"])
+        .output()
+        .unwrap();
+    let page = String::from_utf8(out.stdout).unwrap();
+    let sweep: Vec<String> = charts(&page)
+        .into_iter()
+        .filter(|s| s.contains("class=\"chart sweep\""))
+        .collect();
+    assert_eq!(sweep.len(), 1, "one chart: throughput against capacity");
+    let doc = roxmltree::Document::parse(&sweep[0]).unwrap();
+    assert_eq!(count(&doc, "polyline", "series"), 2);
+    assert_eq!(count(&doc, "circle", "point"), 6);
+    assert!(texts(&doc, "axis-label")
+        .iter()
+        .any(|t| t.starts_with("capacity")));
+    assert!(page.contains("<figcaption>Throughput against capacity"));
+}

@@ -7,6 +7,7 @@
 //! | stream | every sample's throughput per row, its min–max range and median, the machine's limit; rows listed apart below a rule |
 //! | ping-pong, paced | latency percentiles (p50 … p99.99) on a "nines" axis, one line per row; uncorrected (from the actual send) dashed for open-loop rows |
 //! | ramp | achieved rate and p99 against the requested rate, the highest sustained rate marked |
+//! | (across tables) | median throughput against capacity, producers or payload, one line per transport, where a run sweeps one of them |
 
 use super::fmt;
 use super::svg::{clip, Axis, Svg};
@@ -365,4 +366,186 @@ fn x_axis(svg: &mut Svg, x: &Axis, y: f64, caption: &str, label: fn(f64) -> Stri
         "axis-label",
         caption,
     );
+}
+
+/// A parameter a suite sweeps.
+#[derive(Clone, Copy)]
+enum Sweep {
+    Capacity,
+    Producers,
+    Payload,
+}
+
+impl Sweep {
+    const ALL: [Sweep; 3] = [Sweep::Capacity, Sweep::Producers, Sweep::Payload];
+
+    /// The result's value of the parameter.
+    fn of(self, r: &TrialResult) -> Option<f64> {
+        match self {
+            Sweep::Capacity => r.params.capacity.map(|c| c as f64),
+            Sweep::Producers => Some(r.params.producers as f64),
+            Sweep::Payload => Some(r.params.payload_bytes as f64),
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Sweep::Capacity => "capacity (messages)",
+            Sweep::Producers => "producers",
+            Sweep::Payload => "payload (bytes)",
+        }
+    }
+
+    /// Everything that must be equal for two results to be points of one chart.
+    fn key(self, r: &TrialResult) -> String {
+        let p = &r.params;
+        let capacity = match self {
+            Sweep::Capacity => String::new(),
+            _ => format!("{:?}", p.capacity),
+        };
+        let producers = match self {
+            Sweep::Producers => String::new(),
+            _ => p.producers.to_string(),
+        };
+        let payload = match self {
+            Sweep::Payload => String::new(),
+            _ => p.payload.to_string(),
+        };
+        format!(
+            "{}|{payload}|{producers}|{}|{capacity}|{:?}|{}",
+            r.workload, p.consumers, p.batch, p.driver
+        )
+    }
+
+    /// The chart's title for results like `r`.
+    fn title(self, r: &TrialResult) -> String {
+        let p = &r.params;
+        let mut t = format!("{}", r.workload);
+        if !matches!(self, Sweep::Payload) {
+            t.push_str(&format!(" · {}", p.payload));
+        }
+        if !matches!(self, Sweep::Producers) {
+            t.push_str(&format!(" · {} producer(s)", p.producers));
+        }
+        t.push_str(&format!(" → {} consumer(s)", p.consumers));
+        if let (false, Some(c)) = (matches!(self, Sweep::Capacity), p.capacity) {
+            t.push_str(&format!(" · capacity {c}"));
+        }
+        if let Some(b) = p.batch {
+            t.push_str(&format!(" · batch {b}"));
+        }
+        t
+    }
+}
+
+/// Throughput against each swept parameter (capacity, producers, payload), one line per
+/// transport, for every set of closed-loop stream results that differ in that parameter alone;
+/// an oversubscribed point (more threads than cores) is drawn hollow.
+/// Each chart comes with its caption.
+pub(crate) fn sweeps(report: &RunReport) -> Vec<(String, String)> {
+    use std::collections::BTreeMap;
+    let streams: Vec<&TrialResult> = report
+        .results
+        .iter()
+        .filter(|r| {
+            r.params.pacing == crate::workload::Pacing::Closed
+                && r.workload != crate::workload::WorkloadKind::PingPong
+                && r.throughput.is_some()
+                && r.params.pipeline.is_none()
+        })
+        .collect();
+    let mut charts = Vec::new();
+    for sweep in Sweep::ALL {
+        let mut sets: BTreeMap<String, Vec<&TrialResult>> = BTreeMap::new();
+        for r in &streams {
+            if sweep.of(r).is_some() {
+                sets.entry(sweep.key(r)).or_default().push(r);
+            }
+        }
+        for set in sets.values() {
+            let mut xs: Vec<f64> = set.iter().filter_map(|r| sweep.of(r)).collect();
+            xs.sort_by(f64::total_cmp);
+            xs.dedup();
+            if xs.len() < 2 {
+                continue;
+            }
+            let caption = format!(
+                "Throughput against {}: {}",
+                sweep.name(),
+                sweep.title(set[0])
+            );
+            charts.push((caption.clone(), sweep_chart(sweep, set, &caption)));
+        }
+    }
+    charts
+}
+
+fn sweep_chart(sweep: Sweep, set: &[&TrialResult], caption: &str) -> String {
+    use std::collections::BTreeMap;
+    let mut lines: BTreeMap<String, Vec<(f64, f64, bool)>> = BTreeMap::new();
+    for r in set {
+        let mut label = r.transport.clone();
+        for (k, v) in &r.params.options {
+            label.push_str(&format!(" {k}={v}"));
+        }
+        let median = r.throughput.as_ref().map_or(0.0, |t| t.median);
+        let over = r.placement.oversubscribed;
+        lines
+            .entry(label)
+            .or_default()
+            .push((sweep.of(r).unwrap_or(0.0), median, over));
+    }
+    let height = 300.0;
+    let bottom = height - AXIS_H;
+    let legend_x = WIDTH - 250.0;
+    let xs = set.iter().filter_map(|r| sweep.of(r));
+    let mut x = Axis::fitting(xs, 90.0, legend_x - 20.0);
+    if !x.log {
+        // A handful of swept values reads best spread evenly in proportion.
+        x.lo = 0.0;
+    }
+    let y = Axis::fitting(lines.values().flatten().map(|p| p.1.max(1.0)), bottom, 16.0);
+    let mut svg = Svg::new(WIDTH, height);
+    for t in y.ticks() {
+        svg.line((x.from, y.at(t)), (x.to, y.at(t)), "grid");
+        svg.text((x.from - 6.0, y.at(t) + 4.0), "end", "tick", &fmt::rate(t));
+    }
+    svg.vertical_text((18.0, (bottom + 16.0) / 2.0), "axis-label", "median msgs/s");
+    for (i, (label, points)) in lines.iter_mut().enumerate() {
+        points.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let colour = format!("c{}", i % COLOURS);
+        let pts: Vec<(f64, f64)> = points
+            .iter()
+            .map(|p| (x.at(p.0), y.at(p.1.max(1.0))))
+            .collect();
+        svg.polyline(&pts, &format!("series {colour}"), label);
+        for (p, at) in points.iter().zip(&pts) {
+            let class = if p.2 {
+                "point missed oversubscribed"
+            } else {
+                "point"
+            };
+            let tip = format!(
+                "{label}: {} {}: {}{}",
+                sweep.name(),
+                p.0,
+                fmt::rate(p.1),
+                if p.2 { " (oversubscribed)" } else { "" }
+            );
+            svg.dot(*at, 3.5, &format!("{class} {colour}"), &tip);
+        }
+        let ly = 24.0 + 18.0 * i as f64;
+        svg.line(
+            (legend_x, ly - 4.0),
+            (legend_x + 22.0, ly - 4.0),
+            &format!("series {colour}"),
+        );
+        svg.text((legend_x + 28.0, ly), "start", "label", &clip(label, 210.0));
+    }
+    let axis = format!(
+        "{} · hollow: oversubscribed (more threads than cores)",
+        sweep.name()
+    );
+    x_axis(&mut svg, &x, bottom, &axis, fmt::si);
+    svg.finish("chart sweep", caption)
 }

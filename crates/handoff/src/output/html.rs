@@ -23,6 +23,7 @@ dl.header dt { font-weight: 600; color: #4a525c; }
 dl.header dd { margin: 0; }
 p.params { font-size: 13px; color: #4a525c; margin: 2px 0 10px; }
 figure { margin: 8px 0 12px; overflow-x: auto; }
+figcaption { font-size: 13px; font-weight: 600; margin: 14px 0 2px; }
 div.table { overflow-x: auto; }
 table { border-collapse: collapse; font-size: 12px; margin: 6px 0; }
 th, td { padding: 3px 8px; border-bottom: 1px solid #e3e6ea; white-space: nowrap; }
@@ -89,6 +90,18 @@ impl Exporter for HtmlExporter {
         }
         for g in &v.groups {
             group(g, report, out)?;
+        }
+        let sweeps = charts::sweeps(report);
+        if !sweeps.is_empty() {
+            writeln!(out, "<section class=\"sweeps\">\n<h2>Sweeps</h2>")?;
+            for (caption, chart) in sweeps {
+                writeln!(
+                    out,
+                    "<figure>\n<figcaption>{}</figcaption>\n{chart}</figure>",
+                    escape(&caption)
+                )?;
+            }
+            writeln!(out, "</section>")?;
         }
         let gates = view::gate_lines(report);
         if !gates.is_empty() {
