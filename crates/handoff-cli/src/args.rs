@@ -109,6 +109,13 @@ pub struct HistoryArgs {
     /// Show the newest N runs (0: every run).
     #[arg(long, short = 'n', default_value_t = 20)]
     pub limit: u64,
+    /// Output format: table (one line per run), or html (each result's figure over the runs,
+    /// a line per transport, the runs labelled with their commit and note).
+    #[arg(long, short = 'f', default_value = "table")]
+    pub format: String,
+    /// Write the output to this file instead of standard output.
+    #[arg(long)]
+    pub out: Option<std::path::PathBuf>,
     /// Where the history store is.
     #[command(flatten)]
     pub store: StoreArg,

@@ -11,6 +11,18 @@ use std::io::Write;
 
 /// Runs `handoff history` and returns the exit code.
 pub fn history(args: &HistoryArgs) -> Result<u8, CliError> {
+    let html = match args.format.as_str() {
+        "table" => false,
+        "html" => true,
+        other => {
+            return Err(CliError::bad_input(handoff::suggest::unknown(
+                "history format",
+                other,
+                ["table", "html"].into_iter(),
+            )))
+        }
+    };
+    let destination = crate::destination::Destination::check(args.out.as_deref(), "--out")?;
     let store = crate::store::open(&args.store)?;
     // One more than shown, to say whether older runs exist.
     let limit = (args.limit > 0).then(|| args.limit.saturating_add(1));
@@ -21,6 +33,25 @@ pub fn history(args: &HistoryArgs) -> Result<u8, CliError> {
     } else {
         runs.len()
     });
+    if html {
+        // Oldest first, finished runs only, each with its report.
+        let mut trend = Vec::new();
+        for r in runs.iter().rev().filter(|r| r.is_complete()) {
+            let report = store.load_run(r.id).map_err(crate::store::error)?;
+            let mut label = r.git_commit.chars().take(7).collect::<String>();
+            if let Some(n) = &r.note {
+                label.push_str(&format!(" · {n}"));
+            }
+            trend.push(handoff::output::trend::TrendRun {
+                id: r.id.to_string(),
+                label,
+                report,
+            });
+        }
+        let mut page = Vec::new();
+        handoff::output::trend::page(&trend, &mut page).expect("writing to memory");
+        return destination.write(&page).map(|_| exit::OK);
+    }
     let mut text = if runs.is_empty() {
         format!("no runs recorded in {} yet\n", store.location())
     } else {

@@ -303,3 +303,50 @@ fn a_swept_capacity_is_charted_one_line_per_transport() {
         .any(|t| t.starts_with("capacity")));
     assert!(page.contains("<figcaption>Throughput against capacity"));
 }
+
+#[test]
+fn the_history_page_follows_each_result_over_the_runs_with_their_notes() {
+    let store = scratch("history.sqlite");
+    let _ = std::fs::remove_file(&store);
+    for note in ["first", "second"] {
+        handoff()
+            .args([
+                "run",
+                "--no-probes",
+                "--quiet",
+                "--samples",
+                "2",
+                "--warmup",
+                "0",
+            ])
+            .args([
+                "-t",
+                "rtrb,crossbeam-bounded",
+                "-w",
+                "spsc",
+                "--messages",
+                "20000",
+            ])
+            .args(["--note", note, "--store"])
+            .arg(&store)
+            .assert()
+            .success();
+    }
+    let out = handoff()
+        .args(["history", "--format", "html", "--store"])
+        .arg(&store)
+        .output()
+        .unwrap();
+    let page = String::from_utf8(out.stdout).unwrap();
+    let trend: Vec<String> = charts(&page)
+        .into_iter()
+        .filter(|s| s.contains("class=\"chart trend\""))
+        .collect();
+    assert_eq!(trend.len(), 1, "{page}");
+    let doc = roxmltree::Document::parse(&trend[0]).unwrap();
+    assert_eq!(count(&doc, "polyline", "series"), 2);
+    assert_eq!(count(&doc, "circle", "point"), 4);
+    let notes = texts(&doc, "note");
+    assert!(notes.iter().any(|n| n.contains("first")), "{notes:?}");
+    assert!(notes.iter().any(|n| n.contains("second")), "{notes:?}");
+}

@@ -33,6 +33,7 @@ tr.apart td { color: #5b636d; }
 tr.section td { font-style: italic; background: #fafbfc; color: #5b636d; }
 ul.notes, ol.footnotes { font-size: 12.5px; margin: 6px 0; }
 ul.consensus { font-size: 12.5px; color: #1f5f2c; }
+ol.runs { font-size: 13px; }
 .gates li { font-size: 13px; }
 svg { font-size: 11px; }
 svg .label { fill: #1d2126; }

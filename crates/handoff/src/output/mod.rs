@@ -28,6 +28,7 @@ mod json;
 mod markdown;
 pub(crate) mod svg;
 mod table;
+pub mod trend;
 mod view;
 
 use crate::report::RunReport;

@@ -1,0 +1,173 @@
+//! The history as a page: for each stream (workload, payload, producers → consumers, batch),
+//! one figure per result over the runs a store holds, a line per transport, each run labelled
+//! with its id, commit and note. Streams show their median throughput, ping-pong its p50.
+
+use super::fmt;
+use super::html::STYLE;
+use super::svg::{clip, escape, Axis, Svg};
+use crate::report::{RunReport, TrialResult};
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+
+/// One stored run, as the page labels it.
+pub struct TrendRun {
+    /// Its id in the store.
+    pub id: String,
+    /// Its commit (short) and note, e.g. `3f56014 · after the cache-line change`.
+    pub label: String,
+    /// Its report.
+    pub report: RunReport,
+}
+
+const WIDTH: f64 = 900.0;
+const COLOURS: usize = 10;
+
+/// The stream a result belongs to, and the figure it is followed by.
+fn stream(r: &TrialResult) -> Option<(String, f64, &'static str)> {
+    let p = &r.params;
+    if r.params.pacing != crate::workload::Pacing::Closed
+        || r.verdict != crate::report::Verdict::Pass
+    {
+        return None;
+    }
+    let key = format!(
+        "{} · {} · {} → {}{}",
+        r.workload,
+        p.payload,
+        p.producers,
+        p.consumers,
+        p.batch.map_or(String::new(), |b| format!(" · batch {b}"))
+    );
+    if r.workload == crate::workload::WorkloadKind::PingPong {
+        Some((key, r.latency.as_ref()?.p50 as f64, "p50 round trip"))
+    } else {
+        Some((key, r.throughput.as_ref()?.median, "median msgs/s"))
+    }
+}
+
+/// Writes the page for `runs`, oldest first.
+pub fn page(runs: &[TrendRun], out: &mut dyn Write) -> io::Result<()> {
+    writeln!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">"
+    )?;
+    writeln!(
+        out,
+        "<title>handoff history</title>\n<style>{STYLE}</style>\n</head>\n<body>"
+    )?;
+    writeln!(out, "<h1>handoff history</h1>\n<ol class=\"runs\">")?;
+    for r in runs {
+        writeln!(
+            out,
+            "<li>run {} · {} · suite {} · {}</li>",
+            escape(&r.id),
+            escape(&r.report.started_at),
+            escape(&r.report.suite),
+            escape(&r.label)
+        )?;
+    }
+    writeln!(out, "</ol>")?;
+    // stream → transport label → (run index, figure)
+    let mut figures: BTreeMap<String, (&'static str, BTreeMap<String, Vec<(usize, f64)>>)> =
+        BTreeMap::new();
+    for (i, run) in runs.iter().enumerate() {
+        for r in &run.report.results {
+            let Some((key, v, what)) = stream(r) else {
+                continue;
+            };
+            let mut label = r.transport.clone();
+            if let Some(c) = r.params.capacity {
+                label.push_str(&format!(" cap={c}"));
+            }
+            let entry = figures.entry(key).or_insert((what, BTreeMap::new()));
+            entry.1.entry(label).or_default().push((i, v));
+        }
+    }
+    if figures.is_empty() || runs.len() < 2 {
+        writeln!(
+            out,
+            "<p>A trend needs two or more finished runs with passing results.</p>"
+        )?;
+    }
+    for (key, (what, lines)) in &figures {
+        if runs.len() < 2 {
+            break;
+        }
+        writeln!(out, "<figure>\n<figcaption>{}</figcaption>", escape(key))?;
+        writeln!(out, "{}</figure>", chart(key, what, lines, runs))?;
+    }
+    writeln!(out, "</body>\n</html>")
+}
+
+fn chart(
+    key: &str,
+    what: &str,
+    lines: &BTreeMap<String, Vec<(usize, f64)>>,
+    runs: &[TrendRun],
+) -> String {
+    let legend_x = WIDTH - 250.0;
+    let height = 330.0_f64.max(60.0 + 18.0 * lines.len() as f64 + 90.0);
+    let bottom = height - 90.0;
+    let x = Axis {
+        lo: 0.0,
+        hi: (runs.len() - 1).max(1) as f64,
+        log: false,
+        from: 100.0,
+        to: legend_x - 30.0,
+    };
+    let y = Axis::fitting(lines.values().flatten().map(|p| p.1.max(1.0)), bottom, 16.0);
+    let tick = if what.starts_with('p') {
+        fmt::duration
+    } else {
+        fmt::rate
+    };
+    let mut svg = Svg::new(WIDTH, height);
+    for t in y.ticks() {
+        svg.line((x.from, y.at(t)), (x.to, y.at(t)), "grid");
+        svg.text((x.from - 6.0, y.at(t) + 4.0), "end", "tick", &tick(t));
+    }
+    svg.vertical_text((18.0, (bottom + 16.0) / 2.0), "axis-label", what);
+    svg.line((x.from, bottom), (x.to, bottom), "axis");
+    for (i, run) in runs.iter().enumerate() {
+        let at = x.at(i as f64);
+        svg.line((at, bottom), (at, bottom + 5.0), "axis");
+        svg.text(
+            (at, bottom + 18.0),
+            "middle",
+            "tick",
+            &format!("run {}", run.id),
+        );
+        svg.text(
+            (at, bottom + 32.0),
+            "middle",
+            "note",
+            &clip(&run.label, 110.0),
+        );
+    }
+    svg.text(
+        ((x.from + x.to) / 2.0, bottom + 60.0),
+        "middle",
+        "axis-label",
+        "runs, oldest first (id, commit and note)",
+    );
+    for (i, (label, points)) in lines.iter().enumerate() {
+        let colour = format!("c{}", i % COLOURS);
+        let pts: Vec<(f64, f64)> = points
+            .iter()
+            .map(|(r, v)| (x.at(*r as f64), y.at(v.max(1.0))))
+            .collect();
+        svg.polyline(&pts, &format!("series {colour}"), label);
+        for ((r, v), p) in points.iter().zip(&pts) {
+            let tip = format!("{label}: run {}: {}", runs[*r].id, tick(*v));
+            svg.dot(*p, 3.5, &format!("point {colour}"), &tip);
+        }
+        let ly = 24.0 + 18.0 * i as f64;
+        svg.line(
+            (legend_x, ly - 4.0),
+            (legend_x + 22.0, ly - 4.0),
+            &format!("series {colour}"),
+        );
+        svg.text((legend_x + 28.0, ly), "start", "label", &clip(label, 210.0));
+    }
+    svg.finish("chart trend", &format!("History: {key}"))
+}
