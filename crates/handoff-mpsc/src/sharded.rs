@@ -59,10 +59,24 @@ struct Registry<T> {
 }
 
 /// The receiver's end of one sender's ring.
+///
+/// Dropping it closes the ring and then wakes the ring's sender if it sleeps, so that it sees
+/// the receiver is gone; a panic while dropping the ring (a message's `drop`, when the sender is
+/// gone too) still wakes it.
 struct Shard<T> {
+    // Field order matters: `ring` is dropped (marking the ring abandoned) before `sender` wakes.
     ring: Consumer<T>,
     /// Where this ring's sender sleeps when the ring is full.
-    sender: Arc<CachePadded<Waiter>>,
+    sender: SenderWaiter,
+}
+
+/// A sender's waiter, as the receiver holds it: notified when dropped.
+struct SenderWaiter(Arc<CachePadded<Waiter>>);
+
+impl Drop for SenderWaiter {
+    fn drop(&mut self) {
+        self.0.notify();
+    }
 }
 
 impl<T> Shard<T> {
@@ -70,16 +84,8 @@ impl<T> Shard<T> {
     #[inline(always)]
     fn released(&self, wake: Wake) {
         if wake.sleeps() {
-            self.sender.notify();
+            self.sender.0.notify();
         }
-    }
-
-    /// Drops the receiver's end and wakes the sender if it sleeps, so that it sees the
-    /// receiver is gone.
-    fn close(self) {
-        let Shard { ring, sender } = self;
-        drop(ring);
-        sender.notify();
     }
 }
 
@@ -121,7 +127,7 @@ pub fn channel<T>(
         shared: shared.clone(),
         shards: vec![Shard {
             ring: consumer,
-            sender: waiter.clone(),
+            sender: SenderWaiter(waiter.clone()),
         }],
         cursor: 0,
         turn: SHARD_TURN,
@@ -143,6 +149,35 @@ pub fn channel<T>(
 ///
 /// Cloning a sender registers a new ring for the clone. Dropping a sender closes its ring; the
 /// receiver still receives what is in it.
+///
+/// # Threads
+///
+/// A sender can move to another thread (for messages that are `Send`):
+///
+/// ```
+/// use handoff_mpsc::{channel, Wake};
+/// fn send<S: Send>(_: S) {}
+/// let (tx, rx) = channel::<u32>(4, Wake::Spin).unwrap();
+/// send(tx);
+/// ```
+///
+/// It cannot be shared between threads (it is not `Sync`), so that only one thread sends on its ring (clone it to send from several threads):
+///
+/// ```compile_fail,E0277
+/// use handoff_mpsc::{channel, Wake};
+/// fn share<S: Sync>(_: &S) {}
+/// let (tx, rx) = channel::<u32>(4, Wake::Spin).unwrap();
+/// share(&tx);
+/// ```
+///
+/// Nor can it move to another thread with messages that may not (`Rc` here):
+///
+/// ```compile_fail,E0277
+/// use handoff_mpsc::{channel, Wake};
+/// fn send<S: Send>(_: S) {}
+/// let (tx, rx) = channel::<std::rc::Rc<u32>>(4, Wake::Spin).unwrap();
+/// send(tx);
+/// ```
 pub struct Sender<T> {
     // Field order matters: `ring` (which closes the ring) is dropped before `token` (which then
     // counts the sender out), so that a receiver that sees the count reach 0 sees every ring
@@ -311,14 +346,14 @@ impl<T> Clone for Sender<T> {
         let waiter = Arc::new(CachePadded::new(Waiter::new()));
         let shard = Shard {
             ring: consumer,
-            sender: waiter.clone(),
+            sender: SenderWaiter(waiter.clone()),
         };
         {
             let mut registry = crate::loom::lock(&shared.registry);
             if registry.closed {
                 // The receiver is gone: the new ring starts out abandoned.
                 drop(registry);
-                shard.close();
+                drop(shard);
             } else {
                 registry.pending.push(shard);
                 // Under the lock, so that the receiver, which reads it under the lock when it
@@ -346,6 +381,35 @@ impl<T> fmt::Debug for Sender<T> {
 }
 
 /// The consumer handle of a sharded channel.
+///
+/// # Threads
+///
+/// A receiver can move to another thread (for messages that are `Send`):
+///
+/// ```
+/// use handoff_mpsc::{channel, Wake};
+/// fn send<S: Send>(_: S) {}
+/// let (tx, rx) = channel::<u32>(4, Wake::Spin).unwrap();
+/// send(rx);
+/// ```
+///
+/// It cannot be shared between threads (it is not `Sync`), so that only one thread receives:
+///
+/// ```compile_fail,E0277
+/// use handoff_mpsc::{channel, Wake};
+/// fn share<S: Sync>(_: &S) {}
+/// let (tx, rx) = channel::<u32>(4, Wake::Spin).unwrap();
+/// share(&rx);
+/// ```
+///
+/// Nor can it move to another thread with messages that may not (`Rc` here):
+///
+/// ```compile_fail,E0277
+/// use handoff_mpsc::{channel, Wake};
+/// fn send<S: Send>(_: S) {}
+/// let (tx, rx) = channel::<std::rc::Rc<u32>>(4, Wake::Spin).unwrap();
+/// send(rx);
+/// ```
 pub struct Receiver<T> {
     shared: Arc<Shared<T>>,
     /// The rings taken over from the registry, in turn order.
@@ -689,11 +753,11 @@ impl<T> Drop for Receiver<T> {
             registry.closed = true;
             std::mem::take(&mut registry.pending)
         };
-        // Abandon every ring and wake senders asleep on full ones, so they see it. Messages
-        // left in a ring are dropped with it, once its sender is gone too.
-        for shard in self.shards.drain(..).chain(pending) {
-            shard.close();
-        }
+        // Abandon every ring and wake senders asleep on full ones, so they see it (dropping a
+        // shard does both). Messages left in a ring are dropped with it, once its sender is gone
+        // too; if one of them panics, the vectors still drop (close) the remaining shards.
+        drop(pending);
+        self.shards.clear();
     }
 }
 

@@ -53,7 +53,9 @@ use crate::wake::Wake;
 use crate::TryRecvError;
 use crossbeam_utils::CachePadded;
 use handoff_spsc::Waiter;
+use std::cell::Cell;
 use std::fmt;
+use std::marker::PhantomData;
 use std::mem::MaybeUninit;
 use std::ptr;
 
@@ -98,25 +100,59 @@ impl<T> Drop for Shared<T> {
         // Everyone else is gone: every push is complete (linked), so the list from `tail` holds
         // exactly the messages never received. Free the first node (taken or stub) and every
         // following one, dropping its message.
-        let mut node = self.tail.with_mut(|tail| {
+        let first = self.tail.with_mut(|tail| {
             // SAFETY: `&mut self`: nobody else accesses `tail`.
             unsafe { *tail }
         });
-        let mut taken = true;
-        while !node.is_null() {
-            // SAFETY: `node` came from `Node::alloc` and is reachable only from here now; every
-            // node after the first holds a message not received yet.
-            unsafe {
-                let next = (*node).next.load(Ordering::Acquire);
-                if !taken {
-                    (*node).value.with_mut(|v| (*v).assume_init_drop());
-                }
-                drop(Box::from_raw(node));
-                node = next;
-            }
-            taken = false;
+        // SAFETY: `first` came from `Node::alloc`, its message was taken (or it is the stub),
+        // and the list after it is reachable only from here now.
+        let mut rest = FreeList(unsafe { free_node(first, false) });
+        while !rest.0.is_null() {
+            let node = rest.0;
+            // Advance before dropping the message: if its `drop` panics, `rest` (dropped while
+            // unwinding) frees the nodes after it, so every message is dropped exactly once.
+            // SAFETY: `node` is live (reachable only from here), so reading its link is sound.
+            rest.0 = unsafe { (*node).next.load(Ordering::Acquire) };
+            // SAFETY: `node` came from `Node::alloc` and holds a message not received yet; it
+            // is no longer in `rest`, so this is its only free.
+            unsafe { free_node(node, true) };
         }
     }
+}
+
+/// The nodes from this one on (each holding a message not received yet), freed with their
+/// messages when dropped: the rest of `Shared::drop`'s walk if a message's `drop` panics.
+struct FreeList<T>(*mut Node<T>);
+
+impl<T> Drop for FreeList<T> {
+    fn drop(&mut self) {
+        while !self.0.is_null() {
+            let node = self.0;
+            // SAFETY: as in `Shared::drop`: every node of the list is live, reachable only from
+            // here, and holds a message not received yet; it leaves the list before it is freed.
+            unsafe {
+                self.0 = (*node).next.load(Ordering::Acquire);
+                free_node(node, true);
+            }
+        }
+    }
+}
+
+/// Frees `node`, dropping its message if `full`; returns its successor (read before anything
+/// is dropped). The node is freed even if the message's `drop` panics.
+///
+/// # Safety
+/// `node` came from `Node::alloc`, nobody else can reach it, and it holds a message iff `full`.
+unsafe fn free_node<T>(node: *mut Node<T>, full: bool) -> *mut Node<T> {
+    // SAFETY: the caller's guarantee: the node is live and ours alone.
+    let boxed = unsafe { Box::from_raw(node) };
+    let next = boxed.next.load(Ordering::Acquire);
+    if full {
+        // SAFETY: the node holds an initialized message (the caller's guarantee), dropped once
+        // here; `boxed` frees the node afterwards, also while unwinding from this drop.
+        boxed.value.with_mut(|v| unsafe { (*v).assume_init_drop() });
+    }
+    next
 }
 
 /// Creates an unbounded Vyukov MPSC channel with the given wake policy.
@@ -150,11 +186,47 @@ pub fn channel<T>(wake: Wake) -> (Sender<T>, Receiver<T>) {
         Receiver {
             shared,
             failed_polls: 0,
+            _not_sync: PhantomData,
         },
     )
 }
 
 /// A producer handle of a Vyukov channel. Cheap to clone; can be shared between threads.
+///
+/// # Threads
+///
+/// A sender can move to another thread and be shared between threads (for messages that are
+/// `Send`): [`send`](Sender::send) takes `&self`.
+///
+/// ```
+/// use handoff_mpsc::{vyukov, Wake};
+///
+/// let (tx, mut rx) = vyukov::channel::<u32>(Wake::Spin);
+/// std::thread::scope(|s| {
+///     for i in 0..4 {
+///         let tx = &tx;
+///         s.spawn(move || tx.send(i).unwrap());
+///     }
+/// });
+/// let clone = tx.clone();
+/// std::thread::spawn(move || clone.send(4).unwrap()).join().unwrap();
+/// drop(tx);
+/// let mut all = Vec::new();
+/// while let Some(i) = rx.recv() {
+///     all.push(i);
+/// }
+/// all.sort();
+/// assert_eq!(all, [0, 1, 2, 3, 4]);
+/// ```
+///
+/// Not with messages that may not move between threads (`Rc` here):
+///
+/// ```compile_fail,E0277
+/// use handoff_mpsc::{vyukov, Wake};
+/// fn send<S: Send>(_: S) {}
+/// let (tx, rx) = vyukov::channel::<std::rc::Rc<u32>>(Wake::Spin);
+/// send(tx);
+/// ```
 pub struct Sender<T> {
     shared: Arc<Shared<T>>,
 }
@@ -221,10 +293,42 @@ impl<T> fmt::Debug for Sender<T> {
 }
 
 /// The consumer handle of a Vyukov channel.
+///
+/// # Threads
+///
+/// A receiver can move to another thread (for messages that are `Send`):
+///
+/// ```
+/// use handoff_mpsc::{vyukov, Wake};
+/// fn send<S: Send>(_: S) {}
+/// let (tx, rx) = vyukov::channel::<u32>(Wake::Spin);
+/// send(rx);
+/// ```
+///
+/// It cannot be shared between threads (it is not `Sync`), so that only one thread receives:
+///
+/// ```compile_fail,E0277
+/// use handoff_mpsc::{vyukov, Wake};
+/// fn share<S: Sync>(_: &S) {}
+/// let (tx, rx) = vyukov::channel::<u32>(Wake::Spin);
+/// share(&rx);
+/// ```
+///
+/// Nor can it move to another thread with messages that may not (`Rc` here):
+///
+/// ```compile_fail,E0277
+/// use handoff_mpsc::{vyukov, Wake};
+/// fn send<S: Send>(_: S) {}
+/// let (tx, rx) = vyukov::channel::<std::rc::Rc<u32>>(Wake::Spin);
+/// send(rx);
+/// ```
 pub struct Receiver<T> {
     shared: Arc<Shared<T>>,
     /// See [`Receiver::failed_polls`].
     failed_polls: u64,
+    /// Not `Sync`: the receiver reads the list's `tail` through `&self` (in `sleep`), which is
+    /// sound only because no other thread can hold a `&Receiver` at the same time.
+    _not_sync: PhantomData<Cell<()>>,
 }
 
 /// What a look at the queue found.
