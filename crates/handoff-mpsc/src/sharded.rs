@@ -30,7 +30,7 @@
 use crate::loom::sync::atomic::{AtomicUsize, Ordering};
 use crate::loom::sync::{Arc, Mutex};
 use crate::wake::Wake;
-use crate::{CapacityError, TryRecvError, TrySendError};
+use crate::{CapacityError, TryPushError};
 use crossbeam_utils::CachePadded;
 use handoff_spsc::{Consumer, Producer, TryPopError, Wait, Waiter};
 use std::fmt;
@@ -218,7 +218,7 @@ impl<T> Sender<T> {
                 self.wake.after_send(&self.token.0.receiver);
                 Ok(())
             }
-            Err(value) => self.send_slow(value),
+            Err(refused) => self.send_slow(refused.into_inner()),
         }
     }
 
@@ -243,7 +243,7 @@ impl<T> Sender<T> {
                     self.wake.after_send(&self.token.0.receiver);
                     return Ok(());
                 }
-                Err(back) => value = back,
+                Err(refused) => value = refused.into_inner(),
             }
         }
     }
@@ -251,18 +251,13 @@ impl<T> Sender<T> {
     /// Sends `value` if this sender's ring has room, without waiting.
     ///
     /// # Errors
-    /// [`TrySendError::Full`] if the ring is full, [`TrySendError::Disconnected`] if it is full
+    /// [`TryPushError::Full`] if the ring is full, [`TryPushError::Disconnected`] if it is full
     /// and the receiver is gone.
     #[inline]
-    pub fn try_send(&mut self, value: T) -> Result<(), TrySendError<T>> {
-        match self.ring.try_push(value) {
-            Ok(()) => {
-                self.wake.after_send(&self.token.0.receiver);
-                Ok(())
-            }
-            Err(value) if self.ring.is_abandoned() => Err(TrySendError::Disconnected(value)),
-            Err(value) => Err(TrySendError::Full(value)),
-        }
+    pub fn try_send(&mut self, value: T) -> Result<(), TryPushError<T>> {
+        self.ring.try_push(value)?;
+        self.wake.after_send(&self.token.0.receiver);
+        Ok(())
     }
 
     /// Sends every item of `items`, waiting while the ring is full, and returns how many were
@@ -430,10 +425,10 @@ impl<T> Receiver<T> {
     /// Receives a message without waiting.
     ///
     /// # Errors
-    /// [`TryRecvError::Empty`] if no ring holds a message, [`TryRecvError::Disconnected`] if
+    /// [`TryPopError::Empty`] if no ring holds a message, [`TryPopError::Disconnected`] if
     /// moreover every sender is gone (nothing will ever come).
     #[inline]
-    pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
+    pub fn try_recv(&mut self) -> Result<T, TryPopError> {
         // The current shard's turn goes on while it has messages and turn left.
         if self.turn > 0 {
             if let Some(shard) = self.shards.get_mut(self.cursor) {
@@ -449,7 +444,7 @@ impl<T> Receiver<T> {
 
     #[cold]
     #[inline(never)]
-    fn try_recv_slow(&mut self) -> Result<T, TryRecvError> {
+    fn try_recv_slow(&mut self) -> Result<T, TryPopError> {
         if let Some(value) = self.next_turns() {
             return Ok(value);
         }
@@ -460,10 +455,10 @@ impl<T> Receiver<T> {
                 return Ok(value);
             }
             if self.shards.is_empty() {
-                return Err(TryRecvError::Disconnected);
+                return Err(TryPopError::Disconnected);
             }
         }
-        Err(TryRecvError::Empty)
+        Err(TryPopError::Empty)
     }
 
     /// Receives a message, waiting as the channel's [`Wake`] policy says while there is none.
@@ -472,8 +467,8 @@ impl<T> Receiver<T> {
     pub fn recv(&mut self) -> Option<T> {
         match self.try_recv() {
             Ok(value) => Some(value),
-            Err(TryRecvError::Disconnected) => None,
-            Err(TryRecvError::Empty) => self.recv_slow(),
+            Err(TryPopError::Disconnected) => None,
+            Err(TryPopError::Empty) => self.recv_slow(),
         }
     }
 
@@ -489,8 +484,8 @@ impl<T> Receiver<T> {
             }
             match self.try_recv() {
                 Ok(value) => return Some(value),
-                Err(TryRecvError::Disconnected) => return None,
-                Err(TryRecvError::Empty) => {}
+                Err(TryPopError::Disconnected) => return None,
+                Err(TryPopError::Empty) => {}
             }
         }
     }
@@ -502,7 +497,7 @@ impl<T> Receiver<T> {
     /// # Errors
     /// As [`try_recv`](Receiver::try_recv) when no message is available (and `max > 0`).
     #[inline]
-    pub fn try_recv_batch<F>(&mut self, max: usize, mut f: F) -> Result<usize, TryRecvError>
+    pub fn try_recv_batch<F>(&mut self, max: usize, mut f: F) -> Result<usize, TryPopError>
     where
         F: FnMut(T),
     {
@@ -531,7 +526,7 @@ impl<T> Receiver<T> {
     ///
     /// [`Consumer::pop_slices`]: handoff_spsc::Consumer::pop_slices
     #[inline]
-    pub fn try_recv_slices<F>(&mut self, max: usize, mut f: F) -> Result<usize, TryRecvError>
+    pub fn try_recv_slices<F>(&mut self, max: usize, mut f: F) -> Result<usize, TryPopError>
     where
         F: FnMut(&[T]),
     {
@@ -558,7 +553,7 @@ impl<T> Receiver<T> {
         &mut self,
         max: usize,
         mut take: impl FnMut(&mut Self) -> usize,
-    ) -> Result<usize, TryRecvError> {
+    ) -> Result<usize, TryPopError> {
         if max == 0 {
             return Ok(0);
         }
@@ -572,10 +567,10 @@ impl<T> Receiver<T> {
                 return Ok(n);
             }
             if self.shards.is_empty() {
-                return Err(TryRecvError::Disconnected);
+                return Err(TryPopError::Disconnected);
             }
         }
-        Err(TryRecvError::Empty)
+        Err(TryPopError::Empty)
     }
 
     /// The waiting batch receive around a non-waiting one (`try_take`): retries it, waiting as
@@ -583,14 +578,14 @@ impl<T> Receiver<T> {
     #[inline]
     fn take_waiting(
         &mut self,
-        mut try_take: impl FnMut(&mut Self) -> Result<usize, TryRecvError>,
+        mut try_take: impl FnMut(&mut Self) -> Result<usize, TryPopError>,
     ) -> usize {
         let mut backoff = self.wake.backoff();
         loop {
             match try_take(self) {
                 Ok(n) => return n,
-                Err(TryRecvError::Disconnected) => return 0,
-                Err(TryRecvError::Empty) => {}
+                Err(TryPopError::Disconnected) => return 0,
+                Err(TryPopError::Empty) => {}
             }
             self.failed_polls += 1;
             if backoff.snooze() {

@@ -32,7 +32,7 @@
 //! is preempted right there. The consumer tells this state from an empty queue by comparing
 //! `head` with `tail`, and handles it as follows:
 //!
-//! * [`Receiver::try_recv`] reports [`TryRecvError::Empty`]: the message is not received yet;
+//! * [`Receiver::try_recv`] reports [`TryPopError::Empty`]: the message is not received yet;
 //! * [`Receiver::recv`] waits as for an empty queue: spinning, yielding (so that a preempted
 //!   producer gets the core back to finish its link), and under [`Wake::Edge`] or
 //!   [`Wake::Every`] sleeping, since the producer notifies the receiver after it links.
@@ -50,7 +50,7 @@ use crate::loom::cell::UnsafeCell;
 use crate::loom::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
 use crate::loom::sync::Arc;
 use crate::wake::Wake;
-use crate::TryRecvError;
+use crate::TryPopError;
 use crossbeam_utils::CachePadded;
 use handoff_spsc::Waiter;
 use std::cell::Cell;
@@ -158,16 +158,16 @@ unsafe fn free_node<T>(node: *mut Node<T>, full: bool) -> *mut Node<T> {
 /// Creates an unbounded Vyukov MPSC channel with the given wake policy.
 ///
 /// ```
-/// use handoff_mpsc::{vyukov, TryRecvError, Wake};
+/// use handoff_mpsc::{vyukov, TryPopError, Wake};
 ///
 /// let (tx, mut rx) = vyukov::channel::<u32>(Wake::Spin);
 /// tx.send(1).unwrap();
 /// tx.clone().send(2).unwrap();
 /// assert_eq!(rx.try_recv(), Ok(1));
 /// assert_eq!(rx.try_recv(), Ok(2));
-/// assert_eq!(rx.try_recv(), Err(TryRecvError::Empty));
+/// assert_eq!(rx.try_recv(), Err(TryPopError::Empty));
 /// drop(tx);
-/// assert_eq!(rx.try_recv(), Err(TryRecvError::Disconnected));
+/// assert_eq!(rx.try_recv(), Err(TryPopError::Disconnected));
 /// ```
 pub fn channel<T>(wake: Wake) -> (Sender<T>, Receiver<T>) {
     let stub = Node::alloc(MaybeUninit::uninit());
@@ -344,27 +344,27 @@ impl<T> Receiver<T> {
     /// [the inconsistent state](self#the-inconsistent-state)) is not received yet.
     ///
     /// # Errors
-    /// [`TryRecvError::Empty`] if no message is ready, [`TryRecvError::Disconnected`] if every
+    /// [`TryPopError::Empty`] if no message is ready, [`TryPopError::Disconnected`] if every
     /// sender is gone and everything was received.
     #[inline]
-    pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
+    pub fn try_recv(&mut self) -> Result<T, TryPopError> {
         match self.pop() {
             Pop::Data(value) => Ok(value),
-            Pop::Inconsistent => Err(TryRecvError::Empty),
+            Pop::Inconsistent => Err(TryPopError::Empty),
             Pop::Empty => self.empty(),
         }
     }
 
     /// After a pop found the queue empty: is it the end?
     #[cold]
-    fn empty(&mut self) -> Result<T, TryRecvError> {
+    fn empty(&mut self) -> Result<T, TryPopError> {
         if self.shared.senders.load(Ordering::Acquire) != 0 {
-            return Err(TryRecvError::Empty);
+            return Err(TryPopError::Empty);
         }
         // Every sender is gone and its pushes are complete and visible: one more look decides.
         match self.pop() {
             Pop::Data(value) => Ok(value),
-            Pop::Empty | Pop::Inconsistent => Err(TryRecvError::Disconnected),
+            Pop::Empty | Pop::Inconsistent => Err(TryPopError::Disconnected),
         }
     }
 
@@ -375,8 +375,8 @@ impl<T> Receiver<T> {
     pub fn recv(&mut self) -> Option<T> {
         match self.try_recv() {
             Ok(value) => Some(value),
-            Err(TryRecvError::Disconnected) => None,
-            Err(TryRecvError::Empty) => self.recv_slow(),
+            Err(TryPopError::Disconnected) => None,
+            Err(TryPopError::Empty) => self.recv_slow(),
         }
     }
 
@@ -392,8 +392,8 @@ impl<T> Receiver<T> {
             }
             match self.try_recv() {
                 Ok(value) => return Some(value),
-                Err(TryRecvError::Disconnected) => return None,
-                Err(TryRecvError::Empty) => {}
+                Err(TryPopError::Disconnected) => return None,
+                Err(TryPopError::Empty) => {}
             }
         }
     }
@@ -404,7 +404,7 @@ impl<T> Receiver<T> {
     /// # Errors
     /// As [`try_recv`](Receiver::try_recv) when no message is ready (and `max > 0`).
     #[inline]
-    pub fn try_recv_batch<F>(&mut self, max: usize, mut f: F) -> Result<usize, TryRecvError>
+    pub fn try_recv_batch<F>(&mut self, max: usize, mut f: F) -> Result<usize, TryPopError>
     where
         F: FnMut(T),
     {

@@ -189,8 +189,8 @@ fn vyukov_order_try_recv() {
                     assert_eq!(v, next);
                     next += 1;
                 }
-                Err(handoff_mpsc::TryRecvError::Empty) => thread::yield_now(),
-                Err(handoff_mpsc::TryRecvError::Disconnected) => break,
+                Err(handoff_mpsc::TryPopError::Empty) => thread::yield_now(),
+                Err(handoff_mpsc::TryPopError::Disconnected) => break,
             }
         }
         assert_eq!(next, 2);

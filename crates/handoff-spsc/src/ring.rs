@@ -27,7 +27,7 @@ use crate::loom::cell::UnsafeCell;
 use crate::loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use crate::loom::sync::Arc;
 use crate::wait::{Backoff, Wait, Waiter};
-use crate::{CapacityError, TryPopError};
+use crate::{CapacityError, TryPopError, TryPushError};
 use crossbeam_utils::CachePadded;
 use std::fmt;
 use std::mem::MaybeUninit;
@@ -345,11 +345,24 @@ impl<T> fmt::Debug for Consumer<T> {
 impl<T> Producer<T> {
     /// Pushes `value` if there is a free slot, without waiting.
     ///
-    /// Returns the value back if the ring is full. A push can succeed after the consumer has
-    /// been dropped (the message is then dropped with the ring); use
-    /// [`is_abandoned`](Producer::is_abandoned) to tell a full ring from a dead one.
+    /// A push can succeed after the consumer has been dropped (the message is then dropped with
+    /// the ring); use [`is_abandoned`](Producer::is_abandoned) to ask.
+    ///
+    /// # Errors
+    /// [`TryPushError::Full`] with the value if the ring is full,
+    /// [`TryPushError::Disconnected`] if moreover the consumer has been dropped (the ring will
+    /// never have room again).
     #[inline]
-    pub fn try_push(&mut self, value: T) -> Result<(), T> {
+    pub fn try_push(&mut self, value: T) -> Result<(), TryPushError<T>> {
+        match self.push_now(value) {
+            Ok(()) => Ok(()),
+            Err(value) => Err(self.full_error(value)),
+        }
+    }
+
+    /// Pushes `value` if there is a free slot; returns it back if the ring is full.
+    #[inline(always)]
+    fn push_now(&mut self, value: T) -> Result<(), T> {
         if self.looks_full() && !self.refresh_has_room() {
             return Err(value);
         }
@@ -361,6 +374,16 @@ impl<T> Producer<T> {
         Ok(())
     }
 
+    /// Why a push found the ring full.
+    #[cold]
+    fn full_error(&self, value: T) -> TryPushError<T> {
+        if self.is_abandoned() {
+            TryPushError::Disconnected(value)
+        } else {
+            TryPushError::Full(value)
+        }
+    }
+
     /// Pushes `value`, waiting according to the ring's [`Wait`] strategy while the ring is full.
     ///
     /// Returns the value back if the consumer has been dropped while the ring is full. As with
@@ -368,7 +391,7 @@ impl<T> Producer<T> {
     /// consumer is already gone.
     #[inline]
     pub fn push(&mut self, value: T) -> Result<(), T> {
-        match self.try_push(value) {
+        match self.push_now(value) {
             Ok(()) => Ok(()),
             Err(value) => self.push_slow(value),
         }

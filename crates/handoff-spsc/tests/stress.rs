@@ -2,7 +2,7 @@
 //! batch API, and drop accounting. Sized down under Miri.
 #![cfg(not(loom))]
 
-use handoff_spsc::{channel, CapacityError, TryPopError, Wait, MAX_CAPACITY};
+use handoff_spsc::{channel, CapacityError, TryPopError, TryPushError, Wait, MAX_CAPACITY};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -49,7 +49,7 @@ fn try_push_try_pop() {
                         Ok(()) => break,
                         Err(back) => {
                             full += 1;
-                            v = back;
+                            v = back.into_inner();
                             thread::yield_now();
                         }
                     }
@@ -310,7 +310,7 @@ fn disconnection() {
     assert!(!tx.is_abandoned() && !rx.is_abandoned());
     tx.push(1).unwrap();
     tx.push(2).unwrap();
-    assert_eq!(tx.try_push(3), Err(3));
+    assert_eq!(tx.try_push(3), Err(TryPushError::Full(3)));
     assert!(tx.is_full());
     drop(rx);
     assert!(tx.is_abandoned());
