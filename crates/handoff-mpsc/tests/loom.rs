@@ -3,12 +3,12 @@
 //! bound):
 //!
 //! ```text
-//! RUSTFLAGS="--cfg loom" cargo test -p handoff-mpsc --test loom --release
+//! RUSTFLAGS="--cfg handoff_loom" cargo test -p handoff-mpsc --test loom --release
 //! ```
 //!
 //! Models are kept small (two producers, one or two messages each): the state space grows
 //! exponentially with every extra operation.
-#![cfg(loom)]
+#![cfg(handoff_loom)]
 
 use handoff_mpsc::{channel, vyukov, Wake};
 use loom::sync::atomic::{AtomicUsize, Ordering};

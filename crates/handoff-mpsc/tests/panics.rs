@@ -2,6 +2,8 @@
 //! batch and lent receives, and channels dropped with messages inside, for both designs, driven
 //! through `catch_unwind`.
 
+#![cfg(not(handoff_loom))]
+
 use handoff_mpsc::{channel, vyukov, Wake};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};

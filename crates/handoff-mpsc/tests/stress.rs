@@ -1,6 +1,6 @@
 //! Stress tests: exact counts and per-producer order for every wake policy, with more producers
 //! than cores, producers coming and going, and drop accounting. Sized down under Miri.
-#![cfg(not(loom))]
+#![cfg(not(handoff_loom))]
 
 use handoff_mpsc::{channel, vyukov, Receiver, TryPopError, TryPushError, Wake, SHARD_TURN};
 use std::sync::atomic::{AtomicUsize, Ordering};

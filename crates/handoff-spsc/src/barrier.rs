@@ -78,7 +78,7 @@ impl Mode {
     }
 }
 
-#[cfg(all(target_os = "linux", not(loom), not(miri)))]
+#[cfg(all(target_os = "linux", not(handoff_loom), not(miri)))]
 mod membarrier {
     use std::sync::OnceLock;
 
@@ -130,7 +130,7 @@ mod membarrier {
     }
 }
 
-#[cfg(not(all(target_os = "linux", not(loom), not(miri))))]
+#[cfg(not(all(target_os = "linux", not(handoff_loom), not(miri))))]
 mod membarrier {
     pub(super) fn available() -> bool {
         false

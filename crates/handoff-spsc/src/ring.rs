@@ -115,7 +115,7 @@ unsafe fn drop_stretch<T>(buffer: *const Slot<T>, from: usize, len: usize) {
     if len == 0 {
         return;
     }
-    #[cfg(not(loom))]
+    #[cfg(not(handoff_loom))]
     {
         // SAFETY: a slot is a `MaybeUninit<T>` in `UnsafeCell`s, all `repr(transparent)`, so
         // `len` consecutive slots are laid out as `[T; len]`, in bounds and initialized (the
@@ -128,7 +128,7 @@ unsafe fn drop_stretch<T>(buffer: *const Slot<T>, from: usize, len: usize) {
             ));
         }
     }
-    #[cfg(loom)]
+    #[cfg(handoff_loom)]
     for slot in from..from + len {
         // Loom's cells are not laid out as an array: one at a time (the model tests do not
         // panic in a message's drop).
@@ -934,7 +934,7 @@ impl<T> Consumer<T> {
             return;
         }
         debug_assert!(from + len <= self.capacity());
-        #[cfg(not(loom))]
+        #[cfg(not(handoff_loom))]
         {
             // SAFETY: a slot is a `MaybeUninit<T>` in `UnsafeCell`s, both `repr(transparent)`,
             // so `len` consecutive slots are laid out as `[T; len]`; they are in bounds and
@@ -942,7 +942,7 @@ impl<T> Consumer<T> {
             let run = unsafe { std::slice::from_raw_parts(self.buffer.add(from).cast::<T>(), len) };
             f(run);
         }
-        #[cfg(loom)]
+        #[cfg(handoff_loom)]
         for slot in from..from + len {
             // SAFETY: in bounds and initialized, per the caller's guarantee; the `Arc` keeps the
             // buffer alive.

@@ -75,11 +75,11 @@ pub struct Backoff {
 
 impl Backoff {
     /// [`Wait::Spin`] yields once every this many consecutive failed polls.
-    pub const SPIN_YIELD_EVERY: u32 = if cfg!(loom) { 1 } else { 256 };
+    pub const SPIN_YIELD_EVERY: u32 = if cfg!(handoff_loom) { 1 } else { 256 };
     /// Pauses double on each snooze up to `2^SPIN_LIMIT` `spin_loop` hints.
-    const SPIN_LIMIT: u32 = if cfg!(loom) { 0 } else { 6 };
+    const SPIN_LIMIT: u32 = if cfg!(handoff_loom) { 0 } else { 6 };
     /// [`Wait::Block`] yields on snoozes after `SPIN_LIMIT` up to this one, then sleeps.
-    const YIELD_LIMIT: u32 = if cfg!(loom) { 0 } else { 10 };
+    const YIELD_LIMIT: u32 = if cfg!(handoff_loom) { 0 } else { 10 };
 
     /// A fresh backoff for one wait.
     #[inline]

@@ -1,6 +1,8 @@
 //! A message whose `drop` panics must not make the ring drop any message twice or leak one:
 //! lent runs, batch pops and a ring dropped with messages inside, driven through `catch_unwind`.
 
+#![cfg(not(handoff_loom))]
+
 use handoff_spsc::{channel, Wait};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};

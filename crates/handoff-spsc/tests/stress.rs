@@ -1,6 +1,6 @@
 //! Stress tests: exact counts and order across threads, for every wait strategy and for the
 //! batch API, and drop accounting. Sized down under Miri.
-#![cfg(not(loom))]
+#![cfg(not(handoff_loom))]
 
 use handoff_spsc::{channel, CapacityError, TryPopError, TryPushError, Wait, MAX_CAPACITY};
 use std::panic::{catch_unwind, AssertUnwindSafe};
