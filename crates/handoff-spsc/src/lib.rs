@@ -109,6 +109,8 @@
 #![warn(unsafe_op_in_unsafe_fn)]
 
 mod barrier;
+#[doc(hidden)]
+pub use barrier::testing as __barrier;
 mod loom;
 mod ring;
 pub mod wait;
