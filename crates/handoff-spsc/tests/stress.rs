@@ -376,10 +376,19 @@ fn within_a_minute<R: Send + 'static>(what: &str, f: impl FnOnce() -> R + Send +
 }
 
 /// Where the system offers it, `Wait::Block` uses the asymmetric barrier pair (a free one on the
-/// hot path), so that the tests of this file exercise the protocol that ships.
+/// hot path) once a waiter has slept, so that the tests of this file exercise the protocol that
+/// ships.
 #[test]
 #[cfg(all(target_os = "linux", not(miri)))]
 fn block_uses_asymmetric_barriers_on_linux() {
+    let (mut tx, mut rx) = channel::<u32>(2, Wait::Block).unwrap();
+    let producer = thread::spawn(move || {
+        thread::sleep(std::time::Duration::from_millis(200));
+        tx.push(1).unwrap();
+    });
+    // Long enough a wait for the consumer to sleep, which registers the process.
+    assert_eq!(rx.pop(), Some(1));
+    producer.join().unwrap();
     assert!(handoff_spsc::Waiter::new().is_asymmetric());
 }
 
