@@ -132,68 +132,8 @@ mod sharded;
 pub mod vyukov;
 mod wake;
 
-pub use handoff_spsc::CapacityError;
+// One vocabulary for both crates: a refused push (`try_send`) returns the message in a
+// `TryPushError`, a pop that found nothing (`try_recv`) says why with a `TryPopError`.
+pub use handoff_spsc::{CapacityError, TryPopError, TryPushError};
 pub use sharded::{channel, Receiver, Sender, SHARD_TURN};
 pub use wake::Wake;
-
-use std::fmt;
-
-/// Why a `try_send` did not send. Carries the message back.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum TrySendError<T> {
-    /// The sender's ring is full for now.
-    Full(T),
-    /// The receiver has been dropped: the message can never be received.
-    Disconnected(T),
-}
-
-impl<T> TrySendError<T> {
-    /// The message that was not sent.
-    pub fn into_inner(self) -> T {
-        match self {
-            TrySendError::Full(value) | TrySendError::Disconnected(value) => value,
-        }
-    }
-}
-
-impl<T> fmt::Debug for TrySendError<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            TrySendError::Full(_) => f.write_str("Full(..)"),
-            TrySendError::Disconnected(_) => f.write_str("Disconnected(..)"),
-        }
-    }
-}
-
-impl<T> fmt::Display for TrySendError<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            TrySendError::Full(_) => f.write_str("the sender's ring is full"),
-            TrySendError::Disconnected(_) => f.write_str("the receiver is gone"),
-        }
-    }
-}
-
-impl<T> std::error::Error for TrySendError<T> {}
-
-/// Why a `try_recv` returned no message.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum TryRecvError {
-    /// Nothing to receive for now.
-    Empty,
-    /// Every sender is gone and everything they sent has been received.
-    Disconnected,
-}
-
-impl fmt::Display for TryRecvError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            TryRecvError::Empty => f.write_str("the channel is empty"),
-            TryRecvError::Disconnected => {
-                f.write_str("the channel is empty and every sender is gone")
-            }
-        }
-    }
-}
-
-impl std::error::Error for TryRecvError {}

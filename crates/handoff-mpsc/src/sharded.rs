@@ -30,7 +30,7 @@
 use crate::loom::sync::atomic::{AtomicUsize, Ordering};
 use crate::loom::sync::{Arc, Mutex};
 use crate::wake::Wake;
-use crate::{CapacityError, TryRecvError, TrySendError};
+use crate::{CapacityError, TryPushError};
 use crossbeam_utils::CachePadded;
 use handoff_spsc::{Consumer, Producer, TryPopError, Wait, Waiter};
 use std::fmt;
@@ -59,10 +59,24 @@ struct Registry<T> {
 }
 
 /// The receiver's end of one sender's ring.
+///
+/// Dropping it closes the ring and then wakes the ring's sender if it sleeps, so that it sees
+/// the receiver is gone; a panic while dropping the ring (a message's `drop`, when the sender is
+/// gone too) still wakes it.
 struct Shard<T> {
+    // Field order matters: `ring` is dropped (marking the ring abandoned) before `sender` wakes.
     ring: Consumer<T>,
     /// Where this ring's sender sleeps when the ring is full.
-    sender: Arc<CachePadded<Waiter>>,
+    sender: SenderWaiter,
+}
+
+/// A sender's waiter, as the receiver holds it: notified when dropped.
+struct SenderWaiter(Arc<CachePadded<Waiter>>);
+
+impl Drop for SenderWaiter {
+    fn drop(&mut self) {
+        self.0.notify();
+    }
 }
 
 impl<T> Shard<T> {
@@ -70,16 +84,8 @@ impl<T> Shard<T> {
     #[inline(always)]
     fn released(&self, wake: Wake) {
         if wake.sleeps() {
-            self.sender.notify();
+            self.sender.0.notify();
         }
-    }
-
-    /// Drops the receiver's end and wakes the sender if it sleeps, so that it sees the
-    /// receiver is gone.
-    fn close(self) {
-        let Shard { ring, sender } = self;
-        drop(ring);
-        sender.notify();
     }
 }
 
@@ -121,7 +127,7 @@ pub fn channel<T>(
         shared: shared.clone(),
         shards: vec![Shard {
             ring: consumer,
-            sender: waiter.clone(),
+            sender: SenderWaiter(waiter.clone()),
         }],
         cursor: 0,
         turn: SHARD_TURN,
@@ -143,6 +149,35 @@ pub fn channel<T>(
 ///
 /// Cloning a sender registers a new ring for the clone. Dropping a sender closes its ring; the
 /// receiver still receives what is in it.
+///
+/// # Threads
+///
+/// A sender can move to another thread (for messages that are `Send`):
+///
+/// ```
+/// use handoff_mpsc::{channel, Wake};
+/// fn send<S: Send>(_: S) {}
+/// let (tx, rx) = channel::<u32>(4, Wake::Spin).unwrap();
+/// send(tx);
+/// ```
+///
+/// It cannot be shared between threads (it is not `Sync`), so that only one thread sends on its ring (clone it to send from several threads):
+///
+/// ```compile_fail,E0277
+/// use handoff_mpsc::{channel, Wake};
+/// fn share<S: Sync>(_: &S) {}
+/// let (tx, rx) = channel::<u32>(4, Wake::Spin).unwrap();
+/// share(&tx);
+/// ```
+///
+/// Nor can it move to another thread with messages that may not (`Rc` here):
+///
+/// ```compile_fail,E0277
+/// use handoff_mpsc::{channel, Wake};
+/// fn send<S: Send>(_: S) {}
+/// let (tx, rx) = channel::<std::rc::Rc<u32>>(4, Wake::Spin).unwrap();
+/// send(tx);
+/// ```
 pub struct Sender<T> {
     // Field order matters: `ring` (which closes the ring) is dropped before `token` (which then
     // counts the sender out), so that a receiver that sees the count reach 0 sees every ring
@@ -183,7 +218,7 @@ impl<T> Sender<T> {
                 self.wake.after_send(&self.token.0.receiver);
                 Ok(())
             }
-            Err(value) => self.send_slow(value),
+            Err(refused) => self.send_slow(refused.into_inner()),
         }
     }
 
@@ -208,7 +243,7 @@ impl<T> Sender<T> {
                     self.wake.after_send(&self.token.0.receiver);
                     return Ok(());
                 }
-                Err(back) => value = back,
+                Err(refused) => value = refused.into_inner(),
             }
         }
     }
@@ -216,18 +251,13 @@ impl<T> Sender<T> {
     /// Sends `value` if this sender's ring has room, without waiting.
     ///
     /// # Errors
-    /// [`TrySendError::Full`] if the ring is full, [`TrySendError::Disconnected`] if it is full
+    /// [`TryPushError::Full`] if the ring is full, [`TryPushError::Disconnected`] if it is full
     /// and the receiver is gone.
     #[inline]
-    pub fn try_send(&mut self, value: T) -> Result<(), TrySendError<T>> {
-        match self.ring.try_push(value) {
-            Ok(()) => {
-                self.wake.after_send(&self.token.0.receiver);
-                Ok(())
-            }
-            Err(value) if self.ring.is_abandoned() => Err(TrySendError::Disconnected(value)),
-            Err(value) => Err(TrySendError::Full(value)),
-        }
+    pub fn try_send(&mut self, value: T) -> Result<(), TryPushError<T>> {
+        self.ring.try_push(value)?;
+        self.wake.after_send(&self.token.0.receiver);
+        Ok(())
     }
 
     /// Sends every item of `items`, waiting while the ring is full, and returns how many were
@@ -311,14 +341,14 @@ impl<T> Clone for Sender<T> {
         let waiter = Arc::new(CachePadded::new(Waiter::new()));
         let shard = Shard {
             ring: consumer,
-            sender: waiter.clone(),
+            sender: SenderWaiter(waiter.clone()),
         };
         {
             let mut registry = crate::loom::lock(&shared.registry);
             if registry.closed {
                 // The receiver is gone: the new ring starts out abandoned.
                 drop(registry);
-                shard.close();
+                drop(shard);
             } else {
                 registry.pending.push(shard);
                 // Under the lock, so that the receiver, which reads it under the lock when it
@@ -346,6 +376,35 @@ impl<T> fmt::Debug for Sender<T> {
 }
 
 /// The consumer handle of a sharded channel.
+///
+/// # Threads
+///
+/// A receiver can move to another thread (for messages that are `Send`):
+///
+/// ```
+/// use handoff_mpsc::{channel, Wake};
+/// fn send<S: Send>(_: S) {}
+/// let (tx, rx) = channel::<u32>(4, Wake::Spin).unwrap();
+/// send(rx);
+/// ```
+///
+/// It cannot be shared between threads (it is not `Sync`), so that only one thread receives:
+///
+/// ```compile_fail,E0277
+/// use handoff_mpsc::{channel, Wake};
+/// fn share<S: Sync>(_: &S) {}
+/// let (tx, rx) = channel::<u32>(4, Wake::Spin).unwrap();
+/// share(&rx);
+/// ```
+///
+/// Nor can it move to another thread with messages that may not (`Rc` here):
+///
+/// ```compile_fail,E0277
+/// use handoff_mpsc::{channel, Wake};
+/// fn send<S: Send>(_: S) {}
+/// let (tx, rx) = channel::<std::rc::Rc<u32>>(4, Wake::Spin).unwrap();
+/// send(rx);
+/// ```
 pub struct Receiver<T> {
     shared: Arc<Shared<T>>,
     /// The rings taken over from the registry, in turn order.
@@ -366,10 +425,10 @@ impl<T> Receiver<T> {
     /// Receives a message without waiting.
     ///
     /// # Errors
-    /// [`TryRecvError::Empty`] if no ring holds a message, [`TryRecvError::Disconnected`] if
+    /// [`TryPopError::Empty`] if no ring holds a message, [`TryPopError::Disconnected`] if
     /// moreover every sender is gone (nothing will ever come).
     #[inline]
-    pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
+    pub fn try_recv(&mut self) -> Result<T, TryPopError> {
         // The current shard's turn goes on while it has messages and turn left.
         if self.turn > 0 {
             if let Some(shard) = self.shards.get_mut(self.cursor) {
@@ -385,7 +444,7 @@ impl<T> Receiver<T> {
 
     #[cold]
     #[inline(never)]
-    fn try_recv_slow(&mut self) -> Result<T, TryRecvError> {
+    fn try_recv_slow(&mut self) -> Result<T, TryPopError> {
         if let Some(value) = self.next_turns() {
             return Ok(value);
         }
@@ -396,10 +455,10 @@ impl<T> Receiver<T> {
                 return Ok(value);
             }
             if self.shards.is_empty() {
-                return Err(TryRecvError::Disconnected);
+                return Err(TryPopError::Disconnected);
             }
         }
-        Err(TryRecvError::Empty)
+        Err(TryPopError::Empty)
     }
 
     /// Receives a message, waiting as the channel's [`Wake`] policy says while there is none.
@@ -408,8 +467,8 @@ impl<T> Receiver<T> {
     pub fn recv(&mut self) -> Option<T> {
         match self.try_recv() {
             Ok(value) => Some(value),
-            Err(TryRecvError::Disconnected) => None,
-            Err(TryRecvError::Empty) => self.recv_slow(),
+            Err(TryPopError::Disconnected) => None,
+            Err(TryPopError::Empty) => self.recv_slow(),
         }
     }
 
@@ -425,8 +484,8 @@ impl<T> Receiver<T> {
             }
             match self.try_recv() {
                 Ok(value) => return Some(value),
-                Err(TryRecvError::Disconnected) => return None,
-                Err(TryRecvError::Empty) => {}
+                Err(TryPopError::Disconnected) => return None,
+                Err(TryPopError::Empty) => {}
             }
         }
     }
@@ -438,7 +497,7 @@ impl<T> Receiver<T> {
     /// # Errors
     /// As [`try_recv`](Receiver::try_recv) when no message is available (and `max > 0`).
     #[inline]
-    pub fn try_recv_batch<F>(&mut self, max: usize, mut f: F) -> Result<usize, TryRecvError>
+    pub fn try_recv_batch<F>(&mut self, max: usize, mut f: F) -> Result<usize, TryPopError>
     where
         F: FnMut(T),
     {
@@ -467,7 +526,7 @@ impl<T> Receiver<T> {
     ///
     /// [`Consumer::pop_slices`]: handoff_spsc::Consumer::pop_slices
     #[inline]
-    pub fn try_recv_slices<F>(&mut self, max: usize, mut f: F) -> Result<usize, TryRecvError>
+    pub fn try_recv_slices<F>(&mut self, max: usize, mut f: F) -> Result<usize, TryPopError>
     where
         F: FnMut(&[T]),
     {
@@ -494,7 +553,7 @@ impl<T> Receiver<T> {
         &mut self,
         max: usize,
         mut take: impl FnMut(&mut Self) -> usize,
-    ) -> Result<usize, TryRecvError> {
+    ) -> Result<usize, TryPopError> {
         if max == 0 {
             return Ok(0);
         }
@@ -508,10 +567,10 @@ impl<T> Receiver<T> {
                 return Ok(n);
             }
             if self.shards.is_empty() {
-                return Err(TryRecvError::Disconnected);
+                return Err(TryPopError::Disconnected);
             }
         }
-        Err(TryRecvError::Empty)
+        Err(TryPopError::Empty)
     }
 
     /// The waiting batch receive around a non-waiting one (`try_take`): retries it, waiting as
@@ -519,14 +578,14 @@ impl<T> Receiver<T> {
     #[inline]
     fn take_waiting(
         &mut self,
-        mut try_take: impl FnMut(&mut Self) -> Result<usize, TryRecvError>,
+        mut try_take: impl FnMut(&mut Self) -> Result<usize, TryPopError>,
     ) -> usize {
         let mut backoff = self.wake.backoff();
         loop {
             match try_take(self) {
                 Ok(n) => return n,
-                Err(TryRecvError::Disconnected) => return 0,
-                Err(TryRecvError::Empty) => {}
+                Err(TryPopError::Disconnected) => return 0,
+                Err(TryPopError::Empty) => {}
             }
             self.failed_polls += 1;
             if backoff.snooze() {
@@ -689,11 +748,11 @@ impl<T> Drop for Receiver<T> {
             registry.closed = true;
             std::mem::take(&mut registry.pending)
         };
-        // Abandon every ring and wake senders asleep on full ones, so they see it. Messages
-        // left in a ring are dropped with it, once its sender is gone too.
-        for shard in self.shards.drain(..).chain(pending) {
-            shard.close();
-        }
+        // Abandon every ring and wake senders asleep on full ones, so they see it (dropping a
+        // shard does both). Messages left in a ring are dropped with it, once its sender is gone
+        // too; if one of them panics, the vectors still drop (close) the remaining shards.
+        drop(pending);
+        self.shards.clear();
     }
 }
 

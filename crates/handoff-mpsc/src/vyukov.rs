@@ -32,7 +32,7 @@
 //! is preempted right there. The consumer tells this state from an empty queue by comparing
 //! `head` with `tail`, and handles it as follows:
 //!
-//! * [`Receiver::try_recv`] reports [`TryRecvError::Empty`]: the message is not received yet;
+//! * [`Receiver::try_recv`] reports [`TryPopError::Empty`]: the message is not received yet;
 //! * [`Receiver::recv`] waits as for an empty queue: spinning, yielding (so that a preempted
 //!   producer gets the core back to finish its link), and under [`Wake::Edge`] or
 //!   [`Wake::Every`] sleeping, since the producer notifies the receiver after it links.
@@ -50,10 +50,12 @@ use crate::loom::cell::UnsafeCell;
 use crate::loom::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
 use crate::loom::sync::Arc;
 use crate::wake::Wake;
-use crate::TryRecvError;
+use crate::TryPopError;
 use crossbeam_utils::CachePadded;
 use handoff_spsc::Waiter;
+use std::cell::Cell;
 use std::fmt;
+use std::marker::PhantomData;
 use std::mem::MaybeUninit;
 use std::ptr;
 
@@ -98,40 +100,74 @@ impl<T> Drop for Shared<T> {
         // Everyone else is gone: every push is complete (linked), so the list from `tail` holds
         // exactly the messages never received. Free the first node (taken or stub) and every
         // following one, dropping its message.
-        let mut node = self.tail.with_mut(|tail| {
+        let first = self.tail.with_mut(|tail| {
             // SAFETY: `&mut self`: nobody else accesses `tail`.
             unsafe { *tail }
         });
-        let mut taken = true;
-        while !node.is_null() {
-            // SAFETY: `node` came from `Node::alloc` and is reachable only from here now; every
-            // node after the first holds a message not received yet.
-            unsafe {
-                let next = (*node).next.load(Ordering::Acquire);
-                if !taken {
-                    (*node).value.with_mut(|v| (*v).assume_init_drop());
-                }
-                drop(Box::from_raw(node));
-                node = next;
-            }
-            taken = false;
+        // SAFETY: `first` came from `Node::alloc`, its message was taken (or it is the stub),
+        // and the list after it is reachable only from here now.
+        let mut rest = FreeList(unsafe { free_node(first, false) });
+        while !rest.0.is_null() {
+            let node = rest.0;
+            // Advance before dropping the message: if its `drop` panics, `rest` (dropped while
+            // unwinding) frees the nodes after it, so every message is dropped exactly once.
+            // SAFETY: `node` is live (reachable only from here), so reading its link is sound.
+            rest.0 = unsafe { (*node).next.load(Ordering::Acquire) };
+            // SAFETY: `node` came from `Node::alloc` and holds a message not received yet; it
+            // is no longer in `rest`, so this is its only free.
+            unsafe { free_node(node, true) };
         }
     }
+}
+
+/// The nodes from this one on (each holding a message not received yet), freed with their
+/// messages when dropped: the rest of `Shared::drop`'s walk if a message's `drop` panics.
+struct FreeList<T>(*mut Node<T>);
+
+impl<T> Drop for FreeList<T> {
+    fn drop(&mut self) {
+        while !self.0.is_null() {
+            let node = self.0;
+            // SAFETY: as in `Shared::drop`: every node of the list is live, reachable only from
+            // here, and holds a message not received yet; it leaves the list before it is freed.
+            unsafe {
+                self.0 = (*node).next.load(Ordering::Acquire);
+                free_node(node, true);
+            }
+        }
+    }
+}
+
+/// Frees `node`, dropping its message if `full`; returns its successor (read before anything
+/// is dropped). The node is freed even if the message's `drop` panics.
+///
+/// # Safety
+/// `node` came from `Node::alloc`, nobody else can reach it, and it holds a message iff `full`.
+unsafe fn free_node<T>(node: *mut Node<T>, full: bool) -> *mut Node<T> {
+    // SAFETY: the caller's guarantee: the node is live and ours alone.
+    let boxed = unsafe { Box::from_raw(node) };
+    let next = boxed.next.load(Ordering::Acquire);
+    if full {
+        // SAFETY: the node holds an initialized message (the caller's guarantee), dropped once
+        // here; `boxed` frees the node afterwards, also while unwinding from this drop.
+        boxed.value.with_mut(|v| unsafe { (*v).assume_init_drop() });
+    }
+    next
 }
 
 /// Creates an unbounded Vyukov MPSC channel with the given wake policy.
 ///
 /// ```
-/// use handoff_mpsc::{vyukov, TryRecvError, Wake};
+/// use handoff_mpsc::{vyukov, TryPopError, Wake};
 ///
 /// let (tx, mut rx) = vyukov::channel::<u32>(Wake::Spin);
 /// tx.send(1).unwrap();
 /// tx.clone().send(2).unwrap();
 /// assert_eq!(rx.try_recv(), Ok(1));
 /// assert_eq!(rx.try_recv(), Ok(2));
-/// assert_eq!(rx.try_recv(), Err(TryRecvError::Empty));
+/// assert_eq!(rx.try_recv(), Err(TryPopError::Empty));
 /// drop(tx);
-/// assert_eq!(rx.try_recv(), Err(TryRecvError::Disconnected));
+/// assert_eq!(rx.try_recv(), Err(TryPopError::Disconnected));
 /// ```
 pub fn channel<T>(wake: Wake) -> (Sender<T>, Receiver<T>) {
     let stub = Node::alloc(MaybeUninit::uninit());
@@ -150,11 +186,47 @@ pub fn channel<T>(wake: Wake) -> (Sender<T>, Receiver<T>) {
         Receiver {
             shared,
             failed_polls: 0,
+            _not_sync: PhantomData,
         },
     )
 }
 
 /// A producer handle of a Vyukov channel. Cheap to clone; can be shared between threads.
+///
+/// # Threads
+///
+/// A sender can move to another thread and be shared between threads (for messages that are
+/// `Send`): [`send`](Sender::send) takes `&self`.
+///
+/// ```
+/// use handoff_mpsc::{vyukov, Wake};
+///
+/// let (tx, mut rx) = vyukov::channel::<u32>(Wake::Spin);
+/// std::thread::scope(|s| {
+///     for i in 0..4 {
+///         let tx = &tx;
+///         s.spawn(move || tx.send(i).unwrap());
+///     }
+/// });
+/// let clone = tx.clone();
+/// std::thread::spawn(move || clone.send(4).unwrap()).join().unwrap();
+/// drop(tx);
+/// let mut all = Vec::new();
+/// while let Some(i) = rx.recv() {
+///     all.push(i);
+/// }
+/// all.sort();
+/// assert_eq!(all, [0, 1, 2, 3, 4]);
+/// ```
+///
+/// Not with messages that may not move between threads (`Rc` here):
+///
+/// ```compile_fail,E0277
+/// use handoff_mpsc::{vyukov, Wake};
+/// fn send<S: Send>(_: S) {}
+/// let (tx, rx) = vyukov::channel::<std::rc::Rc<u32>>(Wake::Spin);
+/// send(tx);
+/// ```
 pub struct Sender<T> {
     shared: Arc<Shared<T>>,
 }
@@ -221,10 +293,42 @@ impl<T> fmt::Debug for Sender<T> {
 }
 
 /// The consumer handle of a Vyukov channel.
+///
+/// # Threads
+///
+/// A receiver can move to another thread (for messages that are `Send`):
+///
+/// ```
+/// use handoff_mpsc::{vyukov, Wake};
+/// fn send<S: Send>(_: S) {}
+/// let (tx, rx) = vyukov::channel::<u32>(Wake::Spin);
+/// send(rx);
+/// ```
+///
+/// It cannot be shared between threads (it is not `Sync`), so that only one thread receives:
+///
+/// ```compile_fail,E0277
+/// use handoff_mpsc::{vyukov, Wake};
+/// fn share<S: Sync>(_: &S) {}
+/// let (tx, rx) = vyukov::channel::<u32>(Wake::Spin);
+/// share(&rx);
+/// ```
+///
+/// Nor can it move to another thread with messages that may not (`Rc` here):
+///
+/// ```compile_fail,E0277
+/// use handoff_mpsc::{vyukov, Wake};
+/// fn send<S: Send>(_: S) {}
+/// let (tx, rx) = vyukov::channel::<std::rc::Rc<u32>>(Wake::Spin);
+/// send(rx);
+/// ```
 pub struct Receiver<T> {
     shared: Arc<Shared<T>>,
     /// See [`Receiver::failed_polls`].
     failed_polls: u64,
+    /// Not `Sync`: the receiver reads the list's `tail` through `&self` (in `sleep`), which is
+    /// sound only because no other thread can hold a `&Receiver` at the same time.
+    _not_sync: PhantomData<Cell<()>>,
 }
 
 /// What a look at the queue found.
@@ -240,27 +344,27 @@ impl<T> Receiver<T> {
     /// [the inconsistent state](self#the-inconsistent-state)) is not received yet.
     ///
     /// # Errors
-    /// [`TryRecvError::Empty`] if no message is ready, [`TryRecvError::Disconnected`] if every
+    /// [`TryPopError::Empty`] if no message is ready, [`TryPopError::Disconnected`] if every
     /// sender is gone and everything was received.
     #[inline]
-    pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
+    pub fn try_recv(&mut self) -> Result<T, TryPopError> {
         match self.pop() {
             Pop::Data(value) => Ok(value),
-            Pop::Inconsistent => Err(TryRecvError::Empty),
+            Pop::Inconsistent => Err(TryPopError::Empty),
             Pop::Empty => self.empty(),
         }
     }
 
     /// After a pop found the queue empty: is it the end?
     #[cold]
-    fn empty(&mut self) -> Result<T, TryRecvError> {
+    fn empty(&mut self) -> Result<T, TryPopError> {
         if self.shared.senders.load(Ordering::Acquire) != 0 {
-            return Err(TryRecvError::Empty);
+            return Err(TryPopError::Empty);
         }
         // Every sender is gone and its pushes are complete and visible: one more look decides.
         match self.pop() {
             Pop::Data(value) => Ok(value),
-            Pop::Empty | Pop::Inconsistent => Err(TryRecvError::Disconnected),
+            Pop::Empty | Pop::Inconsistent => Err(TryPopError::Disconnected),
         }
     }
 
@@ -271,8 +375,8 @@ impl<T> Receiver<T> {
     pub fn recv(&mut self) -> Option<T> {
         match self.try_recv() {
             Ok(value) => Some(value),
-            Err(TryRecvError::Disconnected) => None,
-            Err(TryRecvError::Empty) => self.recv_slow(),
+            Err(TryPopError::Disconnected) => None,
+            Err(TryPopError::Empty) => self.recv_slow(),
         }
     }
 
@@ -288,8 +392,8 @@ impl<T> Receiver<T> {
             }
             match self.try_recv() {
                 Ok(value) => return Some(value),
-                Err(TryRecvError::Disconnected) => return None,
-                Err(TryRecvError::Empty) => {}
+                Err(TryPopError::Disconnected) => return None,
+                Err(TryPopError::Empty) => {}
             }
         }
     }
@@ -300,7 +404,7 @@ impl<T> Receiver<T> {
     /// # Errors
     /// As [`try_recv`](Receiver::try_recv) when no message is ready (and `max > 0`).
     #[inline]
-    pub fn try_recv_batch<F>(&mut self, max: usize, mut f: F) -> Result<usize, TryRecvError>
+    pub fn try_recv_batch<F>(&mut self, max: usize, mut f: F) -> Result<usize, TryPopError>
     where
         F: FnMut(T),
     {

@@ -3,12 +3,12 @@
 //! bound):
 //!
 //! ```text
-//! RUSTFLAGS="--cfg loom" cargo test -p handoff-mpsc --test loom --release
+//! RUSTFLAGS="--cfg handoff_loom" cargo test -p handoff-mpsc --test loom --release
 //! ```
 //!
 //! Models are kept small (two producers, one or two messages each): the state space grows
 //! exponentially with every extra operation.
-#![cfg(loom)]
+#![cfg(handoff_loom)]
 
 use handoff_mpsc::{channel, vyukov, Wake};
 use loom::sync::atomic::{AtomicUsize, Ordering};
@@ -189,8 +189,8 @@ fn vyukov_order_try_recv() {
                     assert_eq!(v, next);
                     next += 1;
                 }
-                Err(handoff_mpsc::TryRecvError::Empty) => thread::yield_now(),
-                Err(handoff_mpsc::TryRecvError::Disconnected) => break,
+                Err(handoff_mpsc::TryPopError::Empty) => thread::yield_now(),
+                Err(handoff_mpsc::TryPopError::Disconnected) => break,
             }
         }
         assert_eq!(next, 2);

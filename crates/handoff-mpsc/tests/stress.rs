@@ -1,8 +1,8 @@
 //! Stress tests: exact counts and per-producer order for every wake policy, with more producers
 //! than cores, producers coming and going, and drop accounting. Sized down under Miri.
-#![cfg(not(loom))]
+#![cfg(not(handoff_loom))]
 
-use handoff_mpsc::{channel, vyukov, Receiver, TryRecvError, TrySendError, Wake, SHARD_TURN};
+use handoff_mpsc::{channel, vyukov, Receiver, TryPopError, TryPushError, Wake, SHARD_TURN};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread;
@@ -143,11 +143,11 @@ fn sharded_try_send_try_recv() {
                     loop {
                         match tx.try_send(m) {
                             Ok(()) => break,
-                            Err(TrySendError::Full(back)) => {
+                            Err(TryPushError::Full(back)) => {
                                 m = back;
                                 thread::yield_now();
                             }
-                            Err(TrySendError::Disconnected(_)) => panic!("receiver alive"),
+                            Err(TryPushError::Disconnected(_)) => panic!("receiver alive"),
                         }
                     }
                 }
@@ -159,8 +159,8 @@ fn sharded_try_send_try_recv() {
     loop {
         match rx.try_recv() {
             Ok(m) => checker.see(m),
-            Err(TryRecvError::Empty) => thread::yield_now(),
-            Err(TryRecvError::Disconnected) => break,
+            Err(TryPopError::Empty) => thread::yield_now(),
+            Err(TryPopError::Disconnected) => break,
         }
     }
     checker.assert_complete(per);
@@ -298,11 +298,11 @@ fn sharded_disconnection() {
     assert!(!tx.is_disconnected() && !rx.is_disconnected());
     tx.send(1).unwrap();
     tx.send(2).unwrap();
-    assert_eq!(tx.try_send(3), Err(TrySendError::Full(3)));
+    assert_eq!(tx.try_send(3), Err(TryPushError::Full(3)));
     drop(rx);
     assert!(tx.is_disconnected());
     assert_eq!(tx.send(3), Err(3));
-    assert_eq!(tx.try_send(3), Err(TrySendError::Disconnected(3)));
+    assert_eq!(tx.try_send(3), Err(TryPushError::Disconnected(3)));
     // A clone made after the receiver is gone is disconnected too.
     let mut late = tx.clone();
     assert!(late.is_disconnected());
@@ -476,7 +476,7 @@ fn vyukov_shared_sender() {
         checker.assert_complete(per);
     });
     drop(tx);
-    assert_eq!(rx.try_recv(), Err(TryRecvError::Disconnected));
+    assert_eq!(rx.try_recv(), Err(TryPopError::Disconnected));
 }
 
 #[test]
@@ -667,8 +667,8 @@ fn waits_are_counted_as_failed_polls() {
         assert!(counted, "vyukov {wake:?}: no wait was counted in ten tries");
     }
     let (mut tx, mut rx) = channel::<u64>(1, Wake::Spin).unwrap();
-    assert_eq!(rx.try_recv(), Err(TryRecvError::Empty));
+    assert_eq!(rx.try_recv(), Err(TryPopError::Empty));
     tx.try_send(0).unwrap();
-    assert!(matches!(tx.try_send(1), Err(TrySendError::Full(1))));
+    assert!(matches!(tx.try_send(1), Err(TryPushError::Full(1))));
     assert_eq!((tx.failed_polls(), rx.failed_polls()), (0, 0));
 }

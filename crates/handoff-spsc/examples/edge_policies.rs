@@ -64,9 +64,9 @@ fn push_all(mut tx: Producer<u64>) {
 fn push_gathering_room(mut tx: Producer<u64>) {
     for i in 0..MESSAGES {
         let mut value = i;
-        while let Err(back) = tx.try_push(value) {
-            assert!(!tx.is_abandoned(), "consumer alive");
-            value = back;
+        while let Err(refused) = tx.try_push(value) {
+            assert!(refused.is_full(), "consumer alive");
+            value = refused.into_inner();
             let mut polls = 0;
             while tx.slots() < ROOM && polls < POLLS {
                 polls += 1;

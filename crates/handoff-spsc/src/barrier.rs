@@ -20,68 +20,165 @@
 //! construction as folly's `asymmetricLightBarrier` / `asymmetricHeavyBarrier` and the barrier
 //! pair of C++ proposal P1202.
 //!
-//! The expedited command needs a one-time registration of the process. [`Mode::detect`] does it
-//! (once per process) when a waiter is created; where it is unavailable (other systems, older
-//! kernels, seccomp filters, Miri, loom) the mode is [`Mode::Symmetric`] and both sides issue a
-//! plain `fence(SeqCst)`. A waiter fixes its mode at creation, so its two sides always agree.
+//! # When the process registers, and what if the kernel refuses
+//!
+//! The expedited command needs a one-time registration of the process, a process-wide side
+//! effect that rings which never sleep ([`Wait::Spin`](crate::Wait::Spin) and
+//! [`SpinThenYield`](crate::Wait::SpinThenYield), the sharded MPSC's shard rings) must not have.
+//! So nothing registers until a waiter first goes to sleep. One process-wide state decides which
+//! pair of fences everybody uses; it only ever moves along these edges:
+//!
+//! ```text
+//!   UNREGISTERED --(first sleep: registration accepted)--> ASYMMETRIC --(barrier refused)--> DEGRADED
+//!        |
+//!        +-------(first sleep: registration refused, old kernel, other system)--> SYMMETRIC
+//! ```
+//!
+//! * [`light`] reads the state (relaxed: it needs no ordering of its own) and is a compiler
+//!   fence only in `ASYMMETRIC`, a `fence(SeqCst)` in every other state.
+//! * [`heavy`] registers first if nobody has (once per process, under a `OnceLock`), then issues
+//!   `membarrier` in `ASYMMETRIC` and a `fence(SeqCst)` otherwise.
+//!
+//! Why both sides always agree: a waker's light barrier is a mere compiler fence only if it read
+//! `ASYMMETRIC`, and the state never returns to `UNREGISTERED` or reaches `SYMMETRIC` from
+//! there, so a sleeper's heavy barrier, which runs after the sleeper's own look at the state (or
+//! its own registration), then finds `ASYMMETRIC` (and issues `membarrier`) or `DEGRADED`. A
+//! waker that read anything else issued a full fence, which pairs with either heavy barrier.
+//!
+//! `DEGRADED` replaces the abort of a kernel that refuses a barrier after it accepted the
+//! registration (a seccomp filter installed later, say). Wakers that read `ASYMMETRIC` before
+//! may still be relying on a barrier that did not happen, so the sleeper cannot safely block
+//! for them: [`heavy`] returns false, and from then on no waiter of the process blocks; it
+//! yields between looks instead (a `Wait::Block` ring keeps working, as a yielding one).
+//!
+//! Under loom the state is always `SYMMETRIC`: loom has no model of a barrier executed on
+//! another thread's behalf (a `membarrier`), so the model tests check the protocol with the
+//! symmetric pair; the asymmetric pair is argued above and in [`Waiter`](crate::Waiter).
 //!
 //! Cost on the machine of `BENCHMARKS.md`: `heavy` takes about 11 µs when another thread of the
-//! process is running (the kernel interrupts its CPU), about 0.3 µs when none is; `light` is free.
+//! process is running (the kernel interrupts its CPU), about 0.3 µs when none is; `light` is
+//! free (see BENCHMARKS.md §3).
 
 use crate::loom::sync::atomic::{fence, Ordering};
-// Not a synchronizing operation, so loom has no model of it; under loom the mode is always
-// `Symmetric` and this is never reached.
+// Not a synchronizing operation, so loom has no model of it; under loom the state is always
+// `SYMMETRIC` and this is never reached.
 use std::sync::atomic::compiler_fence;
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize};
+use std::sync::OnceLock;
 
-/// Which pair of fences a [`Waiter`](crate::Waiter) uses. Fixed when the waiter is created.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Mode {
-    /// `light` is a compiler fence, `heavy` a process-wide barrier (`membarrier`).
-    Asymmetric,
-    /// Both are `fence(SeqCst)`.
-    Symmetric,
+/// Nobody has slept yet: nobody registered.
+const UNREGISTERED: u8 = 0;
+/// Registered: `light` is a compiler fence, `heavy` a `membarrier`.
+const ASYMMETRIC: u8 = 1;
+/// Registration refused or unavailable: both are `fence(SeqCst)`.
+const SYMMETRIC: u8 = 2;
+/// A barrier was refused after registration: nobody blocks any more.
+const DEGRADED: u8 = 3;
+
+/// The process-wide state (see the module docs). Always `SYMMETRIC` under loom.
+static STATE: AtomicU8 = AtomicU8::new(if cfg!(handoff_loom) {
+    SYMMETRIC
+} else {
+    UNREGISTERED
+});
+/// How many times this process asked the kernel to register it (0 or 1), for tests.
+static REGISTRATIONS: AtomicUsize = AtomicUsize::new(0);
+/// Set by tests: the next registration is refused, as by an old kernel.
+static REFUSE: AtomicBool = AtomicBool::new(false);
+
+/// The waker's half: between its publication and its load of the sleep flag.
+#[inline(always)]
+pub(crate) fn light() {
+    if STATE.load(Ordering::Relaxed) == ASYMMETRIC {
+        compiler_fence(Ordering::SeqCst);
+    } else {
+        fence(Ordering::SeqCst);
+    }
 }
 
-impl Mode {
-    /// The best mode this process supports; registers the process for expedited barriers the
-    /// first time it is called.
-    pub(crate) fn detect() -> Mode {
-        if membarrier::available() {
-            Mode::Asymmetric
-        } else {
-            Mode::Symmetric
-        }
+/// The sleeper's half: between its announcement of the sleep and its re-check. Registers the
+/// process the first time. Returns whether the caller may block after its re-check (false once
+/// the state is `DEGRADED`: then it must yield and look again instead).
+#[cold]
+pub(crate) fn heavy() -> bool {
+    let mut state = STATE.load(Ordering::Acquire);
+    if state == UNREGISTERED {
+        state = register();
     }
-
-    /// The waker's half: between its publication and its load of the sleep flag.
-    #[inline(always)]
-    pub(crate) fn light(self) {
-        match self {
-            Mode::Asymmetric => compiler_fence(Ordering::SeqCst),
-            Mode::Symmetric => fence(Ordering::SeqCst),
-        }
-    }
-
-    /// The sleeper's half: between its announcement of the sleep and its re-check.
-    #[cold]
-    pub(crate) fn heavy(self) {
-        match self {
-            Mode::Asymmetric => {
-                // The caller's own accesses are ordered by ordinary fences around the call; the
-                // system call orders everybody else's.
-                fence(Ordering::SeqCst);
-                membarrier::private_expedited();
-                fence(Ordering::SeqCst);
+    match state {
+        ASYMMETRIC => {
+            // The caller's own accesses are ordered by ordinary fences around the call; the
+            // system call orders everybody else's.
+            fence(Ordering::SeqCst);
+            let done = membarrier::private_expedited();
+            if !done {
+                STATE.store(DEGRADED, Ordering::Release);
             }
-            Mode::Symmetric => fence(Ordering::SeqCst),
+            fence(Ordering::SeqCst);
+            done
+        }
+        SYMMETRIC => {
+            fence(Ordering::SeqCst);
+            true
+        }
+        _ => {
+            fence(Ordering::SeqCst);
+            false
         }
     }
 }
 
-#[cfg(all(target_os = "linux", not(loom), not(miri)))]
-mod membarrier {
-    use std::sync::OnceLock;
+/// Registers the process for expedited barriers, once; returns the state that results.
+#[cold]
+fn register() -> u8 {
+    static DONE: OnceLock<u8> = OnceLock::new();
+    *DONE.get_or_init(|| {
+        REGISTRATIONS.fetch_add(1, Ordering::Relaxed);
+        let state = if !REFUSE.load(Ordering::Relaxed) && membarrier::register() {
+            ASYMMETRIC
+        } else {
+            SYMMETRIC
+        };
+        STATE.store(state, Ordering::Release);
+        state
+    })
+}
 
+/// Whether wakers use the free light barrier now.
+pub(crate) fn is_asymmetric() -> bool {
+    STATE.load(Ordering::Relaxed) == ASYMMETRIC
+}
+
+/// Hooks for the crate's tests; not part of the API.
+#[doc(hidden)]
+pub mod testing {
+    use super::*;
+
+    /// The process-wide barrier state: `"unregistered"`, `"asymmetric"`, `"symmetric"` or
+    /// `"degraded"`.
+    pub fn state() -> &'static str {
+        match STATE.load(Ordering::Acquire) {
+            UNREGISTERED => "unregistered",
+            ASYMMETRIC => "asymmetric",
+            SYMMETRIC => "symmetric",
+            _ => "degraded",
+        }
+    }
+
+    /// How many times the process asked to register (0 or 1).
+    pub fn registrations() -> usize {
+        REGISTRATIONS.load(Ordering::Relaxed)
+    }
+
+    /// Makes the registration refused, as by a kernel without expedited barriers (only before
+    /// the first sleep of the process).
+    pub fn refuse_registration() {
+        REFUSE.store(true, Ordering::Relaxed);
+    }
+}
+
+#[cfg(all(target_os = "linux", not(handoff_loom), not(miri)))]
+mod membarrier {
     // Commands of membarrier(2), from the kernel's uapi header `linux/membarrier.h`.
     const CMD_QUERY: libc::c_int = 0;
     const CMD_PRIVATE_EXPEDITED: libc::c_int = 1 << 3;
@@ -100,43 +197,32 @@ mod membarrier {
         }
     }
 
-    /// Whether expedited private barriers work in this process (registered on the first call).
-    pub(super) fn available() -> bool {
-        static REGISTERED: OnceLock<bool> = OnceLock::new();
-        *REGISTERED.get_or_init(|| {
-            let supported = call(CMD_QUERY);
-            let needed = (CMD_PRIVATE_EXPEDITED | CMD_REGISTER_PRIVATE_EXPEDITED) as libc::c_long;
-            supported >= 0
-                && supported & needed == needed
-                && call(CMD_REGISTER_PRIVATE_EXPEDITED) == 0
-        })
+    /// Registers the process for expedited private barriers; false if the kernel cannot.
+    pub(super) fn register() -> bool {
+        let supported = call(CMD_QUERY);
+        let needed = (CMD_PRIVATE_EXPEDITED | CMD_REGISTER_PRIVATE_EXPEDITED) as libc::c_long;
+        supported >= 0 && supported & needed == needed && call(CMD_REGISTER_PRIVATE_EXPEDITED) == 0
     }
 
-    /// A full memory barrier on every CPU running a thread of this process.
-    pub(super) fn private_expedited() {
+    /// A full memory barrier on every CPU running a thread of this process; false if the kernel
+    /// refuses it.
+    pub(super) fn private_expedited() -> bool {
         if call(CMD_PRIVATE_EXPEDITED) == 0 {
-            return;
+            return true;
         }
         // Registration belongs to the address space, and a child forked (without exec) after it
         // may not inherit it (EPERM). Register this process and try once more.
-        if call(CMD_REGISTER_PRIVATE_EXPEDITED) == 0 && call(CMD_PRIVATE_EXPEDITED) == 0 {
-            return;
-        }
-        // The kernel refuses a barrier it accepted before: the wake protocol would be unsound
-        // without it, so stopping is the only safe answer.
-        let error = std::io::Error::last_os_error();
-        eprintln!("handoff-spsc: membarrier failed after registration: {error}");
-        std::process::abort();
+        call(CMD_REGISTER_PRIVATE_EXPEDITED) == 0 && call(CMD_PRIVATE_EXPEDITED) == 0
     }
 }
 
-#[cfg(not(all(target_os = "linux", not(loom), not(miri))))]
+#[cfg(not(all(target_os = "linux", not(handoff_loom), not(miri))))]
 mod membarrier {
-    pub(super) fn available() -> bool {
+    pub(super) fn register() -> bool {
         false
     }
 
-    pub(super) fn private_expedited() {
-        unreachable!("membarrier is never chosen where it is unavailable")
+    pub(super) fn private_expedited() -> bool {
+        false
     }
 }

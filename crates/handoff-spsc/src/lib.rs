@@ -84,12 +84,12 @@
 //! Without waiting:
 //!
 //! ```
-//! use handoff_spsc::{channel, TryPopError, Wait};
+//! use handoff_spsc::{channel, TryPopError, TryPushError, Wait};
 //!
 //! let (mut tx, mut rx) = channel::<&str>(2, Wait::Spin)?;
 //! assert_eq!(tx.try_push("a"), Ok(()));
 //! assert_eq!(tx.try_push("b"), Ok(()));
-//! assert_eq!(tx.try_push("c"), Err("c")); // full
+//! assert_eq!(tx.try_push("c"), Err(TryPushError::Full("c")));
 //! assert_eq!(rx.try_pop(), Ok("a"));
 //! drop(tx);
 //! assert_eq!(rx.try_pop(), Ok("b")); // what was pushed is still delivered
@@ -109,6 +109,8 @@
 #![warn(unsafe_op_in_unsafe_fn)]
 
 mod barrier;
+#[doc(hidden)]
+pub use barrier::testing as __barrier;
 mod loom;
 mod ring;
 pub mod wait;
@@ -148,20 +150,76 @@ impl fmt::Display for CapacityError {
 
 impl std::error::Error for CapacityError {}
 
-/// Why [`Consumer::try_pop`] returned no message.
+/// Why a non-waiting push or send refused a message: [`Producer::try_push`] here,
+/// `Sender::try_send` in `handoff-mpsc`. Carries the message back.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TryPushError<T> {
+    /// No room for now: the ring (a sharded sender's own ring) is full.
+    Full(T),
+    /// No room, and the receiving side has been dropped: there never will be.
+    Disconnected(T),
+}
+
+impl<T> TryPushError<T> {
+    /// The message that was refused.
+    pub fn into_inner(self) -> T {
+        match self {
+            TryPushError::Full(value) | TryPushError::Disconnected(value) => value,
+        }
+    }
+
+    /// Whether the message was refused for want of room only.
+    pub fn is_full(&self) -> bool {
+        matches!(self, TryPushError::Full(_))
+    }
+
+    /// Whether the receiving side is gone.
+    pub fn is_disconnected(&self) -> bool {
+        matches!(self, TryPushError::Disconnected(_))
+    }
+}
+
+// By hand, so that errors of messages without `Debug` can still be unwrapped.
+impl<T> fmt::Debug for TryPushError<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TryPushError::Full(_) => f.write_str("Full(..)"),
+            TryPushError::Disconnected(_) => f.write_str("Disconnected(..)"),
+        }
+    }
+}
+
+impl<T> fmt::Display for TryPushError<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TryPushError::Full(_) => f.write_str("the ring is full"),
+            TryPushError::Disconnected(_) => {
+                f.write_str("the ring is full and its receiver is gone")
+            }
+        }
+    }
+}
+
+impl<T> std::error::Error for TryPushError<T> {}
+
+/// Why a non-waiting pop or receive returned no message: [`Consumer::try_pop`] and the batch
+/// forms here, the `try_recv` family in `handoff-mpsc`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TryPopError {
-    /// The ring is empty for now.
+    /// Nothing to take for now.
     Empty,
-    /// The ring is empty and the producer has been dropped: no message will ever come.
+    /// Nothing to take, and the sending side has been dropped (every sender, for a
+    /// multi-producer channel) after everything it sent was taken: nothing will ever come.
     Disconnected,
 }
 
 impl fmt::Display for TryPopError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            TryPopError::Empty => f.write_str("the ring is empty"),
-            TryPopError::Disconnected => f.write_str("the ring is empty and its producer is gone"),
+            TryPopError::Empty => f.write_str("the channel is empty"),
+            TryPopError::Disconnected => {
+                f.write_str("the channel is empty and its sending side is gone")
+            }
         }
     }
 }

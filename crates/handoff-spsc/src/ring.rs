@@ -27,7 +27,7 @@ use crate::loom::cell::UnsafeCell;
 use crate::loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use crate::loom::sync::Arc;
 use crate::wait::{Backoff, Wait, Waiter};
-use crate::{CapacityError, TryPopError};
+use crate::{CapacityError, TryPopError, TryPushError};
 use crossbeam_utils::CachePadded;
 use std::fmt;
 use std::mem::MaybeUninit;
@@ -61,14 +61,80 @@ impl<T> Drop for Shared<T> {
         // message in `head..tail` was written and never read: drop each exactly once.
         let head = self.head.load(Ordering::Relaxed);
         let tail = self.tail.load(Ordering::Relaxed);
-        let mask = self.buffer.len() - 1;
-        let mut i = head;
-        while i != tail {
-            // SAFETY: slots in `head..tail` hold initialized messages that nobody else can reach
-            // any more (we are in the last owner's `drop`).
-            self.buffer[i & mask].with_mut(|p| unsafe { (*p).assume_init_drop() });
-            i = i.wrapping_add(1);
+        let n = tail.wrapping_sub(head);
+        let start = head & (self.buffer.len() - 1);
+        // SAFETY: the run `head..tail` holds initialized messages that nobody else can reach any
+        // more (we are in the last owner's `drop`), and nothing reads them after this.
+        unsafe { drop_run(self.buffer.as_ptr(), self.buffer.len(), start, n) };
+    }
+}
+
+/// Drops the `n` messages from slot number `start` on, wrapping around the end of the buffer
+/// (two stretches then), each exactly once even if a message's `drop` panics: a panic in the
+/// first stretch still drops the second (on the way out), and `drop_in_place` of a stretch
+/// drops the rest of that stretch when one of its messages panics. A second panic while
+/// unwinding aborts, as it always does.
+///
+/// # Safety
+/// `buffer` points to `capacity` slots, `start < capacity`, `n <= capacity`, and the `n` slots
+/// hold initialized messages that nobody reads, moves or drops afterwards.
+unsafe fn drop_run<T>(buffer: *const Slot<T>, capacity: usize, start: usize, n: usize) {
+    if n == 0 || !std::mem::needs_drop::<T>() {
+        return;
+    }
+    let to_end = n.min(capacity - start);
+    /// Drops the second stretch when dropped: after the first, or while unwinding from it.
+    struct Second<T> {
+        buffer: *const Slot<T>,
+        len: usize,
+    }
+    impl<T> Drop for Second<T> {
+        fn drop(&mut self) {
+            // SAFETY: `drop_run`'s caller's guarantee, for the stretch at the start of the
+            // buffer; this guard is its only dropper.
+            unsafe { drop_stretch(self.buffer, 0, self.len) };
         }
+    }
+    let second = Second {
+        buffer,
+        len: n - to_end,
+    };
+    // SAFETY: the caller's guarantee, for the stretch from `start` to the end of the run or of
+    // the buffer.
+    unsafe { drop_stretch(buffer, start, to_end) };
+    drop(second);
+}
+
+/// Drops the `len` messages from slot number `from` on, in place.
+///
+/// # Safety
+/// `from + len <= capacity` of the buffer at `buffer`; the slots hold initialized messages that
+/// nobody reads, moves or drops afterwards.
+#[inline]
+unsafe fn drop_stretch<T>(buffer: *const Slot<T>, from: usize, len: usize) {
+    if len == 0 {
+        return;
+    }
+    #[cfg(not(handoff_loom))]
+    {
+        // SAFETY: a slot is a `MaybeUninit<T>` in `UnsafeCell`s, all `repr(transparent)`, so
+        // `len` consecutive slots are laid out as `[T; len]`, in bounds and initialized (the
+        // caller's guarantee); the `UnsafeCell` allows writing through the shared pointer.
+        // Dropping the slice drops every element, the later ones even if an earlier one panics.
+        unsafe {
+            std::ptr::drop_in_place(std::ptr::slice_from_raw_parts_mut(
+                buffer.add(from).cast::<T>().cast_mut(),
+                len,
+            ));
+        }
+    }
+    #[cfg(handoff_loom)]
+    for slot in from..from + len {
+        // Loom's cells are not laid out as an array: one at a time (the model tests do not
+        // panic in a message's drop).
+        // SAFETY: in bounds and initialized, per the caller's guarantee.
+        let cell = unsafe { &*buffer.add(slot) };
+        cell.with_mut(|p| unsafe { (*p).assume_init_drop() });
     }
 }
 
@@ -155,6 +221,35 @@ pub fn channel<T>(
 }
 
 /// The sending end of a ring. Created by [`channel`].
+///
+/// # Threads
+///
+/// A producer can move to another thread (for messages that are `Send`):
+///
+/// ```
+/// use handoff_spsc::{channel, Wait};
+/// fn send<S: Send>(_: S) {}
+/// let (tx, rx) = channel::<u32>(4, Wait::Spin).unwrap();
+/// send(tx);
+/// ```
+///
+/// It cannot be shared between threads (it is not `Sync`), so that only one thread pushes:
+///
+/// ```compile_fail,E0277
+/// use handoff_spsc::{channel, Wait};
+/// fn share<S: Sync>(_: &S) {}
+/// let (tx, rx) = channel::<u32>(4, Wait::Spin).unwrap();
+/// share(&tx);
+/// ```
+///
+/// Nor can it move to another thread with messages that may not (`Rc` here):
+///
+/// ```compile_fail,E0277
+/// use handoff_spsc::{channel, Wait};
+/// fn send<S: Send>(_: S) {}
+/// let (tx, rx) = channel::<std::rc::Rc<u32>>(4, Wait::Spin).unwrap();
+/// send(tx);
+/// ```
 pub struct Producer<T> {
     shared: Arc<Shared<T>>,
     /// `shared.buffer`, copied here to save an indirection on the hot path.
@@ -177,6 +272,35 @@ pub struct Producer<T> {
 unsafe impl<T: Send> Send for Producer<T> {}
 
 /// The receiving end of a ring. Created by [`channel`].
+///
+/// # Threads
+///
+/// A consumer can move to another thread (for messages that are `Send`):
+///
+/// ```
+/// use handoff_spsc::{channel, Wait};
+/// fn send<S: Send>(_: S) {}
+/// let (tx, rx) = channel::<u32>(4, Wait::Spin).unwrap();
+/// send(rx);
+/// ```
+///
+/// It cannot be shared between threads (it is not `Sync`), so that only one thread pops:
+///
+/// ```compile_fail,E0277
+/// use handoff_spsc::{channel, Wait};
+/// fn share<S: Sync>(_: &S) {}
+/// let (tx, rx) = channel::<u32>(4, Wait::Spin).unwrap();
+/// share(&rx);
+/// ```
+///
+/// Nor can it move to another thread with messages that may not (`Rc` here):
+///
+/// ```compile_fail,E0277
+/// use handoff_spsc::{channel, Wait};
+/// fn send<S: Send>(_: S) {}
+/// let (tx, rx) = channel::<std::rc::Rc<u32>>(4, Wait::Spin).unwrap();
+/// send(rx);
+/// ```
 pub struct Consumer<T> {
     shared: Arc<Shared<T>>,
     /// `shared.buffer`, copied here to save an indirection on the hot path.
@@ -221,11 +345,24 @@ impl<T> fmt::Debug for Consumer<T> {
 impl<T> Producer<T> {
     /// Pushes `value` if there is a free slot, without waiting.
     ///
-    /// Returns the value back if the ring is full. A push can succeed after the consumer has
-    /// been dropped (the message is then dropped with the ring); use
-    /// [`is_abandoned`](Producer::is_abandoned) to tell a full ring from a dead one.
+    /// A push can succeed after the consumer has been dropped (the message is then dropped with
+    /// the ring); use [`is_abandoned`](Producer::is_abandoned) to ask.
+    ///
+    /// # Errors
+    /// [`TryPushError::Full`] with the value if the ring is full,
+    /// [`TryPushError::Disconnected`] if moreover the consumer has been dropped (the ring will
+    /// never have room again).
     #[inline]
-    pub fn try_push(&mut self, value: T) -> Result<(), T> {
+    pub fn try_push(&mut self, value: T) -> Result<(), TryPushError<T>> {
+        match self.push_now(value) {
+            Ok(()) => Ok(()),
+            Err(value) => Err(self.full_error(value)),
+        }
+    }
+
+    /// Pushes `value` if there is a free slot; returns it back if the ring is full.
+    #[inline(always)]
+    fn push_now(&mut self, value: T) -> Result<(), T> {
         if self.looks_full() && !self.refresh_has_room() {
             return Err(value);
         }
@@ -237,6 +374,16 @@ impl<T> Producer<T> {
         Ok(())
     }
 
+    /// Why a push found the ring full.
+    #[cold]
+    fn full_error(&self, value: T) -> TryPushError<T> {
+        if self.is_abandoned() {
+            TryPushError::Disconnected(value)
+        } else {
+            TryPushError::Full(value)
+        }
+    }
+
     /// Pushes `value`, waiting according to the ring's [`Wait`] strategy while the ring is full.
     ///
     /// Returns the value back if the consumer has been dropped while the ring is full. As with
@@ -244,7 +391,7 @@ impl<T> Producer<T> {
     /// consumer is already gone.
     #[inline]
     pub fn push(&mut self, value: T) -> Result<(), T> {
-        match self.try_push(value) {
+        match self.push_now(value) {
             Ok(()) => Ok(()),
             Err(value) => self.push_slow(value),
         }
@@ -787,7 +934,7 @@ impl<T> Consumer<T> {
             return;
         }
         debug_assert!(from + len <= self.capacity());
-        #[cfg(not(loom))]
+        #[cfg(not(handoff_loom))]
         {
             // SAFETY: a slot is a `MaybeUninit<T>` in `UnsafeCell`s, both `repr(transparent)`,
             // so `len` consecutive slots are laid out as `[T; len]`; they are in bounds and
@@ -795,7 +942,7 @@ impl<T> Consumer<T> {
             let run = unsafe { std::slice::from_raw_parts(self.buffer.add(from).cast::<T>(), len) };
             f(run);
         }
-        #[cfg(loom)]
+        #[cfg(handoff_loom)]
         for slot in from..from + len {
             // SAFETY: in bounds and initialized, per the caller's guarantee; the `Arc` keeps the
             // buffer alive.
@@ -871,18 +1018,30 @@ impl<T> Drop for LentRun<'_, T> {
         if self.n == 0 {
             return;
         }
-        if std::mem::needs_drop::<T>() {
-            for i in 0..self.n {
-                // SAFETY: the run's slots hold published messages that were only lent, never
-                // moved out; each is read out (and dropped) once, before the release below.
-                drop(unsafe {
-                    self.consumer
-                        .read_slot((self.start + i) & self.consumer.mask)
-                });
+        /// Releases the run's slots when dropped: after the messages are dropped, or while
+        /// unwinding from a message's `drop`. Either way every message of the run has then been
+        /// dropped once (see `drop_run`), so the slots must never be read again.
+        struct Release<'a, T> {
+            consumer: &'a mut Consumer<T>,
+            n: usize,
+        }
+        impl<T> Drop for Release<'_, T> {
+            #[inline]
+            fn drop(&mut self) {
+                let head = self.consumer.head.wrapping_add(self.n);
+                self.consumer.release(head);
             }
         }
-        let head = self.consumer.head.wrapping_add(self.n);
-        self.consumer.release(head);
+        let release = Release {
+            consumer: &mut *self.consumer,
+            n: self.n,
+        };
+        let (buffer, capacity) = (release.consumer.buffer, release.consumer.capacity());
+        // SAFETY: the run's slots hold published messages that were only lent, never moved out;
+        // they are dropped here once and released right after (also on unwinding) by `release`,
+        // so nobody reads them again.
+        unsafe { drop_run(buffer, capacity, self.start, self.n) };
+        drop(release);
     }
 }
 

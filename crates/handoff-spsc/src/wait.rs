@@ -11,7 +11,7 @@
 //! the sharded MPSC channel in `handoff-mpsc`, whose consumer sleeps on one waiter shared by all
 //! its rings) can reuse the exact protocol instead of re-deriving it.
 
-use crate::barrier::Mode;
+use crate::barrier;
 use crate::loom::futex::Futex;
 use crate::loom::sync::atomic::Ordering;
 use crate::loom::thread::{spin_loop, yield_now};
@@ -75,11 +75,11 @@ pub struct Backoff {
 
 impl Backoff {
     /// [`Wait::Spin`] yields once every this many consecutive failed polls.
-    pub const SPIN_YIELD_EVERY: u32 = if cfg!(loom) { 1 } else { 256 };
+    pub const SPIN_YIELD_EVERY: u32 = if cfg!(handoff_loom) { 1 } else { 256 };
     /// Pauses double on each snooze up to `2^SPIN_LIMIT` `spin_loop` hints.
-    const SPIN_LIMIT: u32 = if cfg!(loom) { 0 } else { 6 };
+    const SPIN_LIMIT: u32 = if cfg!(handoff_loom) { 0 } else { 6 };
     /// [`Wait::Block`] yields on snoozes after `SPIN_LIMIT` up to this one, then sleeps.
-    const YIELD_LIMIT: u32 = if cfg!(loom) { 0 } else { 10 };
+    const YIELD_LIMIT: u32 = if cfg!(handoff_loom) { 0 } else { 10 };
 
     /// A fresh backoff for one wait.
     #[inline]
@@ -173,8 +173,6 @@ const SLEEPING: u32 = 1;
 #[derive(Debug)]
 pub struct Waiter {
     state: Futex,
-    /// The barrier pair, fixed at creation so that both sides always use the same one.
-    barrier: Mode,
 }
 
 impl Default for Waiter {
@@ -186,18 +184,19 @@ impl Default for Waiter {
 impl Waiter {
     /// A waiter with nobody asleep.
     ///
-    /// The first waiter of a process registers it for `membarrier` where that is available.
+    /// Creating a waiter has no side effect: the process registers for `membarrier` (where
+    /// that is available) only when a waiter first goes to sleep.
     pub fn new() -> Self {
         Waiter {
             state: Futex::new(AWAKE),
-            barrier: Mode::detect(),
         }
     }
 
-    /// Whether this waiter uses asymmetric barriers (a free one for [`notify`](Waiter::notify),
-    /// a system call for [`sleep_unless`](Waiter::sleep_unless)) rather than two full fences.
+    /// Whether waiters use asymmetric barriers right now (a free one for
+    /// [`notify`](Waiter::notify), a system call for [`sleep_unless`](Waiter::sleep_unless))
+    /// rather than two full fences. A process-wide state: false until some waiter has slept.
     pub fn is_asymmetric(&self) -> bool {
-        self.barrier == Mode::Asymmetric
+        barrier::is_asymmetric()
     }
 
     /// Goes to sleep unless `ready` returns true after this thread has announced that it is
@@ -216,12 +215,19 @@ impl Waiter {
         self.state.atomic().swap(SLEEPING, Ordering::Relaxed);
         // 2. Pairs with the light barrier in `notify`: either the waker sees SLEEPING, or we see
         //    what the waker published before its barrier (or both).
-        self.barrier.heavy();
+        //    Registers the process for `membarrier` on the first sleep.
+        let may_block = barrier::heavy();
         // 3. Re-check: the waker may have published just before we announced the sleep.
         if !ready() {
-            // 4. Sleep, unless a waker already reset the state to AWAKE (then `wait` returns at
-            //    once). Returns on a wake-up or spuriously; the caller re-checks either way.
-            self.state.wait(SLEEPING);
+            if may_block {
+                // 4. Sleep, unless a waker already reset the state to AWAKE (then `wait` returns
+                //    at once). Returns on a wake-up or spuriously; the caller re-checks either way.
+                self.state.wait(SLEEPING);
+            } else {
+                // The kernel refused a barrier that wakers may rely on (see `barrier`): blocking
+                // could miss a wake-up, so yield and let the caller look again.
+                yield_now();
+            }
         }
         // Back to AWAKE, so that wakers skip the system call until the next sleep. A waker that
         // read SLEEPING before this may still wake us later: a harmless spurious wake-up.
@@ -236,7 +242,7 @@ impl Waiter {
     #[inline]
     pub fn notify(&self) {
         // Pairs with the heavy barrier in `sleep_unless` (step 2).
-        self.barrier.light();
+        barrier::light();
         if self.state.atomic().load(Ordering::Relaxed) == SLEEPING {
             self.wake();
         }
@@ -247,7 +253,7 @@ impl Waiter {
     /// what per-message wake-ups cost. As correct as `notify`, only slower.
     #[inline]
     pub fn notify_always(&self) {
-        self.barrier.light();
+        barrier::light();
         if self.state.atomic().load(Ordering::Relaxed) == SLEEPING {
             self.wake();
         } else {

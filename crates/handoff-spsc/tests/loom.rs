@@ -2,12 +2,12 @@
 //! over every interleaving (up to a preemption bound):
 //!
 //! ```text
-//! RUSTFLAGS="--cfg loom" cargo test -p handoff-spsc --test loom --release
+//! RUSTFLAGS="--cfg handoff_loom" cargo test -p handoff-spsc --test loom --release
 //! ```
 //!
 //! Loom checks every slot access for data races (through the crate's loom seam), and reports a
 //! deadlock if a lost wake-up leaves both sides asleep.
-#![cfg(loom)]
+#![cfg(handoff_loom)]
 
 use handoff_spsc::{channel, TryPopError, Wait};
 use loom::sync::atomic::{AtomicUsize, Ordering};

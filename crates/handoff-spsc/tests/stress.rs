@@ -1,8 +1,8 @@
 //! Stress tests: exact counts and order across threads, for every wait strategy and for the
 //! batch API, and drop accounting. Sized down under Miri.
-#![cfg(not(loom))]
+#![cfg(not(handoff_loom))]
 
-use handoff_spsc::{channel, CapacityError, TryPopError, Wait, MAX_CAPACITY};
+use handoff_spsc::{channel, CapacityError, TryPopError, TryPushError, Wait, MAX_CAPACITY};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -49,7 +49,7 @@ fn try_push_try_pop() {
                         Ok(()) => break,
                         Err(back) => {
                             full += 1;
-                            v = back;
+                            v = back.into_inner();
                             thread::yield_now();
                         }
                     }
@@ -310,7 +310,7 @@ fn disconnection() {
     assert!(!tx.is_abandoned() && !rx.is_abandoned());
     tx.push(1).unwrap();
     tx.push(2).unwrap();
-    assert_eq!(tx.try_push(3), Err(3));
+    assert_eq!(tx.try_push(3), Err(TryPushError::Full(3)));
     assert!(tx.is_full());
     drop(rx);
     assert!(tx.is_abandoned());
@@ -376,10 +376,19 @@ fn within_a_minute<R: Send + 'static>(what: &str, f: impl FnOnce() -> R + Send +
 }
 
 /// Where the system offers it, `Wait::Block` uses the asymmetric barrier pair (a free one on the
-/// hot path), so that the tests of this file exercise the protocol that ships.
+/// hot path) once a waiter has slept, so that the tests of this file exercise the protocol that
+/// ships.
 #[test]
 #[cfg(all(target_os = "linux", not(miri)))]
 fn block_uses_asymmetric_barriers_on_linux() {
+    let (mut tx, mut rx) = channel::<u32>(2, Wait::Block).unwrap();
+    let producer = thread::spawn(move || {
+        thread::sleep(std::time::Duration::from_millis(200));
+        tx.push(1).unwrap();
+    });
+    // Long enough a wait for the consumer to sleep, which registers the process.
+    assert_eq!(rx.pop(), Some(1));
+    producer.join().unwrap();
     assert!(handoff_spsc::Waiter::new().is_asymmetric());
 }
 

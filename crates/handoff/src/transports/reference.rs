@@ -24,8 +24,8 @@ use super::shape::{check_spsc, Refused, WAKE};
 use super::spin::{recv_spinning, retry, send_batch_spinning, send_spinning};
 use crate::prelude::*;
 use crate::transport::OptionTable;
-use handoff_mpsc::{vyukov, TryRecvError, Wake};
-use handoff_spsc::{TryPopError, Wait};
+use handoff_mpsc::{vyukov, Wake};
+use handoff_spsc::{TryPopError, TryPushError, Wait};
 
 /// The `wait` option of `handoff-spsc`.
 const WAIT: OptionTable<Wait> = OptionTable {
@@ -55,7 +55,8 @@ fn check_single_consumer(cfg: &ChannelConfig) -> Result<(), BuildError> {
     Ok(())
 }
 
-refused! { handoff_mpsc::TrySendError { Full, Disconnected } }
+// The one refusal of both reference crates (`handoff-mpsc` re-exports it).
+refused! { handoff_spsc::TryPushError { Full, Disconnected } }
 
 /// One end of a reference channel, with who waits for it and the harness's count of failed
 /// attempts (the crate counts those of its own waits).
@@ -95,7 +96,8 @@ impl<M: Message> Sender<M> for SpscTx<M> {
         if !self.spin {
             return self.end.push(msg);
         }
-        let push = |p: &mut handoff_spsc::Producer<M>, m| p.try_push(m);
+        let push =
+            |p: &mut handoff_spsc::Producer<M>, m| p.try_push(m).map_err(TryPushError::into_inner);
         let gone = |p: &handoff_spsc::Producer<M>| p.is_abandoned();
         send_spinning(&mut self.end, &mut self.failed, msg, push, gone)
     }
@@ -106,7 +108,8 @@ impl<M: Message> Sender<M> for SpscTx<M> {
             return self.end.push_batch(msgs).map(|_| ());
         }
         let run = |p: &mut handoff_spsc::Producer<M>, ms: &mut I| p.try_push_batch(ms);
-        let push = |p: &mut handoff_spsc::Producer<M>, m| p.try_push(m);
+        let push =
+            |p: &mut handoff_spsc::Producer<M>, m| p.try_push(m).map_err(TryPushError::into_inner);
         let gone = |p: &handoff_spsc::Producer<M>| p.is_abandoned();
         send_batch_spinning(&mut self.end, &mut self.failed, msgs, run, push, gone)
     }
@@ -115,7 +118,7 @@ impl<M: Message> Sender<M> for SpscTx<M> {
         if self.end.is_abandoned() {
             return Err(TrySendError::Disconnected(msg));
         }
-        self.end.try_push(msg).map_err(TrySendError::Full)
+        self.end.try_push(msg).map_err(Refused::refused)
     }
 
     fn failed_attempts(&self) -> u64 {
@@ -176,10 +179,8 @@ impl<M: Message> Sender<M> for MpscTx<M> {
         if !self.spin {
             return self.end.send(msg);
         }
-        let push = |t: &mut handoff_mpsc::Sender<M>, m| {
-            t.try_send(m)
-                .map_err(handoff_mpsc::TrySendError::into_inner)
-        };
+        let push =
+            |t: &mut handoff_mpsc::Sender<M>, m| t.try_send(m).map_err(TryPushError::into_inner);
         let gone = |t: &handoff_mpsc::Sender<M>| t.is_disconnected();
         send_spinning(&mut self.end, &mut self.failed, msg, push, gone)
     }
@@ -190,10 +191,8 @@ impl<M: Message> Sender<M> for MpscTx<M> {
             return self.end.send_batch(msgs).map(|_| ());
         }
         let run = |t: &mut handoff_mpsc::Sender<M>, ms: &mut I| t.try_send_batch(ms);
-        let push = |t: &mut handoff_mpsc::Sender<M>, m| {
-            t.try_send(m)
-                .map_err(handoff_mpsc::TrySendError::into_inner)
-        };
+        let push =
+            |t: &mut handoff_mpsc::Sender<M>, m| t.try_send(m).map_err(TryPushError::into_inner);
         let gone = |t: &handoff_mpsc::Sender<M>| t.is_disconnected();
         send_batch_spinning(&mut self.end, &mut self.failed, msgs, run, push, gone)
     }
@@ -210,11 +209,11 @@ impl<M: Message> Sender<M> for MpscTx<M> {
 /// What a non-waiting receive of the MPSC queues means to [`retry`]: a result, the end, or
 /// nothing yet.
 #[inline(always)]
-fn mpsc_taken<R>(r: Result<R, TryRecvError>, end: R) -> Option<R> {
+fn mpsc_taken<R>(r: Result<R, TryPopError>, end: R) -> Option<R> {
     match r {
         Ok(x) => Some(x),
-        Err(TryRecvError::Disconnected) => Some(end),
-        Err(TryRecvError::Empty) => None,
+        Err(TryPopError::Disconnected) => Some(end),
+        Err(TryPopError::Empty) => None,
     }
 }
 

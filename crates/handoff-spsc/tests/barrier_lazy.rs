@@ -1,0 +1,32 @@
+//! Rings that never sleep leave the process alone: no `membarrier` registration until a waiter
+//! first sleeps. (One test per file: the state is the process's.)
+
+#![cfg(not(handoff_loom))]
+
+use handoff_spsc::{__barrier as barrier, channel, Wait};
+use std::thread;
+use std::time::Duration;
+
+#[test]
+fn registration_waits_for_the_first_sleep() {
+    // Spinning rings, and a blocking one whose sides never have to wait.
+    for wait in [Wait::Spin, Wait::SpinThenYield, Wait::Block] {
+        let (mut tx, mut rx) = channel::<u32>(4, wait).unwrap();
+        tx.push(1).unwrap();
+        assert_eq!(rx.pop(), Some(1));
+    }
+    assert_eq!(barrier::state(), "unregistered");
+    assert_eq!(barrier::registrations(), 0);
+
+    // A consumer that waits long enough goes to sleep, which registers the process (or finds
+    // that it cannot, and falls back to symmetric fences).
+    let (mut tx, mut rx) = channel::<u32>(4, Wait::Block).unwrap();
+    let producer = thread::spawn(move || {
+        thread::sleep(Duration::from_millis(200));
+        tx.push(7).unwrap();
+    });
+    assert_eq!(rx.pop(), Some(7));
+    producer.join().unwrap();
+    assert_eq!(barrier::registrations(), 1);
+    assert!(matches!(barrier::state(), "asymmetric" | "symmetric"));
+}
