@@ -18,7 +18,7 @@ pub fn history(args: &HistoryArgs) -> Result<u8, CliError> {
             return Err(CliError::bad_input(handoff::suggest::unknown(
                 "history format",
                 other,
-                ["table", "html"].into_iter(),
+                ["table", "html"],
             )))
         }
     };

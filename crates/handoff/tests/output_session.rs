@@ -143,6 +143,11 @@ fn a_session_report_renders_in_every_format() {
             Format::Bmf => {
                 serde_json::from_str::<serde_json::Value>(text).unwrap();
             }
+            Format::Html => {
+                assert!(text.starts_with("<!DOCTYPE html>"), "{text}");
+                assert!(text.contains("faulty-drop: FAIL — producer 0: expected seq 9, got 10"));
+                assert!(text.contains("class=\"chart throughput\""), "{text}");
+            }
         }
     }
 }

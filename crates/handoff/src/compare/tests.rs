@@ -191,6 +191,12 @@ fn every_format_renders_and_json_reads_back() {
                 );
                 assert_eq!(m["throughput"]["value"], serde_json::json!(80.2e6));
             }
+            CompareFormat::Html => {
+                assert!(text.starts_with("<!DOCTYPE html>"), "{text}");
+                // The regression is charted in red and listed.
+                assert!(text.contains("class=\"change slower\""), "{text}");
+                assert!(text.contains("-20.0%"), "{text}");
+            }
         }
     }
 }
