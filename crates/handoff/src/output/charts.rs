@@ -262,17 +262,21 @@ fn percentiles(title: &str, rows: &[(&str, &TrialResult, bool)]) -> Option<Strin
 
 /// A ramp's achieved rate and p99 against the requested rate, one chart each.
 fn ramp(title: &str, rows: &[(&str, &TrialResult, bool)]) -> Vec<String> {
-    let searches: Vec<(&str, &crate::open_loop::ramp::RampOutcome)> = rows
+    // Each row's search, and the hop that saturated first (pipelines).
+    let searches: Vec<(&str, &crate::open_loop::ramp::RampOutcome, Option<&str>)> = rows
         .iter()
-        .filter_map(|(label, r, _)| Some((*label, &r.ramp.as_ref()?.search)))
-        .filter(|(_, s)| !s.steps.is_empty())
+        .filter_map(|(label, r, _)| {
+            let ramp = r.ramp.as_ref()?;
+            Some((*label, &ramp.search, ramp.saturating_hop.as_deref()))
+        })
+        .filter(|(_, s, _)| !s.steps.is_empty())
         .collect();
     if searches.is_empty() {
         return Vec::new();
     }
     let requested = searches
         .iter()
-        .flat_map(|(_, s)| s.steps.iter().map(|st| st.figures.requested as f64));
+        .flat_map(|(_, s, _)| s.steps.iter().map(|st| st.figures.requested as f64));
     let x = Axis::fitting(requested, 90.0, WIDTH - 280.0);
     let mut charts = Vec::new();
     type Figure = fn(&crate::open_loop::ramp::StepFigures) -> f64;
@@ -296,7 +300,7 @@ fn ramp(title: &str, rows: &[(&str, &TrialResult, bool)]) -> Vec<String> {
         let bottom = height - AXIS_H;
         let values = searches
             .iter()
-            .flat_map(|(_, s)| s.steps.iter().map(|st| figure(&st.figures).max(1.0)));
+            .flat_map(|(_, s, _)| s.steps.iter().map(|st| figure(&st.figures).max(1.0)));
         let y = Axis::fitting(values, bottom, 16.0);
         let mut svg = Svg::new(WIDTH, height);
         for t in y.ticks() {
@@ -304,7 +308,7 @@ fn ramp(title: &str, rows: &[(&str, &TrialResult, bool)]) -> Vec<String> {
             svg.text((x.from - 6.0, y.at(t) + 4.0), "end", "tick", &tick(t));
         }
         svg.vertical_text((18.0, (bottom + 16.0) / 2.0), "axis-label", what);
-        for (i, (label, s)) in searches.iter().enumerate() {
+        for (i, (label, s, hop)) in searches.iter().enumerate() {
             let colour = format!("c{}", i % COLOURS);
             let mut steps: Vec<_> = s.steps.iter().collect();
             steps.sort_by_key(|st| st.figures.requested);
@@ -333,11 +337,18 @@ fn ramp(title: &str, rows: &[(&str, &TrialResult, bool)]) -> Vec<String> {
                 svg.dot(*p, 3.5, &format!("{class} {colour}"), &tip);
             }
             if let Some(knee) = s.sustained {
-                svg.line(
-                    (x.at(knee as f64), 16.0),
-                    (x.at(knee as f64), bottom),
-                    &format!("knee {colour}"),
-                );
+                let at = x.at(knee as f64);
+                svg.line((at, 16.0), (at, bottom), &format!("knee {colour}"));
+                if let Some(hop) = hop {
+                    let said = format!("saturates first: {hop}");
+                    let y = 30.0 + 14.0 * i as f64;
+                    svg.text(
+                        (at + 4.0, y),
+                        "start",
+                        &format!("note saturates {colour}"),
+                        &said,
+                    );
+                }
             }
             let ly = 24.0 + 18.0 * i as f64;
             svg.line(
