@@ -4,7 +4,6 @@
 
 use super::model::{Change, Comparison, Row};
 use super::view::{cells, footer, header, COLUMNS};
-use crate::output::html::STYLE;
 use crate::output::svg::{clip, escape, Axis, Svg};
 use std::io::{self, Write};
 
@@ -15,19 +14,8 @@ const ROW_H: f64 = 22.0;
 
 /// Writes the page.
 pub(super) fn page(c: &Comparison, out: &mut dyn Write) -> io::Result<()> {
-    writeln!(
-        out,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">"
-    )?;
-    writeln!(
-        out,
-        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-    )?;
-    writeln!(
-        out,
-        "<title>handoff compare</title>\n<style>{STYLE}</style>\n</head>\n<body>"
-    )?;
-    writeln!(out, "<h1>handoff compare</h1>\n<dl class=\"header\">")?;
+    crate::output::html::begin(out, "handoff compare")?;
+    writeln!(out, "<dl class=\"header\">")?;
     for (label, text) in header(c) {
         writeln!(out, "<dt>{}</dt><dd>{}</dd>", escape(label), escape(&text))?;
     }

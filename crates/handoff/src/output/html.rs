@@ -13,7 +13,7 @@ use std::io::{self, Write};
 pub(super) struct HtmlExporter;
 
 /// The page's style: readable on a laptop screen, printable, one colour per series.
-pub(crate) const STYLE: &str = r#"
+const STYLE: &str = r#"
 body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif;
        margin: 24px auto; max-width: 1180px; padding: 0 16px; color: #1d2126; }
 h1 { font-size: 22px; margin-bottom: 8px; }
@@ -64,24 +64,30 @@ tr.slower td { color: #9b2c2c; font-weight: 600; } tr.faster td { color: #276749
 @media print { body { max-width: none; } h2 { break-after: avoid; } figure { break-inside: avoid; } }
 "#;
 
+/// Opens a page of the report's kind (run, comparison, history): its head with the style, and
+/// `title` as its heading.
+pub(crate) fn begin(out: &mut dyn Write, title: &str) -> io::Result<()> {
+    let title = escape(title);
+    writeln!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">"
+    )?;
+    writeln!(
+        out,
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+    )?;
+    writeln!(
+        out,
+        "<title>{title}</title>\n<style>{STYLE}</style>\n</head>\n<body>"
+    )?;
+    writeln!(out, "<h1>{title}</h1>")
+}
+
 impl Exporter for HtmlExporter {
     fn export(&self, report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
         let v = view::build(report);
-        let title = format!("handoff results: {}", report.suite);
-        writeln!(
-            out,
-            "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">"
-        )?;
-        writeln!(
-            out,
-            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-        )?;
-        writeln!(
-            out,
-            "<title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>",
-            escape(&title)
-        )?;
-        writeln!(out, "<h1>{}</h1>\n<dl class=\"header\">", escape(&title))?;
+        begin(out, &format!("handoff results: {}", report.suite))?;
+        writeln!(out, "<dl class=\"header\">")?;
         for (label, text) in &v.header {
             writeln!(out, "<dt>{}</dt><dd>{}</dd>", escape(label), escape(text))?;
         }

@@ -3,7 +3,6 @@
 //! with its id, commit and note. Streams show their median throughput, ping-pong its p50.
 
 use super::fmt;
-use super::html::STYLE;
 use super::svg::{clip, escape, Axis, Svg};
 use crate::report::{RunReport, TrialResult};
 use std::collections::BTreeMap;
@@ -47,15 +46,8 @@ fn stream(r: &TrialResult) -> Option<(String, f64, &'static str)> {
 
 /// Writes the page for `runs`, oldest first.
 pub fn page(runs: &[TrendRun], out: &mut dyn Write) -> io::Result<()> {
-    writeln!(
-        out,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">"
-    )?;
-    writeln!(
-        out,
-        "<title>handoff history</title>\n<style>{STYLE}</style>\n</head>\n<body>"
-    )?;
-    writeln!(out, "<h1>handoff history</h1>\n<ol class=\"runs\">")?;
+    super::html::begin(out, "handoff history")?;
+    writeln!(out, "<ol class=\"runs\">")?;
     for r in runs {
         writeln!(
             out,

@@ -157,7 +157,6 @@ pub(crate) fn channel<M: Message>(
                 run: Vec::new(),
                 queue: queue.clone(),
                 failed: 0,
-                _message: PhantomData,
             })
             .collect(),
     })
@@ -166,6 +165,25 @@ pub(crate) fn channel<M: Message>(
 /// The most blocks of `size` bytes one batch call moves.
 fn batch_limit(size: usize) -> usize {
     (BATCH_BYTES / size).max(1)
+}
+
+/// Takes up to `max` blocks with one `drain` call into `blocks` (room for `max`) and hands each
+/// message to `f`; how many there were.
+#[inline]
+fn drain_into<M: Message>(
+    queue: &Queue,
+    drain: unsafe extern "C" fn(*mut c_void, *mut c_void, usize) -> usize,
+    blocks: &mut Blocks,
+    max: usize,
+    f: &mut impl FnMut(M),
+) -> usize {
+    // SAFETY: the plugin's function, on its queue, with room for `max` blocks.
+    let n = unsafe { drain(queue.handle, blocks.at(0).cast(), max) }.min(max);
+    for i in 0..n {
+        // SAFETY: the plugin wrote `n` blocks.
+        f(unsafe { M::read_wire(blocks.at(i)) });
+    }
+    n
 }
 
 /// Producer handle of a plugin's transport.
@@ -307,7 +325,6 @@ pub struct PluginRx<M> {
     /// The messages of one run, read from their blocks, lent to the verifier at once.
     run: Vec<M>,
     failed: u64,
-    _message: PhantomData<fn(M) -> M>,
 }
 
 impl<M> Drop for PluginRx<M> {
@@ -353,40 +370,35 @@ impl<M: Message> Receiver<M> for PluginRx<M> {
                 None => 0,
             };
         };
-        let max = max.clamp(1, batch_limit(self.queue.size));
-        self.blocks.reserve(max);
-        let queue = self.queue.clone();
+        // Disjoint borrows of the handle's fields: no reference count touched per call.
+        let PluginRx {
+            queue,
+            blocks,
+            failed,
+            ..
+        } = self;
+        let queue: &Queue = queue;
+        let max = max.clamp(1, batch_limit(queue.size));
+        blocks.reserve(max);
         let mut backoff = Backoff::new();
         loop {
-            let out = self.blocks.at(0).cast::<c_void>();
-            // SAFETY: the plugin's function, on its queue, with room for `max` blocks.
-            let n = unsafe { drain(queue.handle, out, max) }.min(max);
+            let n = drain_into(queue, drain, blocks, max, &mut f);
             if n > 0 {
-                for i in 0..n {
-                    // SAFETY: the plugin wrote `n` blocks.
-                    f(unsafe { M::read_wire(self.blocks.at(i)) });
-                }
                 return n;
             }
             if let Some(wait) = queue.funcs.pop {
-                // SAFETY: as above, room for one block.
-                if unsafe { wait(queue.handle, out) } != 1 {
+                // SAFETY: the plugin's function, on its queue, with room for one block.
+                if unsafe { wait(queue.handle, blocks.at(0).cast()) } != 1 {
                     return 0;
                 }
                 // SAFETY: the plugin wrote one block.
-                f(unsafe { M::read_wire(self.blocks.at(0)) });
+                f(unsafe { M::read_wire(blocks.at(0)) });
                 return 1;
             }
             if queue.producers_gone() {
-                // SAFETY: as above.
-                let n = unsafe { drain(queue.handle, out, max) }.min(max);
-                for i in 0..n {
-                    // SAFETY: the plugin wrote `n` blocks.
-                    f(unsafe { M::read_wire(self.blocks.at(i)) });
-                }
-                return n;
+                return drain_into(queue, drain, blocks, max, &mut f);
             }
-            self.failed += 1;
+            *failed += 1;
             backoff.snooze();
         }
     }
