@@ -134,6 +134,7 @@ pub fn channel<T>(
         generation: 0,
         wake,
         failed_polls: 0,
+        _own_lines: CachePadded::new(()),
     };
     let sender = Sender {
         ring: producer,
@@ -419,6 +420,10 @@ pub struct Receiver<T> {
     wake: Wake,
     /// See [`Receiver::failed_polls`].
     failed_polls: u64,
+    /// The receiver writes its turn on every message: it keeps whole cache-line pairs of its
+    /// own, so that no placement puts it on a line a sender reads (see
+    /// [`handoff_spsc::Producer`], Placement). Senders already do, through their rings.
+    _own_lines: CachePadded<()>,
 }
 
 impl<T> Receiver<T> {
