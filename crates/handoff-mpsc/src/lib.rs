@@ -127,6 +127,11 @@
 #![deny(missing_docs)]
 #![warn(unsafe_op_in_unsafe_fn)]
 
+/// The README's example, compiled and run as a doctest.
+#[cfg(all(doctest, feature = "block"))]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
+
 mod loom;
 mod sharded;
 pub mod vyukov;

@@ -23,6 +23,7 @@
 //! the handles' size and alignment, each placement's quartiles in messages per second, and the
 //! median of the per-repetition ratios adjacent / apart.
 
+#[allow(dead_code)] // `pair` is for the other examples
 mod support;
 
 use core_affinity::CoreId;

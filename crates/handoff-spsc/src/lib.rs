@@ -108,7 +108,9 @@
 #![deny(missing_docs)]
 #![warn(unsafe_op_in_unsafe_fn)]
 
+#[cfg(feature = "block")]
 mod barrier;
+#[cfg(feature = "block")]
 #[doc(hidden)]
 pub use barrier::testing as __barrier;
 mod loom;
@@ -116,9 +118,16 @@ mod ring;
 pub mod wait;
 
 pub use ring::{channel, Consumer, Producer, MAX_CAPACITY};
-pub use wait::{Backoff, Wait, Waiter};
+#[cfg(feature = "block")]
+pub use wait::Waiter;
+pub use wait::{Backoff, Wait};
 
 use std::fmt;
+
+/// The README's example, compiled and run as a doctest.
+#[cfg(all(doctest, feature = "block"))]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
 
 /// Why [`channel`] could not create a ring.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -6,4 +6,6 @@
 //!
 //! [loom]: https://docs.rs/loom
 
-pub(crate) use handoff_sync::{cell, futex, sync, thread};
+#[cfg(feature = "block")]
+pub(crate) use handoff_sync::futex;
+pub(crate) use handoff_sync::{cell, sync, thread};

@@ -196,7 +196,7 @@ pub fn channel<T>(
     });
     let buffer = shared.buffer.as_ptr();
     let mask = rounded - 1;
-    let block = wait == Wait::Block;
+    let block = wait.sleeps();
     let producer = Producer {
         shared: shared.clone(),
         buffer,

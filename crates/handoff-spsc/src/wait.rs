@@ -11,8 +11,11 @@
 //! the sharded MPSC channel in `handoff-mpsc`, whose consumer sleeps on one waiter shared by all
 //! its rings) can reuse the exact protocol instead of re-deriving it.
 
+#[cfg(feature = "block")]
 use crate::barrier;
+#[cfg(feature = "block")]
 use crate::loom::futex::Futex;
+#[cfg(feature = "block")]
 use crate::loom::sync::atomic::Ordering;
 use crate::loom::thread::{spin_loop, yield_now};
 
@@ -26,7 +29,13 @@ use crate::loom::thread::{spin_loop, yield_now};
 ///
 /// All three make progress when threads outnumber cores: none of them spins forever without
 /// giving the scheduler a chance to run the thread it waits for.
+///
+/// `Block` exists with the `block` feature (on by default), which brings the futex and, on
+/// Linux, `libc` for `membarrier`; without it the crate depends on neither. The enum is
+/// `non_exhaustive` so that code written without the feature still compiles when another crate
+/// of the build turns it on.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Wait {
     /// Busy-wait with `spin_loop` hints, for the lowest hand-off latency when each side has a core
     /// of its own. To keep making progress under oversubscription (more runnable threads than
@@ -49,7 +58,20 @@ pub enum Wait {
     /// goes to sleep pays for both with one `membarrier` system call (microseconds: it
     /// interrupts every CPU running a thread of the process) before it sleeps. Elsewhere it is a
     /// full fence (a locked instruction on x86) per operation.
+    #[cfg(feature = "block")]
     Block,
+}
+
+impl Wait {
+    /// Whether a side may sleep under this strategy, so that the other side must notify it.
+    #[inline]
+    pub(crate) fn sleeps(self) -> bool {
+        match self {
+            #[cfg(feature = "block")]
+            Wait::Block => true,
+            _ => false,
+        }
+    }
 }
 
 /// Spins, yields and decides when to sleep, according to a [`Wait`] strategy.
@@ -112,6 +134,7 @@ impl Backoff {
                 self.pause();
                 false
             }
+            #[cfg(feature = "block")]
             Wait::Block => {
                 if self.step > Self::YIELD_LIMIT {
                     return true;
@@ -140,7 +163,9 @@ impl Backoff {
     }
 }
 
+#[cfg(feature = "block")]
 const AWAKE: u32 = 0;
+#[cfg(feature = "block")]
 const SLEEPING: u32 = 1;
 
 /// A place where one thread sleeps until another wakes it, woken only if it actually sleeps.
@@ -170,17 +195,20 @@ const SLEEPING: u32 = 1;
 ///
 /// Wake-ups can be spurious (a wake meant for an earlier sleep, or the futex's own), so callers
 /// re-check their condition in a loop.
+#[cfg(feature = "block")]
 #[derive(Debug)]
 pub struct Waiter {
     state: Futex,
 }
 
+#[cfg(feature = "block")]
 impl Default for Waiter {
     fn default() -> Self {
         Self::new()
     }
 }
 
+#[cfg(feature = "block")]
 impl Waiter {
     /// A waiter with nobody asleep.
     ///
@@ -275,5 +303,26 @@ impl Waiter {
         if self.state.atomic().swap(AWAKE, Ordering::AcqRel) == SLEEPING {
             self.state.wake_one();
         }
+    }
+}
+
+/// Without the `block` feature nobody sleeps ([`Wait::sleeps`] is false for every strategy, and
+/// [`Backoff::snooze`] never says to sleep), so the rings' waiters are never slept on or
+/// notified; this stands in for them at no cost.
+#[cfg(not(feature = "block"))]
+#[derive(Debug, Default)]
+pub(crate) struct Waiter;
+
+#[cfg(not(feature = "block"))]
+impl Waiter {
+    pub(crate) fn new() -> Self {
+        Waiter
+    }
+
+    #[inline(always)]
+    pub(crate) fn notify(&self) {}
+
+    pub(crate) fn sleep_unless(&self, _ready: impl FnOnce() -> bool) {
+        yield_now();
     }
 }

@@ -133,7 +133,8 @@ impl<M: Message> MutexDequeTx<M> {
         let wake = match shared.wake {
             Wake::Edge => waiting_receivers > 0,
             Wake::Every => true,
-            Wake::Spin => false,
+            // `Spin`, and any policy a later version adds: no wake-ups it was not asked for.
+            _ => false,
         };
         if wake {
             shared.not_empty.notify_one();
