@@ -8,9 +8,9 @@ use std::mem::{align_of, size_of};
 /// The unit the handles are aligned to: crossbeam's `CachePadded`, which is 128 bytes on x86-64
 /// and aarch64 (a line pair, for the adjacent-line prefetcher) and one line elsewhere.
 const UNIT: usize = align_of::<crossbeam_utils::CachePadded<()>>();
+const _: () = assert!(UNIT >= 32, "a cache line is at least 32 bytes");
 
 fn assert_owns_lines<H>(name: &str) {
-    assert!(UNIT >= 32, "CachePadded alignment {UNIT}");
     assert_eq!(align_of::<H>(), UNIT, "{name} alignment");
     assert_eq!(
         size_of::<H>() % UNIT,
