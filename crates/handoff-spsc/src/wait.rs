@@ -213,7 +213,9 @@ impl Waiter {
     /// A waiter with nobody asleep.
     ///
     /// Creating a waiter has no side effect: the process registers for `membarrier` (where
-    /// that is available) only when a waiter first goes to sleep.
+    /// that is available) only when a waiter first goes to sleep. (The first
+    /// [`notify`](Waiter::notify) of the process asks the kernel, without side effect, whether
+    /// it could, so that a waker pays no full fence while nobody has slept yet.)
     pub fn new() -> Self {
         Waiter {
             state: Futex::new(AWAKE),
@@ -222,7 +224,9 @@ impl Waiter {
 
     /// Whether waiters use asymmetric barriers right now (a free one for
     /// [`notify`](Waiter::notify), a system call for [`sleep_unless`](Waiter::sleep_unless))
-    /// rather than two full fences. A process-wide state: false until some waiter has slept.
+    /// rather than two full fences. A process-wide state: false until the kernel has been asked
+    /// (on the process's first notify or sleep), then true where it offers expedited barriers,
+    /// until a barrier is refused.
     pub fn is_asymmetric(&self) -> bool {
         barrier::is_asymmetric()
     }

@@ -15,7 +15,13 @@ fn registration_waits_for_the_first_sleep() {
         tx.push(1).unwrap();
         assert_eq!(rx.pop(), Some(1));
     }
-    assert_eq!(barrier::state(), "unregistered");
+    // The blocking ring's notifies asked the kernel whether it could (no side effect), so its
+    // wakers use the free barrier; nobody registered.
+    assert!(
+        matches!(barrier::state(), "available" | "symmetric"),
+        "{}",
+        barrier::state()
+    );
     assert_eq!(barrier::registrations(), 0);
 
     // A consumer that waits long enough goes to sleep, which registers the process (or finds
@@ -27,6 +33,11 @@ fn registration_waits_for_the_first_sleep() {
     });
     assert_eq!(rx.pop(), Some(7));
     producer.join().unwrap();
-    assert_eq!(barrier::registrations(), 1);
+    let expected = if barrier::state() == "symmetric" {
+        0
+    } else {
+        1
+    };
+    assert_eq!(barrier::registrations(), expected);
     assert!(matches!(barrier::state(), "asymmetric" | "symmetric"));
 }

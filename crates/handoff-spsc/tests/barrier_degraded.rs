@@ -1,0 +1,40 @@
+//! A kernel that offers expedited barriers but refuses to register the process: wakers may
+//! already be using the free barrier, so sleepers must not block for them. The process moves to
+//! the degraded state, where a `Wait::Block` ring keeps working by yielding instead of sleeping.
+//! (One test per file: the state is the process's.)
+
+#![cfg(all(not(handoff_loom), target_os = "linux"))]
+
+use handoff_spsc::{__barrier as barrier, channel, Wait};
+use std::thread;
+use std::time::Duration;
+
+#[test]
+fn refused_registration_after_a_yes_degrades_without_losing_messages() {
+    barrier::refuse_registration_after_query();
+    let (mut tx, mut rx) = channel::<u32>(2, Wait::Block).unwrap();
+    let producer = thread::spawn(move || {
+        for i in 0..1000 {
+            if i % 250 == 0 {
+                // Let the consumer try to fall asleep now and then.
+                thread::sleep(Duration::from_millis(50));
+            }
+            tx.push(i).unwrap();
+        }
+    });
+    let mut next = 0;
+    while let Some(i) = rx.pop() {
+        assert_eq!(i, next);
+        next += 1;
+    }
+    assert_eq!(next, 1000);
+    producer.join().unwrap();
+    match barrier::state() {
+        // The kernel offered the barriers, then refused the registration.
+        "degraded" => assert_eq!(barrier::registrations(), 1),
+        // A kernel without expedited barriers never gets that far.
+        "symmetric" => assert_eq!(barrier::registrations(), 0),
+        other => panic!("state {other}"),
+    }
+    assert!(!handoff_spsc::Waiter::new().is_asymmetric());
+}
