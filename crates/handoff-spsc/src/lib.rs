@@ -9,8 +9,10 @@
 //!   capacities are rejected with a [`CapacityError`]).
 //! * **Lock-free hot path.** A push or pop is a handful of instructions: each side keeps a cached
 //!   copy of the other side's index and reloads the shared one only when the ring looks full
-//!   (producer) or empty (consumer); the indices sit on separate 128-byte cache lines.
-//!   Acquire/release ordering only. With [`Wait::Block`] each operation also loads the other
+//!   (producer) or empty (consumer); the indices sit on separate 128-byte cache lines, and each
+//!   handle fills whole line pairs of its own, so that no placement of the two handles in the
+//!   user's memory makes them false-share (see [`Producer`], Placement). Acquire/release
+//!   ordering only. With [`Wait::Block`] each operation also loads the other
 //!   side's sleep flag, behind a fence that costs nothing on Linux (the sleeping side pays for
 //!   both with a process-wide `membarrier`) and is a full fence elsewhere.
 //! * **Batches publish once.** [`Producer::push_batch`] writes a run of slots and publishes the
@@ -26,6 +28,12 @@
 //!   only on the empty→non-empty and full→not-full edges, never by a system call per message.
 //!   Every strategy keeps making progress when threads outnumber cores: spinning always yields to
 //!   the scheduler after a bounded number of failed polls.
+//!
+//! # Features
+//!
+//! * `block` (default): [`Wait::Block`] and [`Waiter`], with a futex (the `atomic-wait` crate)
+//!   and, on Linux, `libc` for `membarrier`. Without it the crate depends on neither and
+//!   [`Wait`] has the two spinning strategies.
 //!
 //! The code is checked by the [loom] model checker (`tests/loom.rs`), including the sleep and
 //! wake-up protocol of [`Wait::Block`].
