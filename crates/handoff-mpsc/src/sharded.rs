@@ -29,11 +29,10 @@
 
 use crate::loom::sync::atomic::{AtomicUsize, Ordering};
 use crate::loom::sync::{Arc, Mutex};
-use crate::wake::Waiter;
 use crate::wake::Wake;
 use crate::{CapacityError, TryPushError};
 use crossbeam_utils::CachePadded;
-use handoff_spsc::{Consumer, Producer, TryPopError, Wait};
+use handoff_spsc::{Consumer, Producer, TryPopError, Wait, Waiter};
 use std::fmt;
 
 /// The most messages the receiver takes from one sender's ring before turning to the next one.

@@ -49,10 +49,10 @@
 use crate::loom::cell::UnsafeCell;
 use crate::loom::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
 use crate::loom::sync::Arc;
-use crate::wake::Waiter;
 use crate::wake::Wake;
 use crate::TryPopError;
 use crossbeam_utils::CachePadded;
+use handoff_spsc::Waiter;
 use std::cell::Cell;
 use std::fmt;
 use std::marker::PhantomData;

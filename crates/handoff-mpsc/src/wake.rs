@@ -1,8 +1,6 @@
 //! The wake policy: how an idle receiver waits and how senders wake it.
 
-#[cfg(feature = "block")]
-pub(crate) use handoff_spsc::Waiter;
-use handoff_spsc::{Backoff, Wait};
+use handoff_spsc::{Backoff, Wait, Waiter};
 
 /// How the receiver waits for messages, and how senders wake it. Chosen when the channel is
 /// created; it also decides how a sharded sender waits on a full ring.
@@ -70,25 +68,5 @@ impl Wake {
     #[inline(always)]
     pub(crate) fn sleeps(self) -> bool {
         self != Wake::Spin
-    }
-}
-
-/// Without the `block` feature only [`Wake::Spin`] exists: nobody sleeps, so the channels'
-/// waiters are never slept on or notified; this stands in for them at no cost.
-#[cfg(not(feature = "block"))]
-#[derive(Debug, Default)]
-pub(crate) struct Waiter;
-
-#[cfg(not(feature = "block"))]
-impl Waiter {
-    pub(crate) fn new() -> Self {
-        Waiter
-    }
-
-    #[inline(always)]
-    pub(crate) fn notify(&self) {}
-
-    pub(crate) fn sleep_unless(&self, _ready: impl FnOnce() -> bool) {
-        std::thread::yield_now();
     }
 }

@@ -23,14 +23,13 @@
 //! the handles' size and alignment, each placement's quartiles in messages per second, and the
 //! median of the per-repetition ratios adjacent / apart.
 
-#[allow(dead_code)] // `pair` is for the other examples
 mod support;
 
 use core_affinity::CoreId;
 use handoff_spsc::{channel, Consumer, Producer, Wait};
 use std::hint::spin_loop;
-use std::time::{Duration, Instant};
-use support::quartiles;
+use std::time::Duration;
+use support::{pair, quartiles};
 
 const MESSAGES: u64 = 20_000_000;
 const CAPACITY: usize = 1024;
@@ -65,26 +64,9 @@ fn stream(
     producer: &mut Producer<u64>,
     consumer: &mut Consumer<u64>,
 ) -> Duration {
-    let (a, b) = (cores.first().copied(), cores.get(1).copied());
-    let start_line = std::sync::Barrier::new(2);
-    std::thread::scope(|s| {
-        s.spawn(|| {
-            if let Some(core) = b {
-                core_affinity::set_for_current(core);
-            }
-            start_line.wait();
-            for i in 0..MESSAGES {
-                while producer.try_push(i).is_err() {
-                    spin_loop();
-                }
-            }
-        });
-        let timed = s.spawn(|| {
-            if let Some(core) = a {
-                core_affinity::set_for_current(core);
-            }
-            start_line.wait();
-            let start = Instant::now();
+    pair(
+        cores,
+        || {
             for n in 0..MESSAGES {
                 let value = loop {
                     match consumer.try_pop() {
@@ -94,10 +76,15 @@ fn stream(
                 };
                 assert_eq!(value, n, "order");
             }
-            start.elapsed()
-        });
-        timed.join().expect("consumer thread")
-    })
+        },
+        || {
+            for i in 0..MESSAGES {
+                while producer.try_push(i).is_err() {
+                    spin_loop();
+                }
+            }
+        },
+    )
 }
 
 fn rate(elapsed: Duration) -> f64 {
@@ -128,26 +115,9 @@ fn rtrb_adjacent(cores: &[CoreId]) -> f64 {
     let (producer, consumer) = rtrb::RingBuffer::<u64>::new(CAPACITY);
     let mut both = Box::new(RtrbAdjacent { producer, consumer });
     let RtrbAdjacent { producer, consumer } = &mut *both;
-    let (a, b) = (cores.first().copied(), cores.get(1).copied());
-    let start_line = std::sync::Barrier::new(2);
-    let elapsed = std::thread::scope(|s| {
-        s.spawn(|| {
-            if let Some(core) = b {
-                core_affinity::set_for_current(core);
-            }
-            start_line.wait();
-            for i in 0..MESSAGES {
-                while producer.push(i).is_err() {
-                    spin_loop();
-                }
-            }
-        });
-        let timed = s.spawn(|| {
-            if let Some(core) = a {
-                core_affinity::set_for_current(core);
-            }
-            start_line.wait();
-            let start = Instant::now();
+    let elapsed = pair(
+        cores,
+        || {
             for n in 0..MESSAGES {
                 let value = loop {
                     match consumer.pop() {
@@ -157,10 +127,15 @@ fn rtrb_adjacent(cores: &[CoreId]) -> f64 {
                 };
                 assert_eq!(value, n, "order");
             }
-            start.elapsed()
-        });
-        timed.join().expect("consumer thread")
-    });
+        },
+        || {
+            for i in 0..MESSAGES {
+                while producer.push(i).is_err() {
+                    spin_loop();
+                }
+            }
+        },
+    );
     rate(elapsed)
 }
 

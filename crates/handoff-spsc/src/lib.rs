@@ -128,6 +128,10 @@ pub mod wait;
 pub use ring::{channel, Consumer, Producer, MAX_CAPACITY};
 #[cfg(feature = "block")]
 pub use wait::Waiter;
+// The stand-in without `block`, for `handoff-mpsc`'s spinning channels; not part of the API.
+#[cfg(not(feature = "block"))]
+#[doc(hidden)]
+pub use wait::Waiter;
 pub use wait::{Backoff, Wait};
 
 use std::fmt;

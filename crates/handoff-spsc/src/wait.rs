@@ -311,22 +311,27 @@ impl Waiter {
 }
 
 /// Without the `block` feature nobody sleeps ([`Wait::sleeps`] is false for every strategy, and
-/// [`Backoff::snooze`] never says to sleep), so the rings' waiters are never slept on or
-/// notified; this stands in for them at no cost.
+/// [`Backoff::snooze`] never says to sleep), so waiters are never slept on or notified; this
+/// stands in for them at no cost, for the rings here and for `handoff-mpsc`'s `Wake::Spin`
+/// channels. Not part of the API.
 #[cfg(not(feature = "block"))]
+#[doc(hidden)]
 #[derive(Debug, Default)]
-pub(crate) struct Waiter;
+pub struct Waiter;
 
 #[cfg(not(feature = "block"))]
 impl Waiter {
-    pub(crate) fn new() -> Self {
+    /// A waiter nobody will sleep on.
+    pub fn new() -> Self {
         Waiter
     }
 
+    /// Nothing to wake.
     #[inline(always)]
-    pub(crate) fn notify(&self) {}
+    pub fn notify(&self) {}
 
-    pub(crate) fn sleep_unless(&self, _ready: impl FnOnce() -> bool) {
+    /// Never called without `block`; yields if it were.
+    pub fn sleep_unless(&self, _ready: impl FnOnce() -> bool) {
         yield_now();
     }
 }

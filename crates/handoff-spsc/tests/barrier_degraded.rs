@@ -5,30 +5,14 @@
 
 #![cfg(all(not(handoff_loom), target_os = "linux"))]
 
-use handoff_spsc::{__barrier as barrier, channel, Wait};
-use std::thread;
-use std::time::Duration;
+mod common;
+
+use handoff_spsc::__barrier as barrier;
 
 #[test]
 fn refused_registration_after_a_yes_degrades_without_losing_messages() {
     barrier::refuse_registration_after_query();
-    let (mut tx, mut rx) = channel::<u32>(2, Wait::Block).unwrap();
-    let producer = thread::spawn(move || {
-        for i in 0..1000 {
-            if i % 250 == 0 {
-                // Let the consumer try to fall asleep now and then.
-                thread::sleep(Duration::from_millis(50));
-            }
-            tx.push(i).unwrap();
-        }
-    });
-    let mut next = 0;
-    while let Some(i) = rx.pop() {
-        assert_eq!(i, next);
-        next += 1;
-    }
-    assert_eq!(next, 1000);
-    producer.join().unwrap();
+    common::stream_with_sleeps();
     match barrier::state() {
         // The kernel offered the barriers, then refused the registration.
         "degraded" => assert_eq!(barrier::registrations(), 1),

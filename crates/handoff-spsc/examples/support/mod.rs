@@ -2,7 +2,7 @@
 //! together, and the quartiles of their repetitions.
 
 use core_affinity::CoreId;
-use std::sync::{Arc, Barrier};
+use std::sync::Barrier;
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -32,34 +32,34 @@ pub fn cores() -> Vec<CoreId> {
 }
 
 /// Runs `timed` on one thread and `other` on another, each pinned to a core of its own (where
-/// there are two), releases both at once, and returns how long `timed` took.
+/// there are two), releases both at once, and returns how long `timed` took. The closures may
+/// borrow from the caller (the threads are scoped).
 pub fn pair(
     cores: &[CoreId],
-    timed: impl FnOnce() + Send + 'static,
-    other: impl FnOnce() + Send + 'static,
+    timed: impl FnOnce() + Send,
+    other: impl FnOnce() + Send,
 ) -> Duration {
-    let start_line = Arc::new(Barrier::new(2));
+    let start_line = Barrier::new(2);
     let (a, b) = (cores.first().copied(), cores.get(1).copied());
-    let release = start_line.clone();
-    let untimed = thread::spawn(move || {
-        if let Some(core) = b {
-            core_affinity::set_for_current(core);
-        }
-        release.wait();
-        other();
-    });
-    let timed = thread::spawn(move || {
-        if let Some(core) = a {
-            core_affinity::set_for_current(core);
-        }
-        start_line.wait();
-        let start = Instant::now();
-        timed();
-        start.elapsed()
-    });
-    let elapsed = timed.join().expect("timed thread");
-    untimed.join().expect("untimed thread");
-    elapsed
+    thread::scope(|s| {
+        s.spawn(|| {
+            if let Some(core) = b {
+                core_affinity::set_for_current(core);
+            }
+            start_line.wait();
+            other();
+        });
+        let timed = s.spawn(|| {
+            if let Some(core) = a {
+                core_affinity::set_for_current(core);
+            }
+            start_line.wait();
+            let start = Instant::now();
+            timed();
+            start.elapsed()
+        });
+        timed.join().expect("timed thread")
+    })
 }
 
 /// First quartile, median and third quartile.
