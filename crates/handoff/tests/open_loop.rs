@@ -151,6 +151,9 @@ fn refused_sends_at_a_fixed_rate_are_counted_timed_and_said() {
     let max_latency = r.latency.as_ref().unwrap().max;
     // A refused message's wait for room is part of its latency from its intended send.
     assert!(p.refused_wait_max_ns <= max_latency, "{p:?} {max_latency}");
+    // and so is it of its latency from its actual send, which bounds the producer's own reading.
+    let uncorrected_max = p.uncorrected.as_ref().unwrap().max;
+    assert!(p.refused_wait_max_ns <= uncorrected_max, "{p:?}");
     let said = r.lints.iter().find_map(|l| match l {
         Lint::Refused {
             refused,

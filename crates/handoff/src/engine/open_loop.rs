@@ -5,7 +5,8 @@
 //! * **injectors** (one per producer) send on a [`Pacer`] schedule. Each message is stamped with
 //!   the time it was due and the time it was offered; a send the transport refuses (full) is
 //!   counted and then made blocking, so the message still arrives and its wait shows in its
-//!   latency (the longest such wait is kept too). Injector 0 also samples every hop's depth now and then.
+//!   latency (the longest such wait is kept too, bounded by the longest latency from actual
+//!   send, which contains it). Injector 0 also samples every hop's depth now and then.
 //! * **stages** receive from one hop, spin for the stage's work, and send into the next.
 //! * the **sink** verifies every event and records, per event, the latency from its intended
 //!   send (corrected for coordinated omission) and from its actual send (uncorrected). In a
@@ -475,6 +476,11 @@ where
     let Some(verdict) = verdict else {
         return SampleOutcome::status_only(SampleStatus::Crashed("no sink reported".into()), place);
     };
+    // The injector reads the clock after a blocking send returns, so a pause of its own right
+    // then (preemption, a stalled vCPU) lands in the wait it measures. A refused message entered
+    // the hop when its wait ended and was received later, so its wait is also at most its
+    // latency from its actual send: the smaller of the two bounds is the one to report.
+    let refused_wait_max_ns = refused_wait_max_ns.min(uncorrected.max());
     let hops = meta
         .iter()
         .zip(gauges.iter())
