@@ -20,38 +20,21 @@
 mod support;
 
 use handoff_spsc::{__barrier as barrier, channel, Wait};
-use std::hint::spin_loop;
 use std::thread;
 use std::time::Duration;
-use support::{pair, quartiles};
+use support::{quartiles, spin_stream};
 
 const MESSAGES: u64 = 20_000_000;
 const CAPACITY: usize = 1024;
 
 fn stream(cores: &[core_affinity::CoreId], wait: Wait) -> f64 {
     let (mut tx, mut rx) = channel::<u64>(CAPACITY, wait).expect("capacity");
-    let elapsed = pair(
+    spin_stream(
         cores,
-        move || {
-            for n in 0..MESSAGES {
-                let v = loop {
-                    match rx.try_pop() {
-                        Ok(v) => break v,
-                        Err(_) => spin_loop(),
-                    }
-                };
-                assert_eq!(v, n, "order");
-            }
-        },
-        move || {
-            for i in 0..MESSAGES {
-                while tx.try_push(i).is_err() {
-                    spin_loop();
-                }
-            }
-        },
-    );
-    MESSAGES as f64 / elapsed.as_secs_f64() / 1e6
+        MESSAGES,
+        move || rx.try_pop().ok(),
+        move |i| tx.try_push(i).is_ok(),
+    )
 }
 
 fn phase(cores: &[core_affinity::CoreId], repetitions: usize) {

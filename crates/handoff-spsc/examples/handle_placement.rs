@@ -27,9 +27,7 @@ mod support;
 
 use core_affinity::CoreId;
 use handoff_spsc::{channel, Consumer, Producer, Wait};
-use std::hint::spin_loop;
-use std::time::Duration;
-use support::{pair, quartiles};
+use support::{quartiles, spin_stream};
 
 const MESSAGES: u64 = 20_000_000;
 const CAPACITY: usize = 1024;
@@ -57,38 +55,15 @@ struct RtrbAdjacent {
     consumer: rtrb::Consumer<u64>,
 }
 
-/// Streams through `producer` and `consumer` on two pinned threads; returns the consumer's
-/// time.
-fn stream(
-    cores: &[CoreId],
-    producer: &mut Producer<u64>,
-    consumer: &mut Consumer<u64>,
-) -> Duration {
-    pair(
+/// Streams through `producer` and `consumer` on two pinned threads; messages per second, in
+/// millions.
+fn stream(cores: &[CoreId], producer: &mut Producer<u64>, consumer: &mut Consumer<u64>) -> f64 {
+    spin_stream(
         cores,
-        || {
-            for n in 0..MESSAGES {
-                let value = loop {
-                    match consumer.try_pop() {
-                        Ok(value) => break value,
-                        Err(_) => spin_loop(),
-                    }
-                };
-                assert_eq!(value, n, "order");
-            }
-        },
-        || {
-            for i in 0..MESSAGES {
-                while producer.try_push(i).is_err() {
-                    spin_loop();
-                }
-            }
-        },
+        MESSAGES,
+        || consumer.try_pop().ok(),
+        |i| producer.try_push(i).is_ok(),
     )
-}
-
-fn rate(elapsed: Duration) -> f64 {
-    MESSAGES as f64 / elapsed.as_secs_f64() / 1e6
 }
 
 fn apart(cores: &[CoreId]) -> f64 {
@@ -101,42 +76,26 @@ fn apart(cores: &[CoreId]) -> f64 {
     let Apart {
         producer, consumer, ..
     } = &mut *both;
-    rate(stream(cores, producer, consumer))
+    stream(cores, producer, consumer)
 }
 
 fn adjacent(cores: &[CoreId]) -> f64 {
     let (producer, consumer) = channel::<u64>(CAPACITY, Wait::Spin).expect("capacity");
     let mut both = Box::new(Adjacent { producer, consumer });
     let Adjacent { producer, consumer } = &mut *both;
-    rate(stream(cores, producer, consumer))
+    stream(cores, producer, consumer)
 }
 
 fn rtrb_adjacent(cores: &[CoreId]) -> f64 {
     let (producer, consumer) = rtrb::RingBuffer::<u64>::new(CAPACITY);
     let mut both = Box::new(RtrbAdjacent { producer, consumer });
     let RtrbAdjacent { producer, consumer } = &mut *both;
-    let elapsed = pair(
+    spin_stream(
         cores,
-        || {
-            for n in 0..MESSAGES {
-                let value = loop {
-                    match consumer.pop() {
-                        Ok(value) => break value,
-                        Err(_) => spin_loop(),
-                    }
-                };
-                assert_eq!(value, n, "order");
-            }
-        },
-        || {
-            for i in 0..MESSAGES {
-                while producer.push(i).is_err() {
-                    spin_loop();
-                }
-            }
-        },
-    );
-    rate(elapsed)
+        MESSAGES,
+        || consumer.pop().ok(),
+        |i| producer.push(i).is_ok(),
+    )
 }
 
 fn main() {
