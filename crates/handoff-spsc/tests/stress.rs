@@ -641,16 +641,24 @@ fn waits_are_counted_as_failed_polls() {
                 let first = rx.pop();
                 thread::sleep(std::time::Duration::from_millis(20));
                 let second = rx.pop();
-                (first, second, rx.failed_polls())
+                let waits = rx.failed_polls();
+                // The third message, so that the consumer is not dropped while it is pushed:
+                // a push that finds the consumer gone hands the message back.
+                let third = rx.pop();
+                (first, second, third, waits)
             });
             thread::sleep(std::time::Duration::from_millis(20));
-            tx.push(0).unwrap();
-            tx.push(1).unwrap();
-            tx.push(2).unwrap();
+            for i in 0..3 {
+                tx.push(i).unwrap();
+            }
             let sent_waits = tx.failed_polls();
             drop(tx);
-            let (first, second, recv_waits) = consumer.join().unwrap();
-            assert_eq!((first, second), (Some(0), Some(1)), "{wait:?}");
+            let (first, second, third, recv_waits) = consumer.join().unwrap();
+            assert_eq!(
+                (first, second, third),
+                (Some(0), Some(1), Some(2)),
+                "{wait:?}"
+            );
             sent_waits > 0 && recv_waits > 0
         });
         assert!(counted, "{wait:?}: no wait was counted in ten tries");
