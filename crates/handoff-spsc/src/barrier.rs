@@ -118,10 +118,26 @@ pub(crate) fn light() {
 }
 
 /// [`light`] outside the free states: the question answered first if nobody has, then the
-/// barrier the answer calls for.
+/// barrier the answer calls for. It cannot unwind, for the reason given at `Waiter::wake` (an
+/// `extern "C"` function aborts on a panic; nothing here panics), except under loom, whose
+/// failed checks unwind.
 #[cold]
 #[inline(never)]
-fn light_slow(mut state: u8) {
+#[cfg(not(handoff_loom))]
+extern "C" fn light_slow(state: u8) {
+    light_slow_now(state);
+}
+
+/// Under loom, an ordinary function (see above).
+#[cold]
+#[inline(never)]
+#[cfg(handoff_loom)]
+fn light_slow(state: u8) {
+    light_slow_now(state);
+}
+
+#[inline(always)]
+fn light_slow_now(mut state: u8) {
     if state == UNKNOWN {
         state = decide();
     }

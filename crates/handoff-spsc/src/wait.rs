@@ -299,9 +299,28 @@ impl Waiter {
         self.state.atomic().load(Ordering::Relaxed) == SLEEPING
     }
 
+    /// The out-of-line half of [`notify`](Waiter::notify), on the hot path of every push and pop
+    /// of a blocking ring. It cannot unwind (an `extern "C"` function aborts on a panic, and
+    /// nothing here panics), so a caller's loop needs no unwinding path around the call; such a
+    /// path (dropping whatever the loop holds) keeps a caller's values, the ring's handles among
+    /// them, in memory instead of registers: a stack store per message (see the ring's `Link`).
     #[cold]
     #[inline(never)]
+    #[cfg(not(handoff_loom))]
+    extern "C" fn wake(&self) {
+        self.wake_now();
+    }
+
+    /// Under loom, whose failed checks unwind, an ordinary function.
+    #[cold]
+    #[inline(never)]
+    #[cfg(handoff_loom)]
     fn wake(&self) {
+        self.wake_now();
+    }
+
+    #[inline(always)]
+    fn wake_now(&self) {
         // Only the waker that flips SLEEPING to AWAKE makes the system call, so a burst of
         // publications wakes the sleeper once.
         if self.state.atomic().swap(AWAKE, Ordering::AcqRel) == SLEEPING {
