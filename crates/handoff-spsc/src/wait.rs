@@ -299,8 +299,8 @@ impl Waiter {
         self.state.atomic().load(Ordering::Relaxed) == SLEEPING
     }
 
-    /// The out-of-line half of [`notify`](Waiter::notify), on the hot path of every push and pop
-    /// of a blocking ring. It cannot unwind (an `extern "C"` function aborts on a panic, and
+    /// The out-of-line half of [`notify`](Waiter::notify), called only when the other side
+    /// sleeps, but from inside every push and pop of a blocking ring. It cannot unwind (an `extern "C"` function aborts on a panic, and
     /// nothing here panics), so a caller's loop needs no unwinding path around the call; such a
     /// path (dropping whatever the loop holds) keeps a caller's values, the ring's handles among
     /// them, in memory instead of registers: a stack store per message (see the ring's `Link`).
