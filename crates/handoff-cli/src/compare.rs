@@ -4,8 +4,8 @@ use crate::args::CompareArgs;
 use crate::exit;
 use crate::source::ReportSource;
 use crate::CliError;
-use handoff::compare::view::{self, CompareFormat};
 use handoff::compare::{self, Comparison, Judgement};
+use handoff::output::compare::{self as view, CompareFormat};
 use std::io::Write;
 
 /// Runs `handoff compare` with reports from `source` and returns the exit code.

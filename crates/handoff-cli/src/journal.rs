@@ -193,7 +193,7 @@ mod tests {
             "started_at": "2026-01-01T00:00:00Z",
             "duration_s": 0.0,
             "suite": "t",
-            "environment": handoff::environment::Environment::detect(),
+            "environment": handoff::environment::detect(),
             "limits": null,
             "results": []
         }))

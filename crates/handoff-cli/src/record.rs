@@ -3,7 +3,6 @@
 
 use crate::args::RunArgs;
 use crate::CliError;
-use handoff::environment::Environment;
 use handoff::layout::LayoutMode;
 use handoff::report::RunReport;
 use handoff::workload::TrialSpec;
@@ -51,9 +50,9 @@ impl Recorder {
             "in_process": settings.in_process,
         });
         let start = RunStart {
-            started_at: handoff::session::now_rfc3339(),
+            started_at: handoff::time::now_rfc3339(),
             suite: suite.to_string(),
-            environment: Environment::detect(),
+            environment: handoff::environment::detect(),
             machine: machine_name(),
             params,
             note: args.note.clone(),

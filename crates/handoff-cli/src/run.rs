@@ -12,9 +12,9 @@ use handoff::catalog::Catalog;
 use handoff::engine::check_support;
 use handoff::executor::WorkerCommand;
 use handoff::layout::LayoutMode;
+use handoff::model::gate::Gate;
 use handoff::outcome::SampleStatus;
 use handoff::output::{self, Format};
-use handoff::plan::gates::Gate;
 use handoff::plan::Plan;
 use handoff::probes::ProbeBudget;
 use handoff::report::RunReport;
@@ -78,7 +78,10 @@ pub fn run(
     let baselines = load_baselines(&gates, args.baseline.as_deref(), source)?;
     // Before anything runs: a journal that cannot be created, or a store that cannot be opened,
     // stops the run here.
-    let mut journal = Journal::create(destination.regular_file(), &RunReport::begun(&suite.name))?;
+    let mut journal = Journal::create(
+        destination.regular_file(),
+        &RunReport::begun(&suite.name, handoff::environment::detect()),
+    )?;
     let recorder = Recorder::begin(
         args,
         &suite.name,

@@ -55,7 +55,7 @@ fn names(conn: &dyn Connection) -> Result<Vec<String>, StoreError> {
 /// "no baseline `mian`; did you mean `main`?"
 fn unknown(conn: &dyn Connection, name: &str) -> Result<StoreError, StoreError> {
     let all = names(conn)?;
-    let close = handoff::suggest::closest(name, all.iter().map(String::as_str));
+    let close = handoff_model::suggest::closest(name, all.iter().map(String::as_str));
     let message = if !close.is_empty() {
         let list: Vec<String> = close.iter().map(|c| format!("`{c}`")).collect();
         format!("no baseline `{name}`; did you mean {}?", list.join(" or "))

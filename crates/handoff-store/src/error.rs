@@ -59,6 +59,7 @@ impl From<rusqlite::Error> for StoreError {
     }
 }
 
+#[cfg(feature = "postgres")]
 impl From<postgres::Error> for StoreError {
     fn from(e: postgres::Error) -> StoreError {
         // The server's own message (with its detail) says more than the client's summary.

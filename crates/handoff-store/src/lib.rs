@@ -26,7 +26,7 @@
 //! One trait ([`connection::Connection`]) stands between one copy of the queries and the two
 //! backends; [`schema`] describes what is stored.
 //!
-//! [`RunReport`]: handoff::report::RunReport
+//! [`RunReport`]: handoff_model::report::RunReport
 
 pub mod baseline;
 pub mod connection;
@@ -34,6 +34,7 @@ pub mod error;
 pub mod history;
 pub mod load;
 pub mod location;
+#[cfg(feature = "postgres")]
 pub mod postgres;
 pub mod record;
 pub mod reference;

@@ -4,7 +4,7 @@ use crate::connection::Connection;
 use crate::error::StoreError;
 use crate::value::Value;
 use crate::RunId;
-use handoff::report::{RunReport, TrialResult};
+use handoff_model::report::{RunReport, TrialResult};
 
 /// The report of the finished run `id`, results in the order they were run.
 pub fn report(conn: &dyn Connection, id: RunId) -> Result<RunReport, StoreError> {

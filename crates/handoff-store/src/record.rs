@@ -9,9 +9,9 @@ use crate::connection::{in_transaction, Connection};
 use crate::error::StoreError;
 use crate::value::Value;
 use crate::RunId;
-use handoff::environment::Environment;
-use handoff::identity::Identity;
-use handoff::report::{RawSample, RunReport, TrialResult};
+use handoff_model::environment::Environment;
+use handoff_model::identity::Identity;
+use handoff_model::report::{RawSample, RunReport, TrialResult};
 
 /// What is known of a run when it begins.
 #[derive(Clone, Debug)]

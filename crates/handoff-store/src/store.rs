@@ -5,12 +5,13 @@ use crate::connection::Connection;
 use crate::error::StoreError;
 use crate::history::{self, RunSummary};
 use crate::location::Location;
+#[cfg(feature = "postgres")]
 use crate::postgres::Postgres;
 use crate::record::{self, RunStart};
 use crate::reference::{self, Reference};
 use crate::sqlite::Sqlite;
 use crate::{load, schema, RunId};
-use handoff::report::RunReport;
+use handoff_model::report::RunReport;
 
 /// An open history store, at the current schema version.
 pub struct Store {
@@ -24,7 +25,15 @@ impl Store {
     pub fn open(location: &Location) -> Result<Store, StoreError> {
         let conn: Box<dyn Connection> = match location {
             Location::Sqlite(path) => Box::new(Sqlite::open(path)?),
+            #[cfg(feature = "postgres")]
             Location::Postgres(url) => Box::new(Postgres::open(url)?),
+            #[cfg(not(feature = "postgres"))]
+            Location::Postgres(_) => {
+                return Err(StoreError::Unreachable {
+                    location: location.to_string(),
+                    reason: "this build has no PostgreSQL client (handoff-store's `postgres` feature is off)".into(),
+                })
+            }
         };
         schema::migrate(conn.as_ref())?;
         Ok(Store {
@@ -54,7 +63,7 @@ impl Store {
             self.conn.as_ref(),
             id,
             report,
-            &handoff::session::now_rfc3339(),
+            &handoff_model::time::now_rfc3339(),
         )
     }
 
@@ -93,7 +102,7 @@ impl Store {
             self.conn.as_ref(),
             name,
             run,
-            &handoff::session::now_rfc3339(),
+            &handoff_model::time::now_rfc3339(),
         )?;
         Ok((run, before))
     }

@@ -1,39 +1,9 @@
-//! The environment fingerprint recorded with every run.
+//! The environment fingerprint recorded with every run: the record is
+//! [`handoff_model::environment::Environment`]; this module reads it off this machine and build.
 
-use serde::{Deserialize, Serialize};
+pub use handoff_model::environment::Environment;
 use std::collections::BTreeSet;
 use std::fs;
-
-/// Where and with what a run was made.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Environment {
-    /// CPU model name.
-    pub cpu_model: String,
-    /// Logical CPUs available to the process.
-    pub logical_cpus: usize,
-    /// Distinct physical cores among them.
-    pub physical_cores: usize,
-    /// Whether SMT siblings exist among the available CPUs.
-    pub smt: bool,
-    /// Operating system and architecture.
-    pub os: String,
-    /// Kernel release.
-    pub kernel: String,
-    /// Running under a hypervisor (per the CPU flags), if known.
-    pub virtualized: Option<bool>,
-    /// CPU frequency governor of CPU 0, where readable.
-    pub governor: Option<String>,
-    /// Compiler that built handoff.
-    pub rustc: String,
-    /// Build profile (`release`, `debug`).
-    pub build_profile: String,
-    /// handoff's version.
-    pub tool_version: String,
-    /// Git commit handoff was built from.
-    pub git_commit: String,
-    /// Invariant TSC available (cheap, stable clock for per-message stamps).
-    pub invariant_tsc: Option<bool>,
-}
 
 fn read(path: &str) -> Option<String> {
     fs::read_to_string(path)
@@ -42,74 +12,50 @@ fn read(path: &str) -> Option<String> {
         .filter(|s| !s.is_empty())
 }
 
-impl Environment {
-    /// Reads the fingerprint of this machine and build.
-    pub fn detect() -> Environment {
-        let cpuinfo = read("/proc/cpuinfo").unwrap_or_default();
-        let field = |name: &str| {
-            cpuinfo
-                .lines()
-                .find(|l| l.starts_with(name))
-                .and_then(|l| l.split_once(':'))
-                .map(|(_, v)| v.trim().to_string())
-        };
-        let flags = field("flags");
-        let cpus: Vec<usize> = core_affinity::get_core_ids()
-            .unwrap_or_default()
-            .into_iter()
-            .map(|c| c.id)
-            .collect();
-        let logical = cpus.len().max(
-            std::thread::available_parallelism()
-                .map(|n| n.get())
-                .unwrap_or(1)
-                .min(cpus.len().max(1)),
-        );
-        let physical: BTreeSet<usize> = cpus
-            .iter()
-            .map(|&c| crate::placement::physical_core(c))
-            .collect();
-        Environment {
-            cpu_model: field("model name").unwrap_or_else(|| std::env::consts::ARCH.to_string()),
-            logical_cpus: logical,
-            physical_cores: physical.len().max(1),
-            smt: physical.len() < cpus.len(),
-            os: format!("{}-{}", std::env::consts::OS, std::env::consts::ARCH),
-            kernel: read("/proc/sys/kernel/osrelease").unwrap_or_else(|| "unknown".into()),
-            virtualized: flags
-                .as_ref()
-                .map(|f| f.split_whitespace().any(|x| x == "hypervisor")),
-            governor: read("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"),
-            rustc: env!("HANDOFF_RUSTC_VERSION").to_string(),
-            build_profile: env!("HANDOFF_BUILD_PROFILE").to_string(),
-            tool_version: env!("CARGO_PKG_VERSION").to_string(),
-            git_commit: env!("HANDOFF_GIT_COMMIT").to_string(),
-            invariant_tsc: flags.as_ref().map(|f| {
-                let has = |x: &str| f.split_whitespace().any(|y| y == x);
-                has("constant_tsc") && has("nonstop_tsc")
-            }),
-        }
-    }
-
-    /// One line: `AMD EPYC, 2 cores (2 physical, no SMT), linux 6.1, rustc 1.95, release`.
-    pub fn summary(&self) -> String {
-        format!(
-            "{}, {} cpus ({} physical{}){}, {} {}, {}, {} build, handoff {} ({})",
-            self.cpu_model,
-            self.logical_cpus,
-            self.physical_cores,
-            if self.smt { ", SMT" } else { ", no SMT" },
-            if self.virtualized == Some(true) {
-                ", virtualized"
-            } else {
-                ""
-            },
-            self.os,
-            self.kernel,
-            self.rustc,
-            self.build_profile,
-            self.tool_version,
-            self.git_commit,
-        )
+/// Reads the fingerprint of this machine and build.
+pub fn detect() -> Environment {
+    let cpuinfo = read("/proc/cpuinfo").unwrap_or_default();
+    let field = |name: &str| {
+        cpuinfo
+            .lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.split_once(':'))
+            .map(|(_, v)| v.trim().to_string())
+    };
+    let flags = field("flags");
+    let cpus: Vec<usize> = core_affinity::get_core_ids()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|c| c.id)
+        .collect();
+    let logical = cpus.len().max(
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+            .min(cpus.len().max(1)),
+    );
+    let physical: BTreeSet<usize> = cpus
+        .iter()
+        .map(|&c| crate::placement::physical_core(c))
+        .collect();
+    Environment {
+        cpu_model: field("model name").unwrap_or_else(|| std::env::consts::ARCH.to_string()),
+        logical_cpus: logical,
+        physical_cores: physical.len().max(1),
+        smt: physical.len() < cpus.len(),
+        os: format!("{}-{}", std::env::consts::OS, std::env::consts::ARCH),
+        kernel: read("/proc/sys/kernel/osrelease").unwrap_or_else(|| "unknown".into()),
+        virtualized: flags
+            .as_ref()
+            .map(|f| f.split_whitespace().any(|x| x == "hypervisor")),
+        governor: read("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"),
+        rustc: env!("HANDOFF_RUSTC_VERSION").to_string(),
+        build_profile: env!("HANDOFF_BUILD_PROFILE").to_string(),
+        tool_version: env!("CARGO_PKG_VERSION").to_string(),
+        git_commit: env!("HANDOFF_GIT_COMMIT").to_string(),
+        invariant_tsc: flags.as_ref().map(|f| {
+            let has = |x: &str| f.split_whitespace().any(|y| y == x);
+            has("constant_tsc") && has("nonstop_tsc")
+        }),
     }
 }

@@ -7,36 +7,11 @@
 
 use crate::compare::metric::{self, Metric};
 use crate::compare::{compare, Change, Judgement};
-use crate::plan::gates::{Gate, Over};
 use crate::report::{RunReport, TrialResult, Verdict};
 use crate::stats::median;
-use serde::{Deserialize, Serialize};
+use handoff_model::gate::{Gate, Over};
+pub use handoff_model::gate::{GateOutcome, GateStatus};
 use std::collections::BTreeMap;
-
-/// How a gate ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum GateStatus {
-    /// Every point it judges passed.
-    Passed,
-    /// A point failed, or the gate could not be evaluated.
-    Failed,
-    /// Nothing it could judge meaningfully (every point oversubscribed).
-    Skipped,
-}
-
-/// A gate's outcome.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct GateOutcome {
-    /// The gate.
-    pub gate: Gate,
-    /// What it asks, in one line.
-    pub description: String,
-    /// How it ended.
-    pub status: GateStatus,
-    /// One line per point judged (or the reason it could not be).
-    pub details: Vec<String>,
-}
 
 /// Loads a baseline report by reference, for regression gates.
 pub type Loader<'a> = dyn Fn(&str) -> Result<RunReport, String> + 'a;

@@ -1,6 +1,7 @@
 //! What one sample produced: figures, verifier state and how it ended.
 
 use crate::placement::Placement;
+pub use handoff_model::open_loop::HopFigures;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -224,32 +225,6 @@ pub struct PacedFigures {
     pub sent: u64,
     /// Per-hop queue depths (pipelines; one entry for a single-hop paced run).
     pub hops: Vec<HopFigures>,
-}
-
-/// One hop's queue depth, sampled during an open-loop run.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct HopFigures {
-    /// Transport of the hop.
-    pub transport: String,
-    /// Its capacity (`None` if unbounded).
-    pub capacity: Option<usize>,
-    /// Depth samples taken.
-    pub samples: u64,
-    /// Mean depth (messages sent into the hop and not yet received from it).
-    pub mean: f64,
-    /// 99th percentile depth.
-    pub p99: u64,
-    /// Largest depth seen.
-    pub max: u64,
-    /// Messages the hop's reader received.
-    pub received: u64,
-}
-
-impl HopFigures {
-    /// Mean depth as a fraction of capacity (`None` if unbounded).
-    pub fn fill(&self) -> Option<f64> {
-        self.capacity.map(|c| self.mean / c.max(1) as f64)
-    }
 }
 
 impl SampleOutcome {

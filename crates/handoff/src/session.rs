@@ -40,6 +40,7 @@ use crate::report::{
 use crate::semantics::{Bound, Locality, Semantics};
 use crate::stats::modes::{self, Modes};
 use crate::stats::Summary;
+use crate::time::now_rfc3339;
 use crate::workload::{Driver, Messages, Pacing, RampSpec, TrialSpec, WorkloadKind};
 use std::rc::Rc;
 use std::sync::{Arc, Mutex};
@@ -182,7 +183,7 @@ pub fn run(
 ) -> RunReport {
     let started = Instant::now();
     let started_at = now_rfc3339();
-    let environment = Environment::detect();
+    let environment = crate::environment::detect();
     let limits = opts.probes.map(|b| {
         on(Event::ProbesStarted);
         let l = probes::measure(b);
@@ -1021,45 +1022,12 @@ fn unknown_semantics() -> crate::semantics::Semantics {
     }
 }
 
-/// The current time as RFC 3339 (UTC, seconds).
-pub fn now_rfc3339() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    let days = secs / 86_400;
-    let rem = secs % 86_400;
-    let (y, m, d) = civil_from_days(days as i64);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        (rem % 3600) / 60,
-        rem % 60
-    )
-}
-
-/// Days since 1970-01-01 to a (year, month, day) date, proleptic Gregorian.
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (if m <= 2 { y + 1 } else { y }, m, d)
-}
-
 #[cfg(test)]
 mod tests {
     use crate::lints::fixture::limits;
 
     #[test]
-    fn dates_and_rounding() {
-        assert_eq!(super::civil_from_days(0), (1970, 1, 1));
-        assert_eq!(super::civil_from_days(20_413), (2025, 11, 21));
+    fn counts_are_rounded() {
         assert_eq!(super::round_count(123_456), 120_000);
         assert_eq!(super::round_count(57), 57);
     }

@@ -46,7 +46,7 @@ impl Metric {
 
     /// Formats a figure of this metric.
     pub fn format(self, x: f64) -> String {
-        use crate::output::fmt;
+        use handoff_model::fmt;
         if self.higher_is_better() {
             fmt::rate(x)
         } else {

@@ -4,17 +4,15 @@
 //! tested with the Mann–Whitney U test on the per-sample figures ([`mann_whitney`]), its ratio
 //! of medians given with a bootstrap interval ([`bootstrap`]), its p-value adjusted for every
 //! figure judged at once ([`fdr`]), and judged in [`model`]. What
-//! makes a comparison less than clean is said in [`warnings`]; [`view`] renders it as a table,
-//! markdown, JSON or the Bencher Metric Format.
+//! makes a comparison less than clean is said in [`warnings`]; [`crate::output::compare`]
+//! renders it as a table, markdown, HTML, JSON or the Bencher Metric Format.
 
 pub mod bootstrap;
 pub mod fdr;
-mod html;
 pub mod mann_whitney;
 pub mod metric;
 pub mod model;
 pub mod normal;
-pub mod view;
 pub mod warnings;
 
 pub use model::{compare, Change, Comparison, Judgement, Row, DEFAULT_ALPHA, DEFAULT_THRESHOLD};

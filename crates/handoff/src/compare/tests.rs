@@ -2,8 +2,8 @@
 //! change under the threshold, too few samples, failed sides, unmatched results, other machines.
 
 use super::model::{compare, Change, Judgement};
-use super::view::{render, CompareFormat};
 use crate::lints::fixture;
+use crate::output::compare::{render, CompareFormat};
 use crate::report::{RunReport, TrialResult, Verdict};
 
 /// Ten samples around 100 M/s with a few percent of run-to-run noise.

@@ -1,8 +1,8 @@
 //! Results → consensus: group the results by stream and count, compare their digests.
 
-use super::model::{Consensus, ConsensusGroup, Excluded, Member};
 use super::StreamKey;
 use crate::report::{TrialResult, Verdict};
+use handoff_model::consensus::{Consensus, ConsensusGroup, Excluded, Member};
 
 /// Compares the digests of `results` (a run's, in order).
 ///

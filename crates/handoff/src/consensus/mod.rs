@@ -24,14 +24,12 @@
 //! |-------------|--------------------------------------------------------------------|
 //! | `stream.rs` | which trials must agree: the stream definition, and who is left out |
 //! | `count.rs`  | one message count per stream                                        |
-//! | `model.rs`  | the verdict as the report carries it                               |
 //! | `judge.rs`  | results → verdict                                                  |
 
 pub mod count;
 mod judge;
-mod model;
 pub mod stream;
 
+pub use handoff_model::consensus::{Consensus, ConsensusGroup, Excluded, Member};
 pub use judge::judge;
-pub use model::{Consensus, ConsensusGroup, Excluded, Member};
 pub use stream::StreamKey;

@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use std::time::Duration;
 
-pub mod captured;
+pub use handoff_model::printed as captured;
 mod child;
 pub mod spawn;
 
@@ -104,7 +104,7 @@ pub fn run_sample(catalog: &Catalog, spec: &TrialSpec, request: SampleRequest) -
     } else {
         spec
     };
-    let pad = layout.map(|l| l.allocate_pad());
+    let pad = layout.map(|l| crate::layout::allocate_pad(&l));
     let messages = request.messages;
     let mut outcome = if spec.workload.is_open_loop() {
         crate::engine::pipeline::run(catalog, spec, messages)
@@ -115,7 +115,7 @@ pub fn run_sample(catalog: &Catalog, spec: &TrialSpec, request: SampleRequest) -
         }
     };
     drop(pad);
-    outcome.layout = layout.map(|l| l.record(outcome.placement.threads));
+    outcome.layout = layout.map(|l| crate::layout::record(&l, outcome.placement.threads));
     outcome
 }
 

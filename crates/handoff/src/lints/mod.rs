@@ -21,14 +21,14 @@
 mod duration;
 mod latency;
 mod limits;
-pub mod lint;
+pub use handoff_model::lint;
 pub mod memory;
 mod open_loop;
 mod placement;
 mod samples;
 
 #[cfg(test)]
-pub(crate) mod fixture;
+pub(crate) use handoff_model::fixture;
 
 pub use latency::MIN_TAIL_OBSERVATIONS;
 pub use lint::{BeyondCause, Lint};

@@ -30,15 +30,7 @@ impl Clock {
     }
 }
 
-/// What the harness's own timing costs, measured on the calling thread.
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Overhead {
-    /// One clock read, nanoseconds.
-    pub clock_read_ns: f64,
-    /// One clock read plus recording one value in each of two histograms (what the consumer
-    /// does per message), nanoseconds.
-    pub stamp_and_record_ns: f64,
-}
+pub use handoff_model::open_loop::Overhead;
 
 /// Measures [`Overhead`] with `iterations` back-to-back reads and records (outside any timed
 /// region; about a millisecond for 20 000 iterations).

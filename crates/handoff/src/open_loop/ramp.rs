@@ -13,64 +13,8 @@
 //! The search is a pure function of a step runner, so it is tested without threads.
 
 use crate::workload::RampSpec;
-use serde::{Deserialize, Serialize};
 
-/// Fraction of the requested rate a step must achieve.
-pub const MIN_ACHIEVED: f64 = 0.99;
-
-/// What one step measured.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct StepFigures {
-    /// Requested rate, messages per second.
-    pub requested: u64,
-    /// Achieved rate.
-    pub achieved: f64,
-    /// Refused sends.
-    pub refused: u64,
-    /// Messages delivered.
-    pub delivered: u64,
-    /// Latency from the intended send, nanoseconds.
-    pub p50: u64,
-    /// 90th percentile.
-    pub p90: u64,
-    /// 99th percentile.
-    pub p99: u64,
-    /// 99.9th percentile.
-    pub p999: u64,
-    /// Largest.
-    pub max: u64,
-    /// Mean depth of each hop as a fraction of its capacity (`None` for an unbounded hop).
-    pub hop_fill: Vec<Option<f64>>,
-    /// Mean depth of each hop, messages.
-    pub hop_depth: Vec<f64>,
-}
-
-/// One step of the search and its judgement.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RampStep {
-    /// The figures.
-    #[serde(flatten)]
-    pub figures: StepFigures,
-    /// Whether the step was sustained.
-    pub sustained: bool,
-    /// Why not, if not.
-    pub reason: Option<String>,
-    /// Whether this was a refinement (bisection) step.
-    pub refinement: bool,
-}
-
-/// The search's result.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct RampOutcome {
-    /// Every step run, in order (a repeated step appears twice).
-    pub steps: Vec<RampStep>,
-    /// Highest rate sustained.
-    pub sustained: Option<u64>,
-    /// Lowest rate found not sustained (the knee lies between the two).
-    pub not_sustained: Option<u64>,
-    /// Why the search ended.
-    pub ended: String,
-}
+pub use handoff_model::open_loop::{RampOutcome, RampStep, StepFigures, MIN_ACHIEVED};
 
 /// Whether a step was sustained; `Err` says why not.
 pub fn judge(spec: &RampSpec, f: &StepFigures) -> Result<(), String> {

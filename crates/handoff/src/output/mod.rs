@@ -21,8 +21,9 @@
 
 mod bmf;
 mod charts;
+pub mod compare;
 mod csv;
-pub mod fmt;
+pub use handoff_model::fmt;
 pub(crate) mod html;
 mod json;
 mod markdown;

@@ -1138,7 +1138,7 @@ fn ramp_cells(r: &TrialResult, cells: &mut Vec<String>) {
 /// The gates' outcomes, one block per gate: its status and what it asks, then one line per
 /// point it judged. Empty when the run declared none.
 pub(super) fn gate_lines(report: &RunReport) -> Vec<(String, Vec<String>)> {
-    use crate::gates::GateStatus;
+    use handoff_model::gate::GateStatus;
     report
         .gates
         .iter()

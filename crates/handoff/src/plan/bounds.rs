@@ -13,7 +13,7 @@
 //! (capacity × message size) and the verifier's bitmap (one bit per message per consumer, where
 //! order cannot be checked by counting).
 
-use crate::output::fmt;
+use handoff_model::fmt;
 
 /// The most trials a plan may expand to unless the command line raises it (`--max-trials`).
 pub const MAX_TRIALS: u64 = 10_000;
@@ -33,7 +33,7 @@ pub const MAX_MESSAGES: u64 = crate::message::MAX_SEQ;
 /// A capacity (and a hop's): 2^32 slots, and within the memory budget.
 pub const MAX_CAPACITY: u64 = 1 << 32;
 /// Producers, consumers, and a tokio multi-thread runtime's workers: each 1 to this.
-pub const MAX_THREADS: u64 = 1024;
+pub const MAX_THREADS: u64 = handoff_model::workload::MAX_THREADS;
 /// A batch size: 1 to 2^20 messages.
 pub const MAX_BATCH: u64 = 1 << 20;
 /// An open-loop rate and a ramp's `start` and `max`: 1 to 10^9 messages per second.

@@ -24,7 +24,8 @@ use super::error::Broken;
 use super::schema::Name;
 use super::value::{At, List, Origin};
 use crate::catalog::Catalog;
-use serde::{Deserialize, Serialize};
+pub use handoff_model::gate::{Gate, Over};
+use serde::Deserialize;
 use std::collections::BTreeMap;
 
 /// One `[[gate]]` as written.
@@ -51,85 +52,6 @@ pub struct GateSpec {
     /// Regression: the largest significant slowdown allowed, e.g. `"5%"`.
     #[serde(default)]
     pub max: Option<At<String>>,
-}
-
-/// What a ratio gate compares against.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Over {
-    /// The best other transport at each point.
-    Best,
-    /// One named transport.
-    Transport(String),
-}
-
-/// A gate, checked.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case")]
-pub enum Gate {
-    /// Throughput at the top producer count ≥ `min` × the one-producer figure.
-    Scaling {
-        /// The transports judged; empty: every one swept over producer counts.
-        transports: Vec<String>,
-        /// The least factor.
-        min: f64,
-    },
-    /// One transport's throughput ≥ `min` × another's at every point both ran.
-    Ratio {
-        /// The transport judged.
-        transport: String,
-        /// Only its results with these options.
-        options: BTreeMap<String, String>,
-        /// Against what.
-        over: Over,
-        /// The least factor.
-        min: f64,
-    },
-    /// No result significantly slower than the baseline's by more than `max`.
-    Regression {
-        /// The baseline reference.
-        baseline: String,
-        /// The largest slowdown allowed, as a fraction.
-        max: f64,
-    },
-}
-
-impl Gate {
-    /// One line saying what the gate asks.
-    pub fn describe(&self) -> String {
-        match self {
-            Gate::Scaling { transports, min } => format!(
-                "scaling {}: top producer count ≥ {min}× one producer",
-                if transports.is_empty() {
-                    "(every transport)".to_string()
-                } else {
-                    transports.join(", ")
-                }
-            ),
-            Gate::Ratio {
-                transport,
-                options,
-                over,
-                min,
-            } => {
-                let opts: Vec<String> = options.iter().map(|(k, v)| format!("{k}={v}")).collect();
-                let who = if opts.is_empty() {
-                    transport.clone()
-                } else {
-                    format!("{transport} ({})", opts.join(", "))
-                };
-                let over = match over {
-                    Over::Best => "the best other transport".to_string(),
-                    Over::Transport(t) => t.clone(),
-                };
-                format!("ratio: {who} ≥ {min}× {over} at each point")
-            }
-            Gate::Regression { baseline, max } => format!(
-                "regression: no result significantly slower than baseline `{baseline}` by more than {:.1}%",
-                max * 100.0
-            ),
-        }
-    }
 }
 
 const KINDS: [&str; 3] = ["scaling", "ratio", "regression"];

@@ -18,7 +18,6 @@
 use super::modes::Modes;
 use crate::report::{RawSample, TrialResult, Verdict};
 use crate::workload::WorkloadKind;
-use serde::{Deserialize, Serialize};
 
 /// Share of shared rounds in which two results must be in the same regime to be called one
 /// machine regime. Two independent results, each slow in half of the rounds, agree in 90% of
@@ -28,21 +27,7 @@ pub const MIN_AGREEMENT: f64 = 0.9;
 /// Fewest rounds two results must share to be compared.
 pub const MIN_ROUNDS: usize = 8;
 
-/// Results whose regimes followed the same rounds.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SharedRegimes {
-    /// Indices (into the run's results) of the results that moved together, in run order.
-    pub results: Vec<usize>,
-    /// Their labels (transport and workload), for display.
-    pub labels: Vec<String>,
-    /// Rounds compared (the fewest samples among them).
-    pub rounds: usize,
-    /// The rounds (0-based) in which the first of them was in its slow regime.
-    pub slow_rounds: Vec<usize>,
-    /// The lowest agreement between any two of them: the share of rounds in which both were in
-    /// the same regime.
-    pub agreement: f64,
-}
+pub use crate::report::SharedRegimes;
 
 /// The largest set of two-regime results whose slow rounds coincide, if there are two or more.
 pub fn detect(results: &[TrialResult]) -> Option<SharedRegimes> {
@@ -115,7 +100,7 @@ fn slow_rounds(r: &TrialResult, modes: &Modes) -> Vec<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lints::fixture::{stream, with_rates};
+    use crate::fixture::{stream, with_rates};
     use crate::stats::modes;
 
     /// A result whose samples are `fast` or `slow` round by round as `pattern` says.

@@ -2,10 +2,10 @@
 //! statistic; everything shown is here.
 
 use crate::environment::Environment;
-use crate::lints::lint::Lint;
+use crate::limits::Limits;
+use crate::lint::Lint;
 use crate::payload::PayloadKind;
 use crate::placement::Placement;
-use crate::probes::Limits;
 use crate::semantics::{Locality, Semantics};
 use crate::stats::Summary;
 use crate::workload::WorkloadKind;
@@ -45,11 +45,28 @@ pub struct RunReport {
     /// Results whose two regimes followed the same rounds: the machine changed regime during the
     /// run, not each transport (see [`crate::stats::shared_regimes`]). Absent when none did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub shared_regimes: Option<crate::stats::shared_regimes::SharedRegimes>,
+    pub shared_regimes: Option<SharedRegimes>,
     /// The suite's gates (and `--max-regression` against `--baseline`), checked when the run
     /// ended; empty when none was declared.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub gates: Vec<crate::gates::GateOutcome>,
+    pub gates: Vec<crate::gate::GateOutcome>,
+}
+
+/// Results whose regimes followed the same rounds (found by
+/// [`crate::stats::shared_regimes::detect`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SharedRegimes {
+    /// Indices (into the run's results) of the results that moved together, in run order.
+    pub results: Vec<usize>,
+    /// Their labels (transport and workload), for display.
+    pub labels: Vec<String>,
+    /// Rounds compared (the fewest samples among them).
+    pub rounds: usize,
+    /// The rounds (0-based) in which the first of them was in its slow regime.
+    pub slow_rounds: Vec<usize>,
+    /// The lowest agreement between any two of them: the share of rounds in which both were in
+    /// the same regime.
+    pub agreement: f64,
 }
 
 /// How a trial ended.
@@ -263,13 +280,13 @@ pub struct TrialResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory: Option<crate::memory::MemoryFigures>,
     /// What the trial's workers printed, on either standard stream: the first and last lines
-    /// (see [`crate::executor::Printed`]); absent when nothing was printed, and in process.
+    /// (see [`crate::printed::Printed`]); absent when nothing was printed, and in process.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub printed: Option<crate::executor::Printed>,
+    pub printed: Option<crate::printed::Printed>,
     /// Where the transport comes from (its language, its plugin); absent for a Rust transport
     /// compiled into handoff, and in reports written before it was recorded.
-    #[serde(default, skip_serializing_if = "crate::transport::Origin::is_default")]
-    pub origin: crate::transport::Origin,
+    #[serde(default, skip_serializing_if = "crate::origin::Origin::is_default")]
+    pub origin: crate::origin::Origin,
 }
 
 /// Above this share of hand-offs that stayed on one worker thread, a result is a *same-worker*
@@ -315,13 +332,13 @@ pub struct PacedResult {
     /// Latency from each message's actual send (not corrected).
     pub uncorrected: Option<Latency>,
     /// The harness's own timing cost per message (median over samples).
-    pub overhead: crate::open_loop::clock::Overhead,
+    pub overhead: crate::open_loop::Overhead,
     /// Messages sent over the samples.
     pub sent: u64,
     /// Messages delivered over the samples (fewer than sent in `latest` delivery).
     pub delivered: u64,
     /// Depth of each hop, merged over the samples (mean of means, largest p99 and max).
-    pub hops: Vec<crate::outcome::HopFigures>,
+    pub hops: Vec<crate::open_loop::HopFigures>,
 }
 
 /// A ramp's result.
@@ -329,21 +346,21 @@ pub struct PacedResult {
 pub struct RampResult {
     /// The search: every step, the highest rate sustained and the lowest not sustained.
     #[serde(flatten)]
-    pub search: crate::open_loop::ramp::RampOutcome,
+    pub search: crate::open_loop::RampOutcome,
     /// The hop that was fullest (mean depth over capacity) at the first rate not sustained: the
     /// one that saturates first.
     pub saturating_hop: Option<String>,
 }
 
 impl RunReport {
-    /// The report of a run of `suite` as it begins, without results: now, on this machine.
-    pub fn begun(suite: &str) -> RunReport {
+    /// The report of a run of `suite` as it begins, without results: now, in `environment`.
+    pub fn begun(suite: &str, environment: Environment) -> RunReport {
         RunReport {
             schema_version: SCHEMA_VERSION,
-            started_at: crate::session::now_rfc3339(),
+            started_at: crate::time::now_rfc3339(),
             duration_s: 0.0,
             suite: suite.to_string(),
-            environment: Environment::detect(),
+            environment,
             limits: None,
             layout: None,
             results: Vec::new(),
@@ -357,7 +374,7 @@ impl RunReport {
     pub fn gates_failed(&self) -> bool {
         self.gates
             .iter()
-            .any(|g| g.status == crate::gates::GateStatus::Failed)
+            .any(|g| g.status == crate::gate::GateStatus::Failed)
     }
 
     /// Whether any trial failed, hung or crashed, or (in a run that asked for consensus) a

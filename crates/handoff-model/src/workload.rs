@@ -7,6 +7,10 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
 
+/// The most threads of one kind a trial may ask for (producers, consumers, or a runtime's
+/// workers).
+pub const MAX_THREADS: u64 = 1024;
+
 /// The shape of a workload.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -164,7 +168,7 @@ impl fmt::Display for Messages {
 ///   listed apart from cross-thread ones.
 ///
 /// The tokio drivers run async transports only (those registered with
-/// [`Entry::asynchronous`](crate::catalog::Entry::asynchronous)); a blocking transport under
+/// `handoff::catalog::Entry::asynchronous`); a blocking transport under
 /// them is reported `unsupported`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Driver {
@@ -185,8 +189,8 @@ impl Driver {
     pub const NAMES: [&'static str; 3] = ["threads", "tokio-current", "tokio-multi"];
 
     /// The most worker threads `tokio-multi:N` takes (the bound of every thread count, see
-    /// [`crate::plan::bounds::MAX_THREADS`]).
-    pub const MAX_WORKERS: usize = crate::plan::bounds::MAX_THREADS as usize;
+    /// [`MAX_THREADS`]).
+    pub const MAX_WORKERS: usize = MAX_THREADS as usize;
 
     /// Whether tasks run on an async runtime (either tokio flavour).
     pub fn is_async(self) -> bool {
@@ -362,7 +366,7 @@ impl Pacing {
     }
 }
 
-/// The rate search of a ramp (see [`crate::ramp`]).
+/// The rate search of a ramp (see `handoff::open_loop::ramp`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RampSpec {
     /// First rate tried, messages per second.
@@ -546,7 +550,7 @@ impl TrialSpec {
     }
 
     /// The watchdog interval of a sample: a sample during which no message is delivered for this
-    /// long is hung (see [`crate::engine::crew`]); a slow one that keeps delivering runs to its
+    /// long is hung (see `handoff::engine::crew`); a slow one that keeps delivering runs to its
     /// end. It is `timeout_ms`, plus, for an open-loop trial, the gap between two scheduled
     /// messages at `rate` (or the trial's own rate), so that a slow schedule is never taken for
     /// a stall.

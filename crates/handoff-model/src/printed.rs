@@ -1,7 +1,7 @@
 //! What a worker printed: its first and last lines and a count of all of them.
 //!
 //! A worker's standard output and standard error both end in one pipe the parent reads (see
-//! [`crate::worker`]): whatever a transport prints, and the panic message and backtrace of a
+//! `handoff::worker`): whatever a transport prints, and the panic message and backtrace of a
 //! crash. Keeping only the tail would lose a panic's message behind its backtrace frames, and
 //! keeping everything would let a chatty transport fill the parent's memory; so the first
 //! [`HEAD`] and the last [`TAIL`] lines are kept, each trimmed to [`LINE`] characters, with the

@@ -2,8 +2,8 @@
 //! with its 95% interval (slower in red, faster in green, no change shown `~` in grey, the
 //! threshold as a band around zero), and the comparison's table.
 
-use super::model::{Change, Comparison, Row};
-use super::view::{cells, footer, header, COLUMNS};
+use super::cells::{cells, footer, header, COLUMNS};
+use crate::compare::model::{Change, Comparison, Row};
 use crate::output::svg::{clip, escape, Axis, Svg};
 use std::io::{self, Write};
 

@@ -2,16 +2,16 @@
 //! rule flags, and the pieces the tests change in it.
 
 use crate::environment::Environment;
-use crate::open_loop::clock::Overhead;
+use crate::limits::Limits;
+use crate::open_loop::Overhead;
 use crate::placement::Placement;
-use crate::probes::Limits;
 use crate::report::{Latency, PacedResult, Params, RawSample, TrialResult, Verdict};
 use crate::semantics::{Arity, Bound, ConsumerStyle, Locality, Ordering, Semantics, WaitStrategy};
 use crate::stats::Summary;
 use crate::workload::{Pacing, WorkloadKind};
 
 /// A pinned, passing spsc result over a bounded cross-thread queue, five quiet samples.
-pub(crate) fn stream() -> TrialResult {
+pub fn stream() -> TrialResult {
     let r = TrialResult {
         transport: "queue".into(),
         workload: WorkloadKind::Spsc,
@@ -76,7 +76,7 @@ pub(crate) fn stream() -> TrialResult {
 }
 
 /// `r` with timed samples at these rates (messages per second) and their summary.
-pub(crate) fn with_rates(mut r: TrialResult, rates: &[f64]) -> TrialResult {
+pub fn with_rates(mut r: TrialResult, rates: &[f64]) -> TrialResult {
     r.samples = rates
         .iter()
         .map(|&msgs_per_s| RawSample {
@@ -98,7 +98,7 @@ pub(crate) fn with_rates(mut r: TrialResult, rates: &[f64]) -> TrialResult {
 
 /// A paced result at `requested` messages per second that achieved `achieved`, refusals
 /// observable, a cheap harness and a p50 of 10 µs.
-pub(crate) fn paced(requested: u64, achieved: f64) -> TrialResult {
+pub fn paced(requested: u64, achieved: f64) -> TrialResult {
     let mut r = stream();
     r.workload = WorkloadKind::Paced;
     r.params.pacing = Pacing::Rate(requested);
@@ -123,7 +123,7 @@ pub(crate) fn paced(requested: u64, achieved: f64) -> TrialResult {
 }
 
 /// A latency with this p50 from `count` observations.
-pub(crate) fn latency(p50: u64, count: u64) -> Latency {
+pub fn latency(p50: u64, count: u64) -> Latency {
     Latency {
         kind: "round-trip".into(),
         count,
@@ -140,7 +140,7 @@ pub(crate) fn latency(p50: u64, count: u64) -> Latency {
 }
 
 /// Limits with a bulk-timed round trip of 50 ns, optionally a stamped one and a timer step.
-pub(crate) fn limits(stamped: Option<f64>, step: Option<f64>) -> Limits {
+pub fn limits(stamped: Option<f64>, step: Option<f64>) -> Limits {
     let summary = |v: f64| Summary::of(&[v - 1.0, v, v + 1.0]).unwrap();
     Limits {
         cacheline_rtt_ns: summary(50.0),
@@ -155,7 +155,7 @@ pub(crate) fn limits(stamped: Option<f64>, step: Option<f64>) -> Limits {
 }
 
 /// A release build on a plain machine.
-pub(crate) fn environment() -> Environment {
+pub fn environment() -> Environment {
     Environment {
         cpu_model: "Test CPU".into(),
         logical_cpus: 4,
@@ -174,7 +174,7 @@ pub(crate) fn environment() -> Environment {
 }
 
 /// A run of these results on [`environment`], with nothing else measured.
-pub(crate) fn report(results: Vec<TrialResult>) -> crate::report::RunReport {
+pub fn report(results: Vec<TrialResult>) -> crate::report::RunReport {
     crate::report::RunReport {
         schema_version: crate::report::SCHEMA_VERSION,
         started_at: "2026-01-01T00:00:00Z".into(),

@@ -167,7 +167,7 @@ pub struct Semantics {
 /// transport's declaration states only what differs from its starting point:
 ///
 /// ```
-/// use handoff::semantics::*;
+/// use handoff_model::semantics::*;
 ///
 /// // crossbeam's bounded channel: MPMC, per-producer FIFO, rendezvous allowed, spin-then-park.
 /// const CROSSBEAM: Semantics = Semantics::mpmc().bounded(0, false).wait(WaitStrategy::SpinThenPark);

@@ -76,7 +76,7 @@ fn json<T: Serialize>(v: &T) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lints::fixture::stream;
+    use crate::fixture::stream;
 
     #[test]
     fn how_long_and_how_often_are_not_part_of_it() {

@@ -1,6 +1,6 @@
 //! The lint itself: one warning attached to a result, with its code and its words.
 
-use crate::output::fmt;
+use crate::fmt;
 use serde::{Deserialize, Serialize};
 use std::fmt as sfmt;
 
@@ -118,7 +118,7 @@ pub enum Lint {
         slowest: f64,
     },
     /// Some repetitions of a limit probe disagree with the rest (see
-    /// [`crate::probes::repetitions`]): they were set aside, and the limit is the median of the
+    /// [`crate::repetitions`]): they were set aside, and the limit is the median of the
     /// others. Said on each result measured against that probe.
     ProbeUnstable {
         /// The probe (`cacheline-rtt`, `cacheline-rtt-stamped`, `stream-bandwidth`).
@@ -340,7 +340,7 @@ impl sfmt::Display for Lint {
             ),
             Lint::ProbeUnstable { probe, set_aside, median, repetitions } => {
                 let figure = |v: f64| {
-                    if probe == crate::probes::STREAM {
+                    if probe == crate::limits::STREAM {
                         fmt::bandwidth(v)
                     } else {
                         fmt::duration(v)

@@ -1,0 +1,97 @@
+//! Open-loop figures as a result records them: the harness's own timing cost, each hop's
+//! queue depth, and a rate ramp's steps and outcome.
+
+use serde::{Deserialize, Serialize};
+
+/// What the harness's own timing costs, measured on the calling thread.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Overhead {
+    /// One clock read, nanoseconds.
+    pub clock_read_ns: f64,
+    /// One clock read plus recording one value in each of two histograms (what the consumer
+    /// does per message), nanoseconds.
+    pub stamp_and_record_ns: f64,
+}
+
+/// One hop's queue depth, sampled during an open-loop run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HopFigures {
+    /// Transport of the hop.
+    pub transport: String,
+    /// Its capacity (`None` if unbounded).
+    pub capacity: Option<usize>,
+    /// Depth samples taken.
+    pub samples: u64,
+    /// Mean depth (messages sent into the hop and not yet received from it).
+    pub mean: f64,
+    /// 99th percentile depth.
+    pub p99: u64,
+    /// Largest depth seen.
+    pub max: u64,
+    /// Messages the hop's reader received.
+    pub received: u64,
+}
+
+impl HopFigures {
+    /// Mean depth as a fraction of capacity (`None` if unbounded).
+    pub fn fill(&self) -> Option<f64> {
+        self.capacity.map(|c| self.mean / c.max(1) as f64)
+    }
+}
+
+/// Fraction of the requested rate a step must achieve.
+pub const MIN_ACHIEVED: f64 = 0.99;
+
+/// What one step measured.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StepFigures {
+    /// Requested rate, messages per second.
+    pub requested: u64,
+    /// Achieved rate.
+    pub achieved: f64,
+    /// Refused sends.
+    pub refused: u64,
+    /// Messages delivered.
+    pub delivered: u64,
+    /// Latency from the intended send, nanoseconds.
+    pub p50: u64,
+    /// 90th percentile.
+    pub p90: u64,
+    /// 99th percentile.
+    pub p99: u64,
+    /// 99.9th percentile.
+    pub p999: u64,
+    /// Largest.
+    pub max: u64,
+    /// Mean depth of each hop as a fraction of its capacity (`None` for an unbounded hop).
+    pub hop_fill: Vec<Option<f64>>,
+    /// Mean depth of each hop, messages.
+    pub hop_depth: Vec<f64>,
+}
+
+/// One step of the search and its judgement.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RampStep {
+    /// The figures.
+    #[serde(flatten)]
+    pub figures: StepFigures,
+    /// Whether the step was sustained.
+    pub sustained: bool,
+    /// Why not, if not.
+    pub reason: Option<String>,
+    /// Whether this was a refinement (bisection) step.
+    pub refinement: bool,
+}
+
+/// The search's result.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RampOutcome {
+    /// Every step run, in order (a repeated step appears twice).
+    pub steps: Vec<RampStep>,
+    /// Highest rate sustained.
+    pub sustained: Option<u64>,
+    /// Lowest rate found not sustained (the knee lies between the two).
+    pub not_sustained: Option<u64>,
+    /// Why the search ended.
+    pub ended: String,
+}

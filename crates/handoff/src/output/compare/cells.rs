@@ -1,0 +1,176 @@
+//! The wording of a comparison's cells, header and footer, shared by its table, markdown and
+//! HTML views.
+
+use crate::compare::model::{Change, Comparison, Row};
+use handoff_model::fmt;
+use std::collections::BTreeMap;
+
+pub(super) const COLUMNS: [&str; 8] = [
+    "result",
+    "metric",
+    "before",
+    "after",
+    "change",
+    "95% interval",
+    "p adj.",
+    "verdict",
+];
+
+pub(super) fn cells(r: &Row) -> [String; 8] {
+    let side = |s: Option<crate::compare::model::Side>| {
+        s.map_or("–".to_string(), |s| {
+            format!("{} (n={})", r.metric.format(s.median), s.n)
+        })
+    };
+    let change = r.ratio.map_or("–".into(), |x| signed_percent(x - 1.0));
+    let interval = r.interval.map_or("–".into(), |i| {
+        format!(
+            "{} … {}",
+            signed_percent(i.low - 1.0),
+            signed_percent(i.high - 1.0)
+        )
+    });
+    // The p-value the verdict was decided on: adjusted for every figure judged at once.
+    let p = r.p_adjusted.or(r.test.map(|t| t.p));
+    let p = match p {
+        None => "–".to_string(),
+        Some(p) if p >= 0.001 => format!("{p:.3}"),
+        Some(p) => format!("{p:.2e}").replace("e0", ""),
+    };
+    let mut verdict = r.change.mark().to_string();
+    if r.regression {
+        verdict.push_str("  REGRESSION");
+    }
+    [
+        r.identity.to_string(),
+        r.metric.name().to_string(),
+        side(r.before),
+        side(r.after),
+        change,
+        interval,
+        p,
+        verdict,
+    ]
+}
+
+fn signed_percent(x: f64) -> String {
+    let s = fmt::percent(x);
+    if x > 0.0 {
+        format!("+{s}")
+    } else {
+        s
+    }
+}
+
+/// The lines said before and after the rows, shared by table and markdown.
+pub(super) fn header(c: &Comparison) -> Vec<(&'static str, String)> {
+    let j = &c.judgement;
+    let side = |s: &crate::compare::model::SideInfo| {
+        format!(
+            "{} · {} · suite {} · {}",
+            s.label, s.started_at, s.suite, s.environment
+        )
+    };
+    let tested = c.rows.iter().filter(|r| r.p_adjusted.is_some()).count();
+    let mut judged = format!(
+        "Mann–Whitney U on per-sample figures, p adjusted for the {tested} figure(s) judged (Benjamini–Hochberg), alpha {}; changes under {} are ~",
+        j.alpha,
+        fmt::percent(j.threshold)
+    );
+    if let Some(m) = j.max_regression {
+        judged.push_str(&format!(
+            "; a significant slowdown beyond {} is a regression (exit 4)",
+            fmt::percent(m)
+        ));
+    }
+    vec![
+        ("before", side(&c.before)),
+        ("after", side(&c.after)),
+        ("judged", judged),
+    ]
+}
+
+pub(super) fn footer(c: &Comparison) -> Vec<String> {
+    let mut lines = Vec::new();
+    for r in &c.rollups {
+        lines.push(format!(
+            "geomean {}: {} over {} figure(s)",
+            r.transport,
+            speed(r.geomean),
+            r.rows
+        ));
+    }
+    let mut reasons: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for r in &c.rows {
+        match &r.change {
+            Change::TooFewSamples { need } => reasons
+                .entry(format!(
+                    "too few samples to reach significance (need at least {need} on each side)"
+                ))
+                .or_default()
+                .push(format!("{} {}", r.identity, r.metric)),
+            Change::NotComparable { reason } => reasons
+                .entry(format!("not comparable: {reason}"))
+                .or_default()
+                .push(r.identity.to_string()),
+            _ => {}
+        }
+        for n in &r.notes {
+            reasons
+                .entry(n.clone())
+                .or_default()
+                .push(format!("{} {}", r.identity, r.metric));
+        }
+    }
+    for (why, who) in reasons {
+        lines.push(format!("{why}: {}", who.join("; ")));
+    }
+    if !c.only_before.is_empty() {
+        lines.push(format!("only before: {}", join(&c.only_before)));
+    }
+    if !c.only_after.is_empty() {
+        lines.push(format!("only after: {}", join(&c.only_after)));
+    }
+    let regressions: Vec<String> = c
+        .regressions()
+        .map(|r| {
+            format!(
+                "{} {} {}",
+                r.identity,
+                r.metric,
+                r.ratio.map_or("–".into(), |x| signed_percent(x - 1.0))
+            )
+        })
+        .collect();
+    if let Some(m) = c.judgement.max_regression {
+        if regressions.is_empty() {
+            lines.push(format!(
+                "no result is significantly slower than {}",
+                fmt::percent(m)
+            ));
+        } else {
+            lines.push(format!(
+                "REGRESSION beyond {}: {}",
+                fmt::percent(m),
+                regressions.join("; ")
+            ));
+        }
+    }
+    lines
+}
+
+fn join(ids: &[crate::identity::Identity]) -> String {
+    ids.iter()
+        .map(|i| i.to_string())
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// A speed-up factor in words: `1.05× faster`, `0.80× (slower)`.
+fn speed(x: f64) -> String {
+    if x >= 1.0 {
+        format!("{x:.3}× (faster after)")
+    } else {
+        format!("{x:.3}× (slower after)")
+    }
+}
