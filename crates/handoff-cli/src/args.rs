@@ -14,11 +14,15 @@ Exit codes:
   0  every trial passed (unsupported combinations are reported, not failed)
   1  at least one trial failed verification, hung or crashed, or (under consensus) a
      transport delivered another stream than the others of its stream
-  2  bad input: unknown name, malformed suite file, impossible parameter, a value outside
-     its range, more trials than --max-trials allows (docs/suites.md, \"Bounds\")
-  3  the run could not be completed (e.g. the output file could not be written, the
-     history store could not be opened or written)
+  2  bad input: unknown name (the closest are suggested), malformed suite file, impossible
+     parameter, a value outside its range, more trials than --max-trials allows
+     (docs/suites.md, \"Bounds\"), an unknown run id or baseline, a malformed store
+     location, an output that cannot be written (refused before anything runs)
+  3  the run could not be completed (e.g. the output could not be written at the end, the
+     history store could not be opened or written): the report is still written, and every
+     result is kept in the run's journal, named on standard error
   4  a result is significantly slower than --max-regression allows, or a suite's gate failed
+  130  interrupted (Ctrl-C, SIGTERM): the results finished so far are in the run's journal
 
 History store: `--store`, else $HANDOFF_STORE, else $XDG_DATA_HOME/handoff/history.sqlite,
 else ~/.local/share/handoff/history.sqlite. `--store` takes a file path or a
