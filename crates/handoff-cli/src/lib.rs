@@ -54,6 +54,13 @@ impl CliError {
     }
 }
 
+/// A plan that cannot run as asked is bad input (exit 2).
+impl From<handoff::preflight::PreflightError> for CliError {
+    fn from(e: handoff::preflight::PreflightError) -> CliError {
+        CliError::bad_input(e.to_string())
+    }
+}
+
 /// Parses the command line and runs it with `catalog`. Trials run in child processes started
 /// from this same executable (`__worker`), so the catalog must be the same in every process:
 /// build it deterministically at the top of `main`.

@@ -8,18 +8,16 @@ use crate::journal::Journal;
 use crate::progress::Progress;
 use crate::record::{Recorder, Settings};
 use crate::CliError;
+use handoff::bench::{self, Baselines};
 use handoff::catalog::Catalog;
-use handoff::engine::check_support;
 use handoff::executor::WorkerCommand;
 use handoff::layout::LayoutMode;
 use handoff::model::gate::Gate;
-use handoff::outcome::SampleStatus;
 use handoff::output::{self, Format};
-use handoff::plan::Plan;
+use handoff::preflight::{self, Strictness};
 use handoff::probes::ProbeBudget;
 use handoff::report::RunReport;
-use handoff::session::{self, Event, Isolation, SessionOptions};
-use std::collections::BTreeMap;
+use handoff::session::{Event, Isolation, SessionOptions};
 
 /// Runs `handoff run` and returns the exit code; `source` loads the baselines of regression
 /// gates.
@@ -35,7 +33,12 @@ pub fn run(
     if args.quick {
         suite.quick();
     }
-    preflight(catalog, &suite, adhoc)?;
+    let strictness = if adhoc {
+        Strictness::Named
+    } else {
+        Strictness::Suite
+    };
+    preflight::check(catalog, &suite, strictness)?;
     // Before anything runs: an output that cannot be written stops the run here.
     let destination = Destination::check(args.out.as_deref(), "--out")?;
 
@@ -66,16 +69,15 @@ pub fn run(
         layout,
         consensus: suite.consensus,
     };
-    let mut gates = suite.gates.clone();
     if let Some(baseline) = &args.baseline {
-        gates.push(Gate::Regression {
+        suite.gates.push(Gate::Regression {
             baseline: baseline.clone(),
             max: args
                 .max_regression
                 .map_or(handoff::compare::DEFAULT_THRESHOLD, |p| p.0),
         });
     }
-    let baselines = load_baselines(&gates, args.baseline.as_deref(), source)?;
+    let baselines = load_baselines(&suite.gates, args.baseline.as_deref(), source)?;
     // Before anything runs: a journal that cannot be created, or a store that cannot be opened,
     // stops the run here.
     let mut journal = Journal::create(
@@ -102,21 +104,15 @@ pub fn run(
         }
     };
     let mut progress = Progress::new(args.quiet, suite.trials.iter().map(|t| t.samples).collect());
-    let mut report = session::run(catalog, suite.trials, &opts, &mut |ev| {
+    let report = bench::run(catalog, suite, &opts, strictness, &baselines, &mut |ev| {
         match &ev {
             Event::ProbesDone(limits) => journal.limits(limits),
             Event::TrialDone { result, .. } => journal.result(result),
             _ => {}
         }
         progress.on(ev)
-    });
+    })?;
     progress.finish();
-    report.gates = handoff::gates::evaluate(&gates, &report, &|r| {
-        baselines
-            .get(r)
-            .cloned()
-            .unwrap_or_else(|| Err(format!("baseline `{r}` was not loaded")))
-    });
 
     // The report is written first, then recorded: a store that fails at the end never costs
     // the run its output. If either fails, the journal keeps every result.
@@ -178,20 +174,20 @@ fn load_baselines(
     gates: &[Gate],
     flag: Option<&str>,
     source: &dyn crate::source::ReportSource,
-) -> Result<BTreeMap<String, Result<RunReport, String>>, CliError> {
-    let mut loaded = BTreeMap::new();
+) -> Result<Baselines, CliError> {
+    let mut loaded = Baselines::none();
     if let Some(reference) = flag {
         let report = source.load(reference).map_err(|e| CliError {
             message: format!("--baseline: {}", e.message),
             ..e
         })?;
-        loaded.insert(reference.to_string(), Ok(report));
+        loaded.insert(reference, Ok(report));
     }
     for g in gates {
         if let Gate::Regression { baseline, .. } = g {
-            if !loaded.contains_key(baseline) {
+            if !loaded.contains(baseline) {
                 let report = source.load(baseline).map_err(|e| e.message);
-                loaded.insert(baseline.clone(), report);
+                loaded.insert(baseline, report);
             }
         }
     }
@@ -206,36 +202,4 @@ fn write(report: &RunReport, format: Format, destination: &Destination) -> Resul
         message: format!("rendering: {e}"),
     })?;
     destination.write(&buf)
-}
-
-/// Checks every trial against its transport's declared semantics before anything runs.
-/// Invalid parameters are always an input error; an unsupported combination is an input error
-/// when the user named the transport on the command line, and an `unsupported` row in a suite.
-fn preflight(catalog: &Catalog, suite: &Plan, adhoc: bool) -> Result<(), CliError> {
-    let mut problems = Vec::new();
-    for t in &suite.trials {
-        let entry = catalog.lookup(&t.transport).map_err(CliError::bad_input)?;
-        let checked = if t.workload.is_open_loop() {
-            handoff::engine::pipeline::check(catalog, t)
-        } else {
-            check_support(entry.info(), t)
-        };
-        if let Err(o) = checked {
-            match o.status {
-                SampleStatus::Invalid(why) => problems.push(format!("{}: {why}", t.label())),
-                SampleStatus::Unsupported(why) if adhoc => {
-                    problems.push(format!("{}: {why}", t.label()))
-                }
-                _ => {}
-            }
-        }
-    }
-    if problems.is_empty() {
-        Ok(())
-    } else {
-        Err(CliError::bad_input(format!(
-            "impossible parameters:\n  {}",
-            problems.join("\n  ")
-        )))
-    }
 }

@@ -17,6 +17,7 @@
 #![deny(missing_docs)]
 
 pub mod async_blocking;
+pub mod bench;
 mod builtin;
 pub mod catalog;
 pub mod compare;
@@ -41,6 +42,7 @@ pub mod payload;
 pub mod placement;
 pub mod plan;
 pub mod plugin;
+pub mod preflight;
 pub mod prelude;
 pub mod probes;
 pub use handoff_model::report;
