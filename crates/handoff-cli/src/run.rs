@@ -186,7 +186,9 @@ fn load_baselines(
     for g in gates {
         if let Gate::Regression { baseline, .. } = g {
             if !loaded.contains(baseline) {
-                let report = source.load(baseline).map_err(|e| e.message);
+                let report = source
+                    .load(baseline)
+                    .map_err(|e| handoff::gates::Unavailable::because(e.message));
                 loaded.insert(baseline, report);
             }
         }

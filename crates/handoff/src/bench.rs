@@ -42,6 +42,7 @@
 //! ```
 
 use crate::catalog::Catalog;
+use crate::gates::Unavailable;
 use crate::model::report::RunReport;
 use crate::plan::Plan;
 use crate::preflight::{self, PreflightError, Strictness};
@@ -52,7 +53,7 @@ use std::collections::BTreeMap;
 /// (from a store, a file, …), each by the reference the gate names.
 #[derive(Default)]
 pub struct Baselines {
-    loaded: BTreeMap<String, Result<RunReport, String>>,
+    loaded: BTreeMap<String, Result<RunReport, Unavailable>>,
 }
 
 impl Baselines {
@@ -63,7 +64,7 @@ impl Baselines {
 
     /// Adds the baseline named `reference`, or why it could not be loaded (the gate then fails
     /// with that reason).
-    pub fn insert(&mut self, reference: &str, report: Result<RunReport, String>) {
+    pub fn insert(&mut self, reference: &str, report: Result<RunReport, Unavailable>) {
         self.loaded.insert(reference.to_string(), report);
     }
 
@@ -72,11 +73,12 @@ impl Baselines {
         self.loaded.contains_key(reference)
     }
 
-    fn load(&self, reference: &str) -> Result<RunReport, String> {
-        self.loaded
-            .get(reference)
-            .cloned()
-            .unwrap_or_else(|| Err(format!("baseline `{reference}` was not loaded")))
+    fn load(&self, reference: &str) -> Result<RunReport, Unavailable> {
+        self.loaded.get(reference).cloned().unwrap_or_else(|| {
+            Err(Unavailable::because(format!(
+                "baseline `{reference}` was not loaded"
+            )))
+        })
     }
 }
 

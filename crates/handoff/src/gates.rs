@@ -14,7 +14,25 @@ pub use handoff_model::gate::{GateOutcome, GateStatus};
 use std::collections::BTreeMap;
 
 /// Loads a baseline report by reference, for regression gates.
-pub type Loader<'a> = dyn Fn(&str) -> Result<RunReport, String> + 'a;
+pub type Loader<'a> = dyn Fn(&str) -> Result<RunReport, Unavailable> + 'a;
+
+/// A baseline that could not be loaded, and why: the regression gate that names it fails with
+/// this reason.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{reason}")]
+pub struct Unavailable {
+    /// Why (an unknown run id or name, an unreachable store, a malformed report, …).
+    pub reason: String,
+}
+
+impl Unavailable {
+    /// A baseline unavailable for `reason`.
+    pub fn because(reason: impl Into<String>) -> Unavailable {
+        Unavailable {
+            reason: reason.into(),
+        }
+    }
+}
 
 /// Checks every gate against `report`.
 pub fn evaluate(gates: &[Gate], report: &RunReport, load: &Loader<'_>) -> Vec<GateOutcome> {

@@ -18,8 +18,8 @@ fn at(transport: &str, producers: usize, rates: &[f64]) -> TrialResult {
     r
 }
 
-fn no_baseline(r: &str) -> Result<RunReport, String> {
-    Err(format!("no baseline `{r}`"))
+fn no_baseline(r: &str) -> Result<RunReport, super::Unavailable> {
+    Err(super::Unavailable::because(format!("no baseline `{r}`")))
 }
 
 fn one(gate: Gate, report: &RunReport, load: &Loader<'_>) -> GateOutcome {
