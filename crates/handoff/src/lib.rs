@@ -16,24 +16,24 @@
 //! [`catalog::Catalog`] and hand that to `handoff_cli::main_with`.
 #![deny(missing_docs)]
 
-pub mod async_blocking;
+pub(crate) mod async_blocking;
 pub mod bench;
 mod builtin;
 pub mod catalog;
 pub mod compare;
-pub mod consecutive;
+pub(crate) mod consecutive;
 pub mod consensus;
 pub mod engine;
 pub mod environment;
 pub mod executor;
 pub mod gates;
-pub mod groups;
+pub(crate) mod groups;
 pub mod histogram;
 pub use handoff_model as model;
 pub use handoff_model::identity;
 pub mod layout;
-pub mod lints;
-pub mod memory;
+pub(crate) mod lints;
+pub(crate) mod memory;
 pub mod message;
 pub mod open_loop;
 pub mod outcome;
@@ -46,7 +46,7 @@ pub mod preflight;
 pub mod prelude;
 pub mod probes;
 pub use handoff_model::report;
-pub mod round_trip_timer;
+pub(crate) mod round_trip_timer;
 mod runner;
 pub use handoff_model::semantics;
 pub mod session;

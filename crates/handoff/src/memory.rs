@@ -8,7 +8,7 @@
 //! Only a worker process measures this: inside the `handoff` process itself, the figures would
 //! include everything else the command holds.
 
-pub use handoff_model::memory::{MemoryFigures, SampleMemory, STEP_NOISE};
+pub use handoff_model::memory::{MemoryFigures, SampleMemory};
 
 /// A sample about to run: resets the peak. Returns whether it could.
 pub fn before_sample() -> bool {

@@ -2,7 +2,7 @@
 //! for combinations that cannot be run, and how results are labelled.
 
 use handoff::catalog::{Catalog, Entry};
-use handoff::lints::Lint;
+use handoff::model::lint::Lint;
 use handoff::outcome::{SampleOutcome, SampleStatus, ViolationKind};
 use handoff::payload::PayloadKind;
 use handoff::prelude::*;

@@ -6,7 +6,7 @@
 
 use handoff::executor::{run_sample, SampleRequest};
 use handoff::histogram;
-use handoff::lints::Lint;
+use handoff::model::lint::Lint;
 use handoff::outcome::{SampleStatus, ViolationKind};
 use handoff::payload::PayloadKind;
 use handoff::report::Verdict;

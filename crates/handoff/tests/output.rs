@@ -2,7 +2,7 @@
 //! texts, figures, lint footnotes, and same-thread results kept apart from the ranking.
 
 use handoff::environment::Environment;
-use handoff::lints::Lint;
+use handoff::model::lint::Lint;
 use handoff::output::{render, Format};
 use handoff::payload::PayloadKind;
 use handoff::placement::Placement;

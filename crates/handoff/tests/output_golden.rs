@@ -12,7 +12,7 @@
 use handoff::environment::Environment;
 use handoff::gates::{GateOutcome, GateStatus};
 use handoff::layout::LayoutMode;
-use handoff::lints::{BeyondCause, Lint};
+use handoff::model::lint::{BeyondCause, Lint};
 use handoff::open_loop::clock::Overhead;
 use handoff::open_loop::ramp::{RampOutcome, RampStep, StepFigures};
 use handoff::outcome::HopFigures;

@@ -30,9 +30,7 @@ mod samples;
 #[cfg(test)]
 pub(crate) use handoff_model::fixture;
 
-pub use latency::MIN_TAIL_OBSERVATIONS;
-pub use lint::{BeyondCause, Lint};
-pub use samples::{outliers, OUTLIER_FRACTION};
+pub use lint::Lint;
 
 use crate::environment::Environment;
 use crate::probes::Limits;
@@ -78,6 +76,7 @@ pub fn evaluate(result: &TrialResult, cx: &Context) -> Vec<Lint> {
 mod tests {
     use super::fixture::{environment, latency, limits, paced, stream, with_rates};
     use super::*;
+    use crate::model::lint::BeyondCause;
     use crate::report::LimitDistance;
     use crate::semantics::Locality;
 

@@ -14,5 +14,4 @@ pub mod ramp;
 pub mod stamped;
 
 pub use clock::Clock;
-pub use pacer::Pacer;
 pub use stamped::Stamped;

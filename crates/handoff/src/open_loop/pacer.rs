@@ -65,11 +65,6 @@ impl Pacer {
             }
         }
     }
-
-    /// The clock.
-    pub fn clock(&self) -> &Clock {
-        &self.clock
-    }
 }
 
 /// The rate a producer achieved: `sent` messages, the first due at `first_ns`, the last sent at

@@ -93,40 +93,24 @@ mod spin;
 mod std_mpsc;
 mod tokio_channels;
 
-pub use self::async_channels::{
-    AsyncChannelBounded, AsyncChannelRx, AsyncChannelTx, FlumeAsync, FlumeAsyncRx, FlumeAsyncTx,
-    KanalAsync, KanalAsyncRx, KanalAsyncTx,
-};
-pub use self::bus_broadcast::{BusBroadcast, BusRx, BusTx};
-pub use self::crossbeam_channels::{
-    CrossbeamBounded, CrossbeamRx, CrossbeamTx, CrossbeamUnbounded,
-};
-pub use self::crossbeam_fanout::{CrossbeamFanout, FanoutRx, FanoutTx};
-pub use self::crossbeam_queues::{
-    CrossbeamArrayQueue, CrossbeamSegQueue, QueueRx, QueueTx, SpinQueue,
-};
-pub use self::direct_callback::{Callback, DirectCallback, DirectHandle, DirectTx};
-pub use self::disruptor_ring::{
-    Disruptor, DisruptorHandle, DisruptorTx, SpinYield, MIN_MULTI_PRODUCER_CAPACITY,
-};
-pub use self::flume_channels::{FlumeBounded, FlumeRx, FlumeTx, FlumeUnbounded};
-pub use self::kanal_channel::{KanalBounded, KanalRx, KanalTx};
-pub use self::latest_cell::{LatestCell, LatestRx, LatestTx};
-pub use self::mutex_deque::{MutexDeque, MutexDequeRx, MutexDequeTx};
-pub use self::reference::{
-    HandoffMpsc, HandoffSpsc, MpscRx, MpscTx, ReferenceHandle, SpscRx, SpscTx, VyukovMpsc,
-    VyukovRx, VyukovTx,
-};
-pub use self::ringbuf_ring::{Ringbuf, RingbufRx, RingbufTx};
-pub use self::rtrb_ring::{Rtrb, RtrbRx, RtrbTx};
-pub use self::spin::{Backoff, SPINS_BEFORE_YIELD};
-pub use self::std_mpsc::{
-    StdMpsc, StdMpscPoll, StdPollRx, StdRx, StdSyncChannel, StdSyncTx, StdTx, POLL_TIMEOUT,
-};
+pub use self::async_channels::{AsyncChannelBounded, FlumeAsync, KanalAsync};
+pub use self::bus_broadcast::BusBroadcast;
+pub use self::crossbeam_channels::{CrossbeamBounded, CrossbeamUnbounded};
+pub use self::crossbeam_fanout::CrossbeamFanout;
+pub use self::crossbeam_queues::{CrossbeamArrayQueue, CrossbeamSegQueue, SpinQueue};
+pub use self::direct_callback::DirectCallback;
+pub use self::disruptor_ring::{Disruptor, MIN_MULTI_PRODUCER_CAPACITY};
+pub use self::flume_channels::{FlumeBounded, FlumeUnbounded};
+pub use self::kanal_channel::KanalBounded;
+pub use self::latest_cell::LatestCell;
+pub use self::mutex_deque::MutexDeque;
+pub use self::reference::{HandoffMpsc, HandoffSpsc, VyukovMpsc};
+pub use self::ringbuf_ring::Ringbuf;
+pub use self::rtrb_ring::Rtrb;
+pub use self::spin::Backoff;
+pub use self::std_mpsc::{StdMpsc, StdMpscPoll, StdSyncChannel};
 pub use self::tokio_channels::{
-    BroadcastRx, BroadcastTx, OneshotRx, OneshotTx, TokioBroadcast, TokioMpscBounded, TokioMpscRx,
-    TokioMpscTx, TokioMpscUnbounded, TokioOneshot, TokioUnboundedRx, TokioUnboundedTx, TokioWatch,
-    WatchRx, WatchTx,
+    TokioBroadcast, TokioMpscBounded, TokioMpscUnbounded, TokioOneshot, TokioWatch,
 };
 
 /// Registers every adapter in this module.
