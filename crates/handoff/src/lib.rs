@@ -49,6 +49,7 @@ pub mod semantics;
 pub mod session;
 pub mod stats;
 pub mod suggest;
+pub mod table_key;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 pub mod transport;
