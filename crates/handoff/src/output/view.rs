@@ -211,6 +211,11 @@ fn plural(n: usize, word: &str) -> String {
 fn pacing_label(p: &Pacing) -> String {
     match p {
         Pacing::Closed => String::new(),
+        // Tables are keyed on the exact rate: one that three significant digits would round is
+        // written whole, so two tables never share a title.
+        Pacing::Rate(r) if r.to_string().trim_end_matches('0').len() > 3 => {
+            format!("at {}/s", fmt::count(*r))
+        }
         Pacing::Rate(r) => format!("at {}", fmt::rate(*r as f64)),
         Pacing::Ramp(_) => "ramp".into(),
     }
@@ -1293,5 +1298,8 @@ mod tests {
             .collect();
         tables.sort();
         assert_eq!(tables, session);
+        let titles: Vec<&str> = view.groups.iter().map(|g| g.title.as_str()).collect();
+        assert!(titles[0].ends_with("at 1.00 M/s"), "{titles:?}");
+        assert!(titles[1].ends_with("at 1.0004 M/s"), "{titles:?}");
     }
 }
