@@ -106,6 +106,10 @@ pub(super) fn run<T: CallbackTransport, M: Message>(
             )
         }
     };
+    if progress.pin_failed.load(AtomicOrdering::Relaxed) {
+        place.pinned = false;
+        place.note = Some("the OS refused a pin request".into());
+    }
     let mut prods = Vec::new();
     let mut sink = None;
     let mut finished_at = Instant::now();

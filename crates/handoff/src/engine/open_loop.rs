@@ -142,7 +142,7 @@ where
     let sinks = hops.last().map_or(0, |h| h.receivers.len());
     let threads = injectors + hops.len().saturating_sub(1) + sinks;
     let plan = placement::plan(threads, spec.pin);
-    let place = plan.placement.clone();
+    let mut place = plan.placement.clone();
     let Some(rate) = spec.pacing.rate() else {
         return SampleOutcome::status_only(
             SampleStatus::Invalid(
@@ -391,6 +391,11 @@ where
             )
         }
     };
+
+    if progress.pin_failed.load(AtomicOrdering::Relaxed) {
+        place.pinned = false;
+        place.note = Some("the OS refused a pin request".into());
+    }
 
     let mut achieved = 0.0;
     let (mut refused, mut observable, mut sent_total, mut failed_sends, mut failed_recvs) =

@@ -42,7 +42,7 @@ pub(super) fn run<T: Transport, M: Message>(
     round_trips: u64,
 ) -> SampleOutcome {
     let plan = placement::plan(2, spec.pin);
-    let place = plan.placement.clone();
+    let mut place = plan.placement.clone();
     let cfg = ChannelConfig {
         capacity: spec.capacity,
         producers: 1,
@@ -137,6 +137,10 @@ pub(super) fn run<T: Transport, M: Message>(
             )
         }
     };
+    if progress.pin_failed.load(AtomicOrdering::Relaxed) {
+        place.pinned = false;
+        place.note = Some("the OS refused a pin request".into());
+    }
     let mut it = members.into_iter();
     let (
         Some(Member::Pinger {
