@@ -33,9 +33,9 @@
 //! message is delivered for the watchdog interval `hung` (the consumers publish their progress as
 //! the thread engine's do; the watchdog watches the crew of threads or the conductor).
 
-use super::crew::{panic_message, Cadence, Crew, CrewError, Progress};
+use super::crew::{panic_message, Cadence, Progress};
 use super::same_worker::{Noter, Tally, Where};
-use super::stream::build_failed;
+use super::sample::{self, Engine, Failure, Members, Refused, Threads};
 use crate::histogram;
 use crate::message::Message;
 use crate::outcome::{SampleOutcome, SampleStatus};
@@ -43,13 +43,14 @@ use crate::placement::{self, Placement, Plan};
 use crate::semantics::{Ordering, Semantics};
 use crate::transport::{ChannelConfig, Endpoints};
 use crate::transport_async::{AsyncReceiver, AsyncSender, AsyncTransport};
-use crate::verify::{self, Verifier};
+use crate::verify::{self, Verdict, Verifier};
 use crate::workload::{Driver, TrialSpec};
 use std::future::Future;
+use std::marker::PhantomData;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// One producer's or consumer's whole loop.
 type Task<R> = Pin<Box<dyn Future<Output = R> + Send>>;
@@ -57,12 +58,43 @@ type Task<R> = Pin<Box<dyn Future<Output = R> + Send>>;
 // ---------------------------------------------------------------------------------------------
 // Running a set of tasks under a driver.
 
-/// Why the tasks did not all finish.
-enum DriveError {
-    /// The runtime could not be built.
-    Runtime(String),
-    /// A thread or task failed or the watchdog fired.
-    Crew(CrewError),
+/// Members as futures, each one producer's or consumer's whole loop, run under the trial's
+/// driver when they are collected (see the module docs).
+pub(super) struct Tasks<'a, R> {
+    spec: &'a TrialSpec,
+    tasks: Vec<(String, Task<R>)>,
+    progress: Arc<Progress>,
+}
+
+impl<'a, R: Send + 'static> Tasks<'a, R> {
+    /// No tasks yet, for a sample of `spec` whose members publish into `progress`.
+    fn new(spec: &'a TrialSpec, progress: Arc<Progress>) -> Tasks<'a, R> {
+        Tasks {
+            spec,
+            tasks: Vec::new(),
+            progress,
+        }
+    }
+
+    /// Adds a member: the task `task`, named `name`.
+    fn push(&mut self, name: String, task: impl Future<Output = R> + Send + 'static) {
+        self.tasks.push((name, Box::pin(task)));
+    }
+}
+
+impl<R: Send + 'static> Members<R> for Tasks<'_, R> {
+    fn progress(&self) -> &Arc<Progress> {
+        &self.progress
+    }
+
+    /// Where the tasks run is known once the driver has placed them.
+    fn placement(&self) -> Placement {
+        Placement::default()
+    }
+
+    fn run(self, watchdog: Duration) -> (Result<Vec<R>, Failure>, Placement) {
+        drive(self.spec, self.tasks, self.progress, watchdog)
+    }
 }
 
 /// The start gate of tasks on a runtime: every task counts itself in, the last one wakes the
@@ -92,25 +124,20 @@ fn drive<R: Send + 'static>(
     spec: &TrialSpec,
     tasks: Vec<(String, Task<R>)>,
     progress: Arc<Progress>,
-) -> (Result<Vec<R>, DriveError>, Placement) {
-    let watchdog = spec.watchdog(None);
+    watchdog: Duration,
+) -> (Result<Vec<R>, Failure>, Placement) {
     match spec.driver {
         Driver::Threads => {
-            let plan = placement::plan(tasks.len(), spec.pin);
-            let mut place = plan.placement.clone();
-            let mut crew: Crew<R> = Crew::new(tasks.len(), plan).laid_out(spec.layout);
-            crew.progress = progress.clone();
+            let mut threads = Threads::new(tasks.len(), spec, progress);
             for (name, task) in tasks {
-                crew.spawn(&name, move || futures_lite::future::block_on(task));
+                threads.spawn(&name, move || futures_lite::future::block_on(task));
             }
-            let r = crew.collect(watchdog).map_err(DriveError::Crew);
-            note_pins(&mut place, &progress);
-            (r, place)
+            threads.run(watchdog)
         }
-        Driver::TokioCurrent | Driver::TokioMulti { .. } => {
-            let (rt, crew_plan, mut place) = match runtime(spec, &progress) {
+        driver @ (Driver::TokioCurrent | Driver::TokioMulti { .. }) => {
+            let (rt, crew_plan, place) = match runtime(spec, &progress) {
                 Ok(x) => x,
-                Err(e) => return (Err(DriveError::Runtime(e)), Placement::default()),
+                Err(e) => return (Err(Failure::Start(e)), Placement::default()),
             };
             let gate = Arc::new(Gate {
                 arrived: AtomicUsize::new(0),
@@ -118,35 +145,30 @@ fn drive<R: Send + 'static>(
                 all_in: tokio::sync::Notify::new(),
                 open: tokio::sync::watch::channel(false).0,
             });
-            let mut crew: Crew<Result<Vec<R>, String>> =
-                Crew::new(1, crew_plan).laid_out(spec.layout);
-            crew.progress = progress.clone();
-            crew.spawn("conductor", move || {
+            let mut conductor: Threads<Result<Vec<R>, String>> =
+                Threads::planned(1, crew_plan, place, spec, progress);
+            conductor.spawn("conductor", move || {
                 let out = rt.block_on(conduct(tasks, gate));
                 rt.shutdown_background();
                 out
             });
-            let r = match crew.collect(watchdog) {
+            let (r, place) = conductor.run(watchdog);
+            let r = match r {
                 Ok(mut v) => match v.pop() {
                     Some(Ok(members)) => Ok(members),
-                    Some(Err(panic)) => Err(DriveError::Crew(CrewError::Panicked(panic))),
-                    None => Err(DriveError::Crew(CrewError::Panicked(
+                    Some(Err(panic)) => Err(Failure::Panicked(panic)),
+                    None => Err(Failure::Panicked(
                         "the conductor thread did not report".into(),
-                    ))),
+                    )),
                 },
-                Err(e) => Err(DriveError::Crew(e)),
+                Err(Failure::Hung { quiet, .. }) => Err(Failure::Hung {
+                    what: format!("the tasks on the {driver} runtime did not finish"),
+                    quiet,
+                }),
+                Err(e) => Err(e),
             };
-            note_pins(&mut place, &progress);
             (r, place)
         }
-    }
-}
-
-/// Records a refused pin request in the placement.
-fn note_pins(place: &mut Placement, progress: &Progress) {
-    if progress.pin_failed.load(AtomicOrdering::Relaxed) {
-        place.pinned = false;
-        place.note = Some("the OS refused a pin request".into());
     }
 }
 
@@ -221,39 +243,6 @@ async fn conduct<R: Send + 'static>(
         }
     }
     Ok(out.into_iter().flatten().collect())
-}
-
-/// The outcome when the tasks did not all finish.
-fn drive_failed(
-    e: DriveError,
-    progress: &Progress,
-    total: u64,
-    spec: &TrialSpec,
-    place: Placement,
-) -> SampleOutcome {
-    let delivered = progress.delivered.load(AtomicOrdering::Relaxed);
-    let status = match e {
-        DriveError::Runtime(why) => SampleStatus::Crashed(why),
-        DriveError::Crew(CrewError::Panicked(msg)) => SampleStatus::Crashed(msg),
-        DriveError::Crew(CrewError::Hung {
-            finished,
-            total: members,
-            quiet,
-        }) => {
-            let what = match spec.driver {
-                Driver::Threads => format!("{finished} of {members} threads finished"),
-                d => format!("the tasks on the {d} runtime did not finish"),
-            };
-            SampleStatus::Hung(CrewError::hang_report(
-                quiet,
-                spec.watchdog(None),
-                what,
-                delivered,
-                total,
-            ))
-        }
-    };
-    SampleOutcome::status_only(status, place)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -357,107 +346,112 @@ pub(super) fn stream<T: AsyncTransport, M: Message>(
     spec: &TrialSpec,
     messages: u64,
 ) -> SampleOutcome {
-    let producers = spec.producers;
-    let consumers = spec.consumers;
-    let per = (messages / producers as u64).max(1);
-    let total = per * producers as u64;
-    let cfg = ChannelConfig {
-        capacity: spec.capacity,
-        producers,
-        consumers,
-        options: spec.options.clone(),
+    let per = (messages / spec.producers as u64).max(1);
+    let engine = Stream::<T, M> {
+        t,
+        sem,
+        spec,
+        per,
+        total: per * spec.producers as u64,
+        message: PhantomData,
     };
-    let Endpoints { senders, receivers } = match t.channel::<M>(&cfg) {
-        Ok(e) => e,
-        Err(e) => return build_failed(e, Placement::default()),
-    };
-    if senders.len() != producers || receivers.len() != consumers {
-        let why = format!(
-            "adapter returned {} senders and {} receivers for {producers} and {consumers}",
-            senders.len(),
-            receivers.len()
-        );
-        return SampleOutcome::status_only(SampleStatus::Crashed(why), Placement::default());
+    sample::run(spec, engine)
+}
+
+/// An async stream's part of the skeleton ([`sample::run`]): a consumer task per receiver, a
+/// producer task per sender.
+struct Stream<'a, T, M> {
+    t: &'a Arc<T>,
+    sem: &'a Semantics,
+    spec: &'a TrialSpec,
+    /// Messages per producer.
+    per: u64,
+    /// Messages in all.
+    total: u64,
+    message: PhantomData<fn() -> M>,
+}
+
+impl<'a, T: AsyncTransport, M: Message> Engine for Stream<'a, T, M> {
+    type Ends = Endpoints<T::Tx<M>, T::Rx<M>>;
+    type Report = Member;
+    type Members = Tasks<'a, Member>;
+
+    fn topology(&self) -> (usize, usize) {
+        (self.spec.producers, self.spec.consumers)
     }
 
-    let progress = Progress::for_sample();
-    // Where each producer last ran, for the same-worker count.
-    let wheres: Arc<[Where]> = (0..producers).map(|_| Where::default()).collect();
-    let mut tasks: Vec<(String, Task<Member>)> = Vec::with_capacity(producers + consumers);
-    for (c, rx) in receivers.into_iter().enumerate() {
-        let verifier = Verifier::new(producers, per, sem.ordering, consumers);
-        let progress = progress.clone();
-        let wheres = wheres.clone();
-        tasks.push((
-            format!("consumer-{c}"),
-            Box::pin(async move {
+    fn total(&self) -> u64 {
+        self.total
+    }
+
+    fn members(&self, progress: Arc<Progress>) -> Tasks<'a, Member> {
+        Tasks::new(self.spec, progress)
+    }
+
+    fn build(&mut self, cfg: &ChannelConfig, _: &Arc<Progress>) -> Result<Self::Ends, Refused> {
+        sample::endpoints(self.t.channel::<M>(cfg)?, cfg.producers, cfg.consumers)
+    }
+
+    fn spawn(&mut self, ends: Self::Ends, tasks: &mut Tasks<'a, Member>) {
+        let Endpoints { senders, receivers } = ends;
+        let (producers, consumers) = (self.spec.producers, self.spec.consumers);
+        let (per, total) = (self.per, self.total);
+        // Where each producer last ran, for the same-worker count.
+        let wheres: Arc<[Where]> = (0..producers).map(|_| Where::default()).collect();
+        for (c, rx) in receivers.into_iter().enumerate() {
+            let verifier = Verifier::new(producers, per, self.sem.ordering, consumers);
+            let progress = tasks.progress().clone();
+            let wheres = wheres.clone();
+            tasks.push(format!("consumer-{c}"), async move {
                 Member::Consumer(
                     consume::<M, T::Rx<M>>(rx, verifier, total, consumers == 1, progress, wheres)
                         .await,
                 )
-            }),
-        ));
-    }
-    for (p, tx) in senders.into_iter().enumerate() {
-        let wheres = wheres.clone();
-        tasks.push((
-            format!("producer-{p}"),
-            Box::pin(async move {
+            });
+        }
+        for (p, tx) in senders.into_iter().enumerate() {
+            let wheres = wheres.clone();
+            tasks.push(format!("producer-{p}"), async move {
                 Member::Producer(produce::<M, T::Tx<M>>(tx, p as u32, per, wheres).await)
-            }),
-        ));
-    }
-
-    let (members, place) = drive(spec, tasks, progress.clone());
-    let members = match members {
-        Ok(m) => m,
-        Err(e) => return drive_failed(e, &progress, total, spec, place),
-    };
-    let mut prods = Vec::new();
-    let mut cons = Vec::new();
-    for m in members {
-        match m {
-            Member::Producer(p) => prods.push(p),
-            Member::Consumer(c) => cons.push(c),
+            });
         }
     }
-    let Some(start) = prods
-        .iter()
-        .map(|p| p.start)
-        .chain(cons.iter().map(|c| c.start))
-        .min()
-    else {
-        return SampleOutcome::status_only(
-            SampleStatus::Crashed("no producer or consumer reported".into()),
-            place,
-        );
-    };
-    let end = cons.iter().map(|c| c.end).max().unwrap_or(start);
-    let same_worker = Tally::share(cons.iter().map(|c| c.tally));
-    let mut verifiers: Vec<Verifier> = cons.into_iter().map(|c| c.verifier).collect();
-    if let (Some(p), Some(v)) = (
-        prods.iter().find(|p| p.refused_after.is_some()),
-        verifiers.first_mut(),
-    ) {
-        v.note_disconnect(p.producer, p.refused_after.unwrap_or(0));
-    }
-    let verdict = verify::merge(verifiers);
-    SampleOutcome {
-        status: match verdict.violation {
-            None => SampleStatus::Pass,
-            Some(v) => SampleStatus::Fail(v),
-        },
-        messages: verdict.count,
-        elapsed_ns: end.saturating_duration_since(start).as_nanos() as u64,
-        failed_sends: 0,
-        failed_recvs: 0,
-        digest: verdict.digest,
-        latency: None,
-        placement: place,
-        paced: None,
-        same_worker: Some(same_worker),
-        layout: None,
-        memory: None,
+
+    fn finish(self, members: Vec<Member>, place: Placement) -> SampleOutcome {
+        let mut prods = Vec::new();
+        let mut cons = Vec::new();
+        for m in members {
+            match m {
+                Member::Producer(p) => prods.push(p),
+                Member::Consumer(c) => cons.push(c),
+            }
+        }
+        let Some(start) = prods
+            .iter()
+            .map(|p| p.start)
+            .chain(cons.iter().map(|c| c.start))
+            .min()
+        else {
+            return SampleOutcome::status_only(
+                SampleStatus::Crashed("no producer or consumer reported".into()),
+                place,
+            );
+        };
+        let end = cons.iter().map(|c| c.end).max().unwrap_or(start);
+        let same_worker = Tally::share(cons.iter().map(|c| c.tally));
+        let mut verifiers: Vec<Verifier> = cons.into_iter().map(|c| c.verifier).collect();
+        if let (Some(p), Some(v)) = (
+            prods.iter().find(|p| p.refused_after.is_some()),
+            verifiers.first_mut(),
+        ) {
+            v.note_disconnect(p.producer, p.refused_after.unwrap_or(0));
+        }
+        let verdict = verify::merge(verifiers);
+        let elapsed_ns = end.saturating_duration_since(start).as_nanos() as u64;
+        SampleOutcome {
+            same_worker: Some(same_worker),
+            ..sample::measured(verdict, elapsed_ns, place)
+        }
     }
 }
 
@@ -486,147 +480,164 @@ pub(super) fn pingpong<T: AsyncTransport, M: Message>(
     spec: &TrialSpec,
     round_trips: u64,
 ) -> SampleOutcome {
-    let cfg = ChannelConfig {
-        capacity: spec.capacity,
-        producers: 1,
-        consumers: 1,
-        options: spec.options.clone(),
+    let engine = PingPong::<T, M> {
+        t,
+        spec,
+        round_trips,
+        message: PhantomData,
     };
-    let there = match t.channel::<M>(&cfg) {
-        Ok(e) => e,
-        Err(e) => return build_failed(e, Placement::default()),
-    };
-    let back = match t.channel::<M>(&cfg) {
-        Ok(e) => e,
-        Err(e) => return build_failed(e, Placement::default()),
-    };
-    let (Some((mut req_tx, mut rep_rx)), Some((mut rep_tx, mut req_rx))) = single_pair(there, back)
-    else {
-        return SampleOutcome::status_only(
-            SampleStatus::Crashed("adapter returned the wrong number of endpoints".into()),
-            Placement::default(),
-        );
-    };
+    sample::run(spec, engine)
+}
 
-    let progress = Progress::for_sample();
-    let mut hist = histogram::new();
-    let clock = quanta::Clock::new();
-    let prog = progress.clone();
-    // Where the pinger and the ponger last ran: each compares its thread, on every receive, with
-    // the one the other side sent from.
-    let wheres: Arc<[Where; 2]> = Arc::new([Where::default(), Where::default()]);
-    let (pinger_wheres, ponger_wheres) = (wheres.clone(), wheres);
-    let pinger: Task<PingMember> = Box::pin(async move {
-        let [mine, theirs] = &*pinger_wheres;
-        let mut noter = Noter::new(mine);
-        let mut tally = Tally::default();
-        let mut verifier = Verifier::new(1, round_trips, Ordering::PerProducerFifo, 1);
-        let mut cadence = Cadence::new();
-        let start = Instant::now();
-        for i in 0..round_trips {
-            noter.note();
-            let t0 = clock.raw();
-            if req_tx.send(M::build(0, i)).await.is_err() {
-                verifier.note_disconnect(0, i);
-                break;
-            }
-            let Some(reply) = rep_rx.recv().await else {
-                break;
-            };
-            let t1 = clock.raw();
-            tally.received_from(theirs);
-            verifier.observe(&reply);
-            drop(reply);
-            histogram::record(&mut hist, clock.delta_as_nanos(t0, t1));
-            // Round trips count as progress, published between two of them.
-            if verifier.count() >= cadence.next() {
-                cadence.publish(verifier.count(), &prog.delivered);
-            }
-            if verifier.count() != i + 1 {
-                break;
-            }
-        }
-        let end = Instant::now();
-        cadence.finish(verifier.count(), &prog.delivered);
-        drop(req_tx);
-        PingMember::Pinger {
-            start,
-            end,
-            verifier,
-            hist,
-            tally,
-        }
-    });
-    let ponger: Task<PingMember> = Box::pin(async move {
-        let [theirs, mine] = &*ponger_wheres;
-        let mut noter = Noter::new(mine);
-        let mut tally = Tally::default();
-        let mut verifier = Verifier::new(1, round_trips, Ordering::PerProducerFifo, 1);
-        let start = Instant::now();
-        while let Some(req) = req_rx.recv().await {
-            tally.received_from(theirs);
-            verifier.observe(&req);
-            noter.note();
-            if rep_tx.send(req).await.is_err() {
-                break;
-            }
-        }
-        PingMember::Ponger {
-            start,
-            verifier,
-            tally,
-        }
-    });
+/// An async ping-pong's part of the skeleton ([`sample::run`]): the pinger's and the ponger's
+/// tasks over two channels.
+struct PingPong<'a, T, M> {
+    t: &'a Arc<T>,
+    spec: &'a TrialSpec,
+    round_trips: u64,
+    message: PhantomData<fn() -> M>,
+}
 
-    let tasks = vec![
-        ("pinger".to_string(), pinger),
-        ("ponger".to_string(), ponger),
-    ];
-    let (members, place) = drive(spec, tasks, progress.clone());
-    let members = match members {
-        Ok(m) => m,
-        Err(e) => return drive_failed(e, &progress, round_trips, spec, place),
-    };
-    let mut it = members.into_iter();
-    let (
-        Some(PingMember::Pinger {
-            start,
-            end,
-            verifier,
-            hist,
-            tally,
-        }),
-        Some(PingMember::Ponger {
-            start: s2,
-            verifier: v2,
-            tally: t2,
-        }),
-    ) = (it.next(), it.next())
-    else {
-        return SampleOutcome::status_only(
-            SampleStatus::Crashed("the pinger and ponger did not both report".into()),
-            place,
-        );
-    };
-    let requests = verify::merge(vec![v2]);
-    let replies = verify::merge(vec![verifier]);
-    let violation = requests.violation.or(replies.violation);
-    SampleOutcome {
-        status: match violation {
-            None => SampleStatus::Pass,
-            Some(v) => SampleStatus::Fail(v),
-        },
-        messages: replies.count,
-        elapsed_ns: end.saturating_duration_since(start.min(s2)).as_nanos() as u64,
-        failed_sends: 0,
-        failed_recvs: 0,
-        digest: replies.digest,
-        latency: Some(histogram::encode(&hist)),
-        placement: place,
-        paced: None,
-        same_worker: Some(Tally::share([tally, t2])),
-        layout: None,
-        memory: None,
+/// A sender and a receiver of an async transport.
+type Pair<T, M> = (<T as AsyncTransport>::Tx<M>, <T as AsyncTransport>::Rx<M>);
+
+impl<'a, T: AsyncTransport, M: Message> Engine for PingPong<'a, T, M> {
+    /// (request sender, reply receiver) for the pinger, (reply sender, request receiver) for the
+    /// ponger.
+    type Ends = (Pair<T, M>, Pair<T, M>);
+    type Report = PingMember;
+    type Members = Tasks<'a, PingMember>;
+
+    fn topology(&self) -> (usize, usize) {
+        (1, 1)
+    }
+
+    fn total(&self) -> u64 {
+        self.round_trips
+    }
+
+    fn members(&self, progress: Arc<Progress>) -> Tasks<'a, PingMember> {
+        Tasks::new(self.spec, progress)
+    }
+
+    fn build(&mut self, cfg: &ChannelConfig, _: &Arc<Progress>) -> Result<Self::Ends, Refused> {
+        let there = self.t.channel::<M>(cfg)?;
+        let back = self.t.channel::<M>(cfg)?;
+        match single_pair(there, back) {
+            (Some(pinger), Some(ponger)) => Ok((pinger, ponger)),
+            _ => Err(Refused::Endpoints(
+                "adapter returned the wrong number of endpoints".into(),
+            )),
+        }
+    }
+
+    fn spawn(&mut self, ends: Self::Ends, tasks: &mut Tasks<'a, PingMember>) {
+        let ((mut req_tx, mut rep_rx), (mut rep_tx, mut req_rx)) = ends;
+        let round_trips = self.round_trips;
+        let mut hist = histogram::new();
+        let clock = quanta::Clock::new();
+        let prog = tasks.progress().clone();
+        // Where the pinger and the ponger last ran: each compares its thread, on every receive,
+        // with the one the other side sent from.
+        let wheres: Arc<[Where; 2]> = Arc::new([Where::default(), Where::default()]);
+        let (pinger_wheres, ponger_wheres) = (wheres.clone(), wheres);
+        tasks.push("pinger".to_string(), async move {
+            let [mine, theirs] = &*pinger_wheres;
+            let mut noter = Noter::new(mine);
+            let mut tally = Tally::default();
+            let mut verifier = Verifier::new(1, round_trips, Ordering::PerProducerFifo, 1);
+            let mut cadence = Cadence::new();
+            let start = Instant::now();
+            for i in 0..round_trips {
+                noter.note();
+                let t0 = clock.raw();
+                if req_tx.send(M::build(0, i)).await.is_err() {
+                    verifier.note_disconnect(0, i);
+                    break;
+                }
+                let Some(reply) = rep_rx.recv().await else {
+                    break;
+                };
+                let t1 = clock.raw();
+                tally.received_from(theirs);
+                verifier.observe(&reply);
+                drop(reply);
+                histogram::record(&mut hist, clock.delta_as_nanos(t0, t1));
+                // Round trips count as progress, published between two of them.
+                if verifier.count() >= cadence.next() {
+                    cadence.publish(verifier.count(), &prog.delivered);
+                }
+                if verifier.count() != i + 1 {
+                    break;
+                }
+            }
+            let end = Instant::now();
+            cadence.finish(verifier.count(), &prog.delivered);
+            drop(req_tx);
+            PingMember::Pinger {
+                start,
+                end,
+                verifier,
+                hist,
+                tally,
+            }
+        });
+        tasks.push("ponger".to_string(), async move {
+            let [theirs, mine] = &*ponger_wheres;
+            let mut noter = Noter::new(mine);
+            let mut tally = Tally::default();
+            let mut verifier = Verifier::new(1, round_trips, Ordering::PerProducerFifo, 1);
+            let start = Instant::now();
+            while let Some(req) = req_rx.recv().await {
+                tally.received_from(theirs);
+                verifier.observe(&req);
+                noter.note();
+                if rep_tx.send(req).await.is_err() {
+                    break;
+                }
+            }
+            PingMember::Ponger {
+                start,
+                verifier,
+                tally,
+            }
+        });
+    }
+
+    fn finish(self, members: Vec<PingMember>, place: Placement) -> SampleOutcome {
+        let mut it = members.into_iter();
+        let (
+            Some(PingMember::Pinger {
+                start,
+                end,
+                verifier,
+                hist,
+                tally,
+            }),
+            Some(PingMember::Ponger {
+                start: s2,
+                verifier: v2,
+                tally: t2,
+            }),
+        ) = (it.next(), it.next())
+        else {
+            return SampleOutcome::status_only(
+                SampleStatus::Crashed("the pinger and ponger did not both report".into()),
+                place,
+            );
+        };
+        let requests = verify::merge(vec![v2]);
+        let replies = verify::merge(vec![verifier]);
+        let verdict = Verdict {
+            violation: requests.violation.or(replies.violation),
+            ..replies
+        };
+        let elapsed_ns = end.saturating_duration_since(start.min(s2)).as_nanos() as u64;
+        SampleOutcome {
+            latency: Some(histogram::encode(&hist)),
+            same_worker: Some(Tally::share([tally, t2])),
+            ..sample::measured(verdict, elapsed_ns, place)
+        }
     }
 }
 

@@ -22,6 +22,7 @@ mod open_loop;
 mod pingpong;
 pub mod pipeline;
 mod same_worker;
+mod sample;
 mod stream;
 mod support;
 

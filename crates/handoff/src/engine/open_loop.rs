@@ -17,8 +17,8 @@
 //! many they sent and its reader how many it received, each on a cache line of its own; depth is
 //! the difference. Writers publish with plain relaxed stores of a counter only they write.
 
-use super::crew::{Crew, PROGRESS_EVERY, PUBLISH_PERIOD};
-use super::stream::crew_failed;
+use super::crew::{Progress, PROGRESS_EVERY, PUBLISH_PERIOD};
+use super::sample::{self, Members, Threads};
 use crate::histogram;
 use crate::message::Message;
 use crate::open_loop::clock::{measure_overhead, Clock};
@@ -142,7 +142,7 @@ where
     let sinks = hops.last().map_or(0, |h| h.receivers.len());
     let threads = injectors + hops.len().saturating_sub(1) + sinks;
     let plan = placement::plan(threads, spec.pin);
-    let mut place = plan.placement.clone();
+    let place = plan.placement.clone();
     let Some(rate) = spec.pacing.rate() else {
         return SampleOutcome::status_only(
             SampleStatus::Invalid(
@@ -205,7 +205,8 @@ where
         }
     }
 
-    let mut crew: Crew<Member> = Crew::new(threads, plan).laid_out(spec.layout);
+    let mut crew: Threads<Member> =
+        Threads::planned(threads, plan, place.clone(), spec, Progress::for_sample());
     let mut first_writers = writers.remove(0).into_iter();
     for id in 0..injectors {
         let mut tx = first_writers.next().expect("one sender per injector");
@@ -327,7 +328,7 @@ where
     for (index, mut rx) in sink_readers.into_iter().enumerate() {
         let sink_gauges = gauges.clone();
         let sink_clock = clock.clone();
-        let progress = crew.progress.clone();
+        let progress = crew.progress().clone();
         let name = if sinks == 1 {
             "sink".to_string()
         } else {
@@ -377,25 +378,10 @@ where
         });
     }
 
-    let progress = crew.progress.clone();
-    let watchdog = spec.watchdog(Some(rate));
-    let members = match crew.collect(watchdog) {
-        Ok(m) => m,
-        Err(e) => {
-            return crew_failed(
-                e,
-                &progress.delivered.load(AtomicOrdering::Relaxed),
-                total,
-                watchdog,
-                place,
-            )
-        }
+    let (members, place) = match sample::collect(crew, spec.watchdog(Some(rate)), total) {
+        Ok(collected) => collected,
+        Err(outcome) => return *outcome,
     };
-
-    if progress.pin_failed.load(AtomicOrdering::Relaxed) {
-        place.pinned = false;
-        place.note = Some("the OS refused a pin request".into());
-    }
 
     let mut achieved = 0.0;
     let (mut refused, mut observable, mut sent_total, mut failed_sends, mut failed_recvs) =
