@@ -6,12 +6,13 @@
 //! groups, one after the other, each group's workers ended before the next group starts.
 //!
 //! Trials are compared within a table (one workload, payload, producer and consumer count,
-//! batch and pacing; see [`table_key`]), so a table's trials are kept in one group: tables are
+//! batch and pacing; see [`TableKey`]), so a table's trials are kept in one group: tables are
 //! packed into groups whole, in the order they first appear in the plan, and only a table larger
 //! than a group is split (into groups of even size). When every trial fits one group, nothing is
 //! reordered.
 
-use crate::workload::{Pacing, TrialSpec};
+use crate::table_key::TableKey;
+use crate::workload::TrialSpec;
 use std::ops::Range;
 
 /// Workers alive at once, at most: trials run in groups of this many (see the module docs).
@@ -55,23 +56,15 @@ fn open_file_limit() -> Option<u64> {
     None
 }
 
-/// What puts two trials in one table of the report: the same workload, payload, producers,
-/// consumers, batch and pacing (transports, drivers, options and capacities vary within it).
-pub fn table_key(spec: &TrialSpec) -> String {
-    let pacing = match &spec.pacing {
-        Pacing::Closed => "closed".to_string(),
-        Pacing::Rate(r) => format!("rate {r}"),
-        Pacing::Ramp(_) => "ramp".to_string(),
-    };
-    format!(
-        "{:?}/{:?}/{}/{}/{:?}/{pacing}",
-        spec.workload, spec.payload, spec.producers, spec.consumers, spec.batch
-    )
+/// What puts two trials in one table of the report (see [`TableKey`]: the report's tables use
+/// the same key).
+pub fn table_key(spec: &TrialSpec) -> TableKey {
+    TableKey::of_spec(spec)
 }
 
 /// The groups of trials: the order to run them in (`order[i]` is the plan index of the `i`th
 /// trial run) and the groups as ranges of that order, each at most `limit` long.
-pub fn plan(keys: &[String], limit: usize) -> (Vec<usize>, Vec<Range<usize>>) {
+pub fn plan<K: PartialEq>(keys: &[K], limit: usize) -> (Vec<usize>, Vec<Range<usize>>) {
     let limit = limit.max(1);
     let n = keys.len();
     if n <= limit {
@@ -79,9 +72,9 @@ pub fn plan(keys: &[String], limit: usize) -> (Vec<usize>, Vec<Range<usize>>) {
         return ((0..n).collect(), whole);
     }
     // Tables in order of first appearance, each with its trials in plan order.
-    let mut tables: Vec<(&str, Vec<usize>)> = Vec::new();
+    let mut tables: Vec<(&K, Vec<usize>)> = Vec::new();
     for (i, k) in keys.iter().enumerate() {
-        match tables.iter_mut().find(|(key, _)| *key == k.as_str()) {
+        match tables.iter_mut().find(|(key, _)| *key == k) {
             Some((_, members)) => members.push(i),
             None => tables.push((k, vec![i])),
         }
@@ -147,7 +140,7 @@ mod tests {
         let (order, groups) = check(&keys("abab"), 8);
         assert_eq!(order, [0, 1, 2, 3]);
         assert_eq!(groups, vec![(0..4)]);
-        assert_eq!(plan(&[], 8), (vec![], vec![]));
+        assert_eq!(plan::<String>(&[], 8), (vec![], vec![]));
     }
 
     #[test]

@@ -1,15 +1,16 @@
 //! Streaming workloads over a callback transport: the transport calls the harness's [`Sink`].
 
-use super::crew::{Cadence, Crew, Progress};
-use super::stream::{build_failed, crew_failed, note_refusals, produce, ProducerReport};
+use super::crew::{Cadence, Progress};
+use super::sample::{self, Engine, Refused, Threads};
+use super::stream::{note_refusals, produce, ProducerReport};
 use crate::message::Message;
 use crate::outcome::{SampleOutcome, SampleStatus};
-use crate::placement;
+use crate::placement::{self, Placement};
 use crate::semantics::{Locality, Semantics};
 use crate::transport::{CallbackHandle, CallbackTransport, ChannelConfig, Sink};
 use crate::verify::{self, Verifier};
 use crate::workload::TrialSpec;
-use std::sync::atomic::Ordering as AtomicOrdering;
+use std::marker::PhantomData;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -48,101 +49,124 @@ pub(super) fn run<T: CallbackTransport, M: Message>(
     spec: &TrialSpec,
     messages: u64,
 ) -> SampleOutcome {
-    let producers = spec.producers;
-    let per = (messages / producers as u64).max(1);
-    let total = per * producers as u64;
-    let consumer_thread = usize::from(sem.locality == Locality::CrossThread);
-    let plan = placement::plan(producers + consumer_thread, spec.pin);
-    let mut place = plan.placement.clone();
-    if consumer_thread == 1 && place.pinned {
-        place.note = Some(
-            "the transport's own consumer thread is placed by the transport, not pinned".into(),
-        );
-        place.cores.pop();
+    let per = (messages / spec.producers as u64).max(1);
+    let engine = Callback::<T, M> {
+        t,
+        sem,
+        spec,
+        per,
+        total: per * spec.producers as u64,
+        message: PhantomData,
+    };
+    sample::run(spec, engine)
+}
+
+/// A callback stream's part of the skeleton ([`sample::run`]): a producer thread per sender, and
+/// a thread that waits for the transport to finish calling the sink.
+struct Callback<'a, T, M> {
+    t: &'a Arc<T>,
+    sem: &'a Semantics,
+    spec: &'a TrialSpec,
+    /// Messages per producer.
+    per: u64,
+    /// Messages in all.
+    total: u64,
+    message: PhantomData<fn() -> M>,
+}
+
+impl<T: CallbackTransport, M: Message> Engine for Callback<'_, T, M> {
+    type Ends = (Vec<T::Tx<M, EngineSink>>, T::Handle<M, EngineSink>);
+    type Report = Member;
+    type Members = Threads<Member>;
+
+    fn topology(&self) -> (usize, usize) {
+        (self.spec.producers, 1)
     }
 
-    let mut crew: Crew<Member> = Crew::new(producers + 1, plan).laid_out(spec.layout);
-    let sink = EngineSink {
-        verifier: Verifier::new(producers, per, sem.ordering, 1),
-        total,
-        end: None,
-        progress: crew.progress.clone(),
-        cadence: Cadence::new(),
-    };
-    let cfg = ChannelConfig {
-        capacity: spec.capacity,
-        producers,
-        consumers: 1,
-        options: spec.options.clone(),
-    };
-    let (senders, handle) = match t.connect::<M, EngineSink>(&cfg, sink) {
-        Ok(x) => x,
-        Err(e) => return build_failed(e, place),
-    };
-    if senders.len() != producers {
-        let why = format!("adapter returned {} senders for {producers}", senders.len());
-        return SampleOutcome::status_only(SampleStatus::Crashed(why), place);
+    fn total(&self) -> u64 {
+        self.total
     }
-    for (p, tx) in senders.into_iter().enumerate() {
-        let batch = spec.batch;
-        crew.spawn(&format!("producer-{p}"), move || {
-            Member::Producer(produce::<M, _>(tx, p as u32, per, batch))
+
+    /// The producers' threads and the finisher's; where the transport runs the consumer on a
+    /// thread of its own, that thread is planned for too, but placed by the transport.
+    fn members(&self, progress: Arc<Progress>) -> Threads<Member> {
+        let producers = self.spec.producers;
+        let consumer_thread = usize::from(self.sem.locality == Locality::CrossThread);
+        let plan = placement::plan(producers + consumer_thread, self.spec.pin);
+        let mut place = plan.placement.clone();
+        if consumer_thread == 1 && place.pinned {
+            place.note = Some(
+                "the transport's own consumer thread is placed by the transport, not pinned".into(),
+            );
+            place.cores.pop();
+        }
+        Threads::planned(producers + 1, plan, place, self.spec, progress)
+    }
+
+    fn build(
+        &mut self,
+        cfg: &ChannelConfig,
+        progress: &Arc<Progress>,
+    ) -> Result<Self::Ends, Refused> {
+        let sink = EngineSink {
+            verifier: Verifier::new(cfg.producers, self.per, self.sem.ordering, 1),
+            total: self.total,
+            end: None,
+            progress: progress.clone(),
+            cadence: Cadence::new(),
+        };
+        let (senders, handle) = self.t.connect::<M, EngineSink>(cfg, sink)?;
+        if senders.len() != cfg.producers {
+            return Err(Refused::Endpoints(format!(
+                "adapter returned {} senders for {}",
+                senders.len(),
+                cfg.producers
+            )));
+        }
+        Ok((senders, handle))
+    }
+
+    fn spawn(&mut self, ends: Self::Ends, crew: &mut Threads<Member>) {
+        let (senders, handle) = ends;
+        let (per, batch) = (self.per, self.spec.batch);
+        for (p, tx) in senders.into_iter().enumerate() {
+            crew.spawn(&format!("producer-{p}"), move || {
+                Member::Producer(produce::<M, _>(tx, p as u32, per, batch))
+            });
+        }
+        crew.spawn("finisher", move || {
+            let sink = handle.finish();
+            Member::Finished(sink, Instant::now())
         });
     }
-    crew.spawn("finisher", move || {
-        let sink = handle.finish();
-        Member::Finished(sink, Instant::now())
-    });
-    let progress = crew.progress.clone();
-    let members = match crew.collect(spec.watchdog(None)) {
-        Ok(m) => m,
-        Err(e) => {
-            return crew_failed(
-                e,
-                &progress.delivered.load(AtomicOrdering::Relaxed),
-                total,
-                spec.watchdog(None),
-                place,
-            )
-        }
-    };
-    let mut prods = Vec::new();
-    let mut sink = None;
-    let mut finished_at = Instant::now();
-    for m in members {
-        match m {
-            Member::Producer(p) => prods.push(p),
-            Member::Finished(s, at) => {
-                sink = s;
-                finished_at = at;
+
+    fn finish(self, members: Vec<Member>, place: Placement) -> SampleOutcome {
+        let mut prods = Vec::new();
+        let mut sink = None;
+        let mut finished_at = Instant::now();
+        for m in members {
+            match m {
+                Member::Producer(p) => prods.push(p),
+                Member::Finished(s, at) => {
+                    sink = s;
+                    finished_at = at;
+                }
             }
         }
-    }
-    let Some(mut sink) = sink else {
-        return SampleOutcome::status_only(
-            SampleStatus::Crashed("the transport's consumer thread died".into()),
-            place,
-        );
-    };
-    let start = prods.iter().map(|p| p.start).min().expect("producers ran");
-    let end = sink.end.unwrap_or(finished_at);
-    note_refusals(&prods, &mut sink.verifier);
-    let verdict = verify::merge(vec![sink.verifier]);
-    SampleOutcome {
-        status: match verdict.violation {
-            None => SampleStatus::Pass,
-            Some(v) => SampleStatus::Fail(v),
-        },
-        messages: verdict.count,
-        elapsed_ns: end.saturating_duration_since(start).as_nanos() as u64,
-        failed_sends: prods.iter().map(|p| p.failed).sum(),
-        failed_recvs: 0,
-        digest: verdict.digest,
-        latency: None,
-        placement: place,
-        paced: None,
-        same_worker: None,
-        layout: None,
-        memory: None,
+        let Some(mut sink) = sink else {
+            return SampleOutcome::status_only(
+                SampleStatus::Crashed("the transport's consumer thread died".into()),
+                place,
+            );
+        };
+        let start = prods.iter().map(|p| p.start).min().expect("producers ran");
+        let end = sink.end.unwrap_or(finished_at);
+        note_refusals(&prods, &mut sink.verifier);
+        let verdict = verify::merge(vec![sink.verifier]);
+        let elapsed_ns = end.saturating_duration_since(start).as_nanos() as u64;
+        SampleOutcome {
+            failed_sends: prods.iter().map(|p| p.failed).sum(),
+            ..sample::measured(verdict, elapsed_ns, place)
+        }
     }
 }

@@ -8,8 +8,13 @@
 //! `hung` (a slow one that keeps delivering runs to its end; see [`crew`]), and a panic into
 //! `crashed`.
 //!
+//! That skeleton is written once (`sample`): the closed-loop engines (`stream`, `pingpong`,
+//! `callback`, and `asynch`'s stream and ping-pong) fill in their channels, their members' work
+//! and how the members' reports make the outcome; the open-loop engine (`open_loop`, behind
+//! [`pipeline`]) shares its collection step.
+//!
 //! Async transports run under the trial's [`Driver`](crate::workload::Driver): OS threads, or
-//! tasks on a tokio runtime built outside the timed region (see `asynch.rs`).
+//! tasks on a tokio runtime built outside the timed region (see `asynch`).
 //!
 //! Samples are independent: the orchestration that interleaves samples of different trials,
 //! calibrates message counts and computes statistics lives in [`crate::session`].
@@ -22,6 +27,7 @@ mod open_loop;
 mod pingpong;
 pub mod pipeline;
 mod same_worker;
+mod sample;
 mod stream;
 mod support;
 
@@ -85,7 +91,7 @@ pub fn run_callback<T: CallbackTransport>(
     crate::with_payload!(spec.payload, M => callback::run::<T, M>(t, &info.semantics, spec, messages))
 }
 
-/// Runs one sample of an async transport under the trial's driver (see `asynch.rs`: OS threads
+/// Runs one sample of an async transport under the trial's driver (see `asynch`: OS threads
 /// each driving one future, or tasks on a tokio runtime).
 pub fn run_async<T: AsyncTransport>(t: &Arc<T>, spec: &TrialSpec, messages: u64) -> SampleOutcome {
     let info = t.info();
@@ -94,10 +100,10 @@ pub fn run_async<T: AsyncTransport>(t: &Arc<T>, spec: &TrialSpec, messages: u64)
     }
     match spec.workload {
         WorkloadKind::PingPong => {
-            crate::with_payload!(spec.payload, M => asynch::pingpong::<T, M>(t, spec, messages))
+            crate::with_payload!(spec.payload, M => asynch::pingpong::run::<T, M>(t, spec, messages))
         }
         _ => {
-            crate::with_payload!(spec.payload, M => asynch::stream::<T, M>(t, &info.semantics, spec, messages))
+            crate::with_payload!(spec.payload, M => asynch::stream::run::<T, M>(t, &info.semantics, spec, messages))
         }
     }
 }

@@ -16,6 +16,7 @@
 
 use super::hop::HopPayload;
 use super::open_loop::{self, HopMeta};
+use super::sample;
 use super::support::check_support;
 use crate::open_loop::Stamped;
 use crate::outcome::{SampleOutcome, SampleStatus};
@@ -183,7 +184,7 @@ fn run_typed<M: HopPayload>(
         let ends = match M::build_hop(builder, &cfg) {
             Ok(h) => h,
             Err(e) => {
-                let mut o = super::stream::build_failed(e, Placement::default());
+                let mut o = sample::refused(e.into(), Placement::default());
                 if let SampleStatus::Unsupported(s) | SampleStatus::Invalid(s) = &mut o.status {
                     *s = format!("hop {} ({}): {s}", i + 1, hop.transport);
                 }

@@ -1,16 +1,17 @@
 //! Streaming workloads (`spsc`, `mpsc`, `mpmc`) over a pull transport.
 
-use super::crew::{Cadence, Crew, CrewError};
+use super::crew::{Cadence, Progress};
+use super::sample::{self, Engine, Members, Refused, Threads};
 use crate::message::Message;
-use crate::outcome::{SampleOutcome, SampleStatus};
-use crate::placement::{self, Placement};
+use crate::outcome::SampleOutcome;
+use crate::placement::Placement;
 use crate::semantics::Semantics;
-use crate::transport::{BuildError, ChannelConfig, Endpoints, Receiver, Sender, Transport};
+use crate::transport::{ChannelConfig, Endpoints, Receiver, Sender, Transport};
 use crate::verify::{self, Verifier};
 use crate::workload::TrialSpec;
-use std::sync::atomic::Ordering as AtomicOrdering;
+use std::marker::PhantomData;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// What one producer thread reports.
 pub(super) struct ProducerReport {
@@ -83,107 +84,107 @@ pub(super) fn run<T: Transport, M: Message>(
     spec: &TrialSpec,
     messages: u64,
 ) -> SampleOutcome {
-    let producers = spec.producers;
-    let consumers = spec.consumers;
-    let per = (messages / producers as u64).max(1);
-    let total = per * producers as u64;
-    let plan = placement::plan(producers + consumers, spec.pin);
-    let mut place = plan.placement.clone();
-
-    let cfg = ChannelConfig {
-        capacity: spec.capacity,
-        producers,
-        consumers,
-        options: spec.options.clone(),
+    let per = (messages / spec.producers as u64).max(1);
+    let engine = Stream::<T, M> {
+        t,
+        sem,
+        spec,
+        per,
+        total: per * spec.producers as u64,
+        message: PhantomData,
     };
-    let Endpoints { senders, receivers } = match t.channel::<M>(&cfg) {
-        Ok(e) => e,
-        Err(e) => return build_failed(e, place),
-    };
-    if senders.len() != producers || receivers.len() != consumers {
-        let why = format!(
-            "adapter returned {} senders and {} receivers for {producers} and {consumers}",
-            senders.len(),
-            receivers.len()
-        );
-        return SampleOutcome::status_only(SampleStatus::Crashed(why), place);
+    sample::run(spec, engine)
+}
+
+/// A streaming sample's part of the skeleton ([`sample::run`]): a consumer thread per receiver,
+/// a producer thread per sender.
+struct Stream<'a, T, M> {
+    t: &'a Arc<T>,
+    sem: &'a Semantics,
+    spec: &'a TrialSpec,
+    /// Messages per producer.
+    per: u64,
+    /// Messages in all.
+    total: u64,
+    message: PhantomData<fn() -> M>,
+}
+
+impl<T: Transport, M: Message> Engine for Stream<'_, T, M> {
+    type Ends = Endpoints<T::Tx<M>, T::Rx<M>>;
+    type Report = Member;
+    type Members = Threads<Member>;
+
+    fn topology(&self) -> (usize, usize) {
+        (self.spec.producers, self.spec.consumers)
     }
 
-    let mut crew: Crew<Member> = Crew::new(producers + consumers, plan).laid_out(spec.layout);
-    for (c, rx) in receivers.into_iter().enumerate() {
-        let verifier = Verifier::new(producers, per, sem.ordering, consumers);
-        let progress = crew.progress.clone();
-        let batch = spec.batch;
-        crew.spawn(&format!("consumer-{c}"), move || {
-            Member::Consumer(consume::<M, T::Rx<M>>(
-                rx,
-                verifier,
-                total,
-                consumers == 1,
-                batch,
-                &progress.delivered,
-            ))
-        });
+    fn total(&self) -> u64 {
+        self.total
     }
-    for (p, tx) in senders.into_iter().enumerate() {
-        let batch = spec.batch;
-        crew.spawn(&format!("producer-{p}"), move || {
-            Member::Producer(produce::<M, T::Tx<M>>(tx, p as u32, per, batch))
-        });
+
+    fn members(&self, progress: Arc<Progress>) -> Threads<Member> {
+        Threads::new(
+            self.spec.producers + self.spec.consumers,
+            self.spec,
+            progress,
+        )
     }
-    let progress = crew.progress.clone();
-    let members = match crew.collect(spec.watchdog(None)) {
-        Ok(m) => m,
-        Err(e) => {
-            return crew_failed(
-                e,
-                &progress.delivered.load(AtomicOrdering::Relaxed),
-                total,
-                spec.watchdog(None),
-                place,
-            )
+
+    fn build(&mut self, cfg: &ChannelConfig, _: &Arc<Progress>) -> Result<Self::Ends, Refused> {
+        sample::endpoints(self.t.channel::<M>(cfg)?, cfg.producers, cfg.consumers)
+    }
+
+    fn spawn(&mut self, ends: Self::Ends, crew: &mut Threads<Member>) {
+        let Endpoints { senders, receivers } = ends;
+        let (producers, consumers) = (self.spec.producers, self.spec.consumers);
+        let (per, total, batch) = (self.per, self.total, self.spec.batch);
+        for (c, rx) in receivers.into_iter().enumerate() {
+            let verifier = Verifier::new(producers, per, self.sem.ordering, consumers);
+            let progress = crew.progress().clone();
+            crew.spawn(&format!("consumer-{c}"), move || {
+                Member::Consumer(consume::<M, T::Rx<M>>(
+                    rx,
+                    verifier,
+                    total,
+                    consumers == 1,
+                    batch,
+                    &progress.delivered,
+                ))
+            });
         }
-    };
-    place.pinned &= !progress.pin_failed.load(AtomicOrdering::Relaxed);
-    if progress.pin_failed.load(AtomicOrdering::Relaxed) {
-        place.note = Some("the OS refused a pin request".into());
-    }
-
-    let mut prods = Vec::new();
-    let mut cons = Vec::new();
-    for m in members {
-        match m {
-            Member::Producer(p) => prods.push(p),
-            Member::Consumer(c) => cons.push(c),
+        for (p, tx) in senders.into_iter().enumerate() {
+            crew.spawn(&format!("producer-{p}"), move || {
+                Member::Producer(produce::<M, T::Tx<M>>(tx, p as u32, per, batch))
+            });
         }
     }
-    let start = prods
-        .iter()
-        .map(|p| p.start)
-        .chain(cons.iter().map(|c| c.start))
-        .min()
-        .expect("threads ran");
-    let end = cons.iter().map(|c| c.end).max().expect("a consumer ran");
-    let failed_recvs = cons.iter().map(|c| c.failed).sum();
-    let mut verifiers: Vec<Verifier> = cons.into_iter().map(|c| c.verifier).collect();
-    note_refusals(&prods, &mut verifiers[0]);
-    let verdict = verify::merge(verifiers);
-    SampleOutcome {
-        status: match verdict.violation {
-            None => SampleStatus::Pass,
-            Some(v) => SampleStatus::Fail(v),
-        },
-        messages: verdict.count,
-        elapsed_ns: end.saturating_duration_since(start).as_nanos() as u64,
-        failed_sends: prods.iter().map(|p| p.failed).sum(),
-        failed_recvs,
-        digest: verdict.digest,
-        latency: None,
-        placement: place,
-        paced: None,
-        same_worker: None,
-        layout: None,
-        memory: None,
+
+    fn finish(self, members: Vec<Member>, place: Placement) -> SampleOutcome {
+        let mut prods = Vec::new();
+        let mut cons = Vec::new();
+        for m in members {
+            match m {
+                Member::Producer(p) => prods.push(p),
+                Member::Consumer(c) => cons.push(c),
+            }
+        }
+        let start = prods
+            .iter()
+            .map(|p| p.start)
+            .chain(cons.iter().map(|c| c.start))
+            .min()
+            .expect("threads ran");
+        let end = cons.iter().map(|c| c.end).max().expect("a consumer ran");
+        let failed_recvs = cons.iter().map(|c| c.failed).sum();
+        let mut verifiers: Vec<Verifier> = cons.into_iter().map(|c| c.verifier).collect();
+        note_refusals(&prods, &mut verifiers[0]);
+        let verdict = verify::merge(verifiers);
+        let elapsed_ns = end.saturating_duration_since(start).as_nanos() as u64;
+        SampleOutcome {
+            failed_sends: prods.iter().map(|p| p.failed).sum(),
+            failed_recvs,
+            ..sample::measured(verdict, elapsed_ns, place)
+        }
     }
 }
 
@@ -318,43 +319,10 @@ fn at_stop(
     stop
 }
 
-/// The outcome when the transport refused to build the channel.
-pub(super) fn build_failed(e: BuildError, place: Placement) -> SampleOutcome {
-    let status = match e {
-        BuildError::Unsupported(s) => SampleStatus::Unsupported(s),
-        BuildError::Invalid(s) => SampleStatus::Invalid(s),
-    };
-    SampleOutcome::status_only(status, place)
-}
-
-/// The outcome when the crew did not finish cleanly.
-pub(super) fn crew_failed(
-    e: CrewError,
-    delivered: &u64,
-    total: u64,
-    watchdog: Duration,
-    place: Placement,
-) -> SampleOutcome {
-    let status = match e {
-        CrewError::Hung {
-            finished,
-            total: members,
-            quiet,
-        } => SampleStatus::Hung(CrewError::hang_report(
-            quiet,
-            watchdog,
-            format!("{finished} of {members} threads finished"),
-            *delivered,
-            total,
-        )),
-        CrewError::Panicked(msg) => SampleStatus::Crashed(msg),
-    };
-    SampleOutcome::status_only(status, place)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::atomic::Ordering as AtomicOrdering;
 
     #[test]
     fn stops_fall_on_publications_and_the_last_message() {

@@ -5,7 +5,8 @@
 //! What the view decides is presentation:
 //!
 //! * **Groups.** Results are comparable when they ran the same workload, payload, producer and
-//!   consumer counts and batch size. Capacity and transport options are not part of the key:
+//!   consumer counts, batch size and pacing ([`TableKey`], the key the session's groups of
+//!   trials use too). Capacity and transport options are not part of the key:
 //!   they are settings of a transport (an unbounded one has no capacity at all), so they are
 //!   shown on the row instead, and a streaming comparison of `crossbeam-bounded` at three
 //!   capacities against an unbounded channel stays one table. Groups appear in suite order.
@@ -37,6 +38,7 @@ use crate::report::{RunReport, TrialResult, Verdict};
 use crate::semantics::{Bound, ConsumerStyle, Locality, Ordering, Semantics, WaitStrategy};
 use crate::stats::shared_regimes::SharedRegimes;
 use crate::stats::Summary;
+use crate::table_key::TableKey;
 use crate::workload::{Pacing, WorkloadKind};
 use std::collections::BTreeSet;
 
@@ -205,31 +207,15 @@ fn plural(n: usize, word: &str) -> String {
     }
 }
 
-/// The key that makes results comparable.
-type Key = (
-    WorkloadKind,
-    crate::payload::PayloadKind,
-    usize,
-    usize,
-    Option<usize>,
-    String,
-);
-
-fn key(r: &TrialResult) -> Key {
-    (
-        r.workload,
-        r.params.payload,
-        r.params.producers,
-        r.params.consumers,
-        r.params.batch,
-        pacing_label(&r.params.pacing),
-    )
-}
-
 /// How an open-loop group is paced, for its title.
 fn pacing_label(p: &Pacing) -> String {
     match p {
         Pacing::Closed => String::new(),
+        // Tables are keyed on the exact rate: one that three significant digits would round is
+        // written whole, so two tables never share a title.
+        Pacing::Rate(r) if r.to_string().trim_end_matches('0').len() > 3 => {
+            format!("at {}/s", fmt::count(*r))
+        }
         Pacing::Rate(r) => format!("at {}", fmt::rate(*r as f64)),
         Pacing::Ramp(_) => "ramp".into(),
     }
@@ -512,11 +498,11 @@ fn probe_figure(l: &Limits, probe: &str, summary: &Summary, show: fn(f64) -> Str
     s
 }
 
-/// The results in groups of comparable ones (same [`Key`]), groups and rows in suite order.
+/// The results in groups of comparable ones (same [`TableKey`]), groups and rows in suite order.
 fn comparable(results: &[TrialResult]) -> Vec<Vec<&TrialResult>> {
-    let mut groups: Vec<(Key, Vec<&TrialResult>)> = Vec::new();
+    let mut groups: Vec<(TableKey, Vec<&TrialResult>)> = Vec::new();
     for r in results {
-        let k = key(r);
+        let k = TableKey::of_result(r);
         match groups.iter_mut().find(|(g, _)| *g == k) {
             Some((_, v)) => v.push(r),
             None => groups.push((k, vec![r])),
@@ -1245,5 +1231,75 @@ mod tests {
                 (Apart::SameWorker, vec!["chan [tokio-multi:2]".to_string()]),
             ]
         );
+    }
+
+    /// A trial of `stream()`'s parameters, open loop at `rate`.
+    fn paced_spec(rate: u64) -> crate::workload::TrialSpec {
+        let p = stream().params;
+        crate::workload::TrialSpec {
+            transport: "queue".into(),
+            workload: WorkloadKind::Spsc,
+            driver: p.driver,
+            payload: p.payload,
+            capacity: 1024,
+            producers: p.producers,
+            consumers: p.consumers,
+            messages: crate::workload::Messages::Fixed(p.messages),
+            batch: p.batch,
+            options: p.options,
+            samples: p.samples,
+            warmup: p.warmup,
+            timeout_ms: p.timeout_ms,
+            pin: false,
+            fresh_process: false,
+            pacing: Pacing::Rate(rate),
+            pacer: Default::default(),
+            pipeline: None,
+            layout: None,
+        }
+    }
+
+    /// The session's groups of trials and the report's tables share one key: rates that print
+    /// alike but differ are two tables in both, equal rates one table in both.
+    #[test]
+    fn the_tables_and_the_groups_of_trials_agree_on_rates_that_print_alike() {
+        let (slow, fast) = (1_000_000, 1_000_400);
+        assert_eq!(fmt::rate(slow as f64), fmt::rate(fast as f64));
+        let rates = [slow, fast, slow];
+
+        // The session: tables kept whole in groups of two trials.
+        let specs: Vec<_> = rates.iter().map(|&r| paced_spec(r)).collect();
+        let keys: Vec<_> = specs.iter().map(crate::groups::table_key).collect();
+        let (order, groups) = crate::groups::plan(&keys, 2);
+        let session: Vec<Vec<usize>> = groups.into_iter().map(|g| order[g].to_vec()).collect();
+        assert_eq!(session, [vec![0, 2], vec![1]]);
+
+        // The report: one table per key, its rows the same trials.
+        let results: Vec<TrialResult> = rates
+            .iter()
+            .map(|&rate| {
+                let mut r = stream();
+                r.params.pacing = Pacing::Rate(rate);
+                r
+            })
+            .collect();
+        for (spec, result) in specs.iter().zip(&results) {
+            assert_eq!(crate::groups::table_key(spec), TableKey::of_result(result));
+        }
+        let view = build(&report(results));
+        let mut tables: Vec<Vec<usize>> = view
+            .groups
+            .iter()
+            .map(|g| {
+                let mut rows: Vec<usize> = g.members.iter().map(|m| m.result).collect();
+                rows.sort();
+                rows
+            })
+            .collect();
+        tables.sort();
+        assert_eq!(tables, session);
+        let titles: Vec<&str> = view.groups.iter().map(|g| g.title.as_str()).collect();
+        assert!(titles[0].ends_with("at 1.00 M/s"), "{titles:?}");
+        assert!(titles[1].ends_with("at 1.0004 M/s"), "{titles:?}");
     }
 }

@@ -1,0 +1,202 @@
+//! Running a sample's tasks under the trial's driver: one OS thread per task, or every task on
+//! a tokio runtime under one conductor thread (see the [parent module](super)).
+
+use crate::engine::crew::{panic_message, Progress};
+use crate::engine::sample::{Failure, Members, Threads};
+use crate::placement::{self, Placement, Plan};
+use crate::workload::{Driver, TrialSpec};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// One producer's or consumer's whole loop.
+type Task<R> = Pin<Box<dyn Future<Output = R> + Send>>;
+
+/// Members as futures, each one producer's or consumer's whole loop, run under the trial's
+/// driver when they are collected (see the [parent module](super)).
+pub(super) struct Tasks<'a, R> {
+    spec: &'a TrialSpec,
+    tasks: Vec<(String, Task<R>)>,
+    progress: Arc<Progress>,
+}
+
+impl<'a, R: Send + 'static> Tasks<'a, R> {
+    /// No tasks yet, for a sample of `spec` whose members publish into `progress`.
+    pub(super) fn new(spec: &'a TrialSpec, progress: Arc<Progress>) -> Tasks<'a, R> {
+        Tasks {
+            spec,
+            tasks: Vec::new(),
+            progress,
+        }
+    }
+
+    /// Adds a member: the task `task`, named `name`.
+    pub(super) fn push(&mut self, name: String, task: impl Future<Output = R> + Send + 'static) {
+        self.tasks.push((name, Box::pin(task)));
+    }
+}
+
+impl<R: Send + 'static> Members<R> for Tasks<'_, R> {
+    fn progress(&self) -> &Arc<Progress> {
+        &self.progress
+    }
+
+    /// Where the tasks run is known once the driver has placed them.
+    fn placement(&self) -> Placement {
+        Placement::default()
+    }
+
+    fn run(self, watchdog: Duration) -> (Result<Vec<R>, Failure>, Placement) {
+        drive(self.spec, self.tasks, self.progress, watchdog)
+    }
+}
+
+/// The start gate of tasks on a runtime: every task counts itself in, the last one wakes the
+/// conductor, and all wait until the conductor opens the gate.
+struct Gate {
+    arrived: AtomicUsize,
+    expected: usize,
+    all_in: tokio::sync::Notify,
+    open: tokio::sync::watch::Sender<bool>,
+}
+
+impl Gate {
+    async fn pass(&self) {
+        // Subscribe before counting in, so the opening cannot be missed.
+        let mut open = self.open.subscribe();
+        if self.arrived.fetch_add(1, AtomicOrdering::AcqRel) + 1 == self.expected {
+            // Stores a permit if the conductor is not waiting yet.
+            self.all_in.notify_one();
+        }
+        // The sender lives in the conductor until every task has finished.
+        let _ = open.wait_for(|o| *o).await;
+    }
+}
+
+/// Runs `tasks` under `spec.driver` and returns what they produced (in order) and where they ran.
+fn drive<R: Send + 'static>(
+    spec: &TrialSpec,
+    tasks: Vec<(String, Task<R>)>,
+    progress: Arc<Progress>,
+    watchdog: Duration,
+) -> (Result<Vec<R>, Failure>, Placement) {
+    match spec.driver {
+        Driver::Threads => {
+            let mut threads = Threads::new(tasks.len(), spec, progress);
+            for (name, task) in tasks {
+                threads.spawn(&name, move || futures_lite::future::block_on(task));
+            }
+            threads.run(watchdog)
+        }
+        driver @ (Driver::TokioCurrent | Driver::TokioMulti { .. }) => {
+            let (rt, crew_plan, place) = match runtime(spec, &progress) {
+                Ok(x) => x,
+                Err(e) => return (Err(Failure::Start(e)), Placement::default()),
+            };
+            let gate = Arc::new(Gate {
+                arrived: AtomicUsize::new(0),
+                expected: tasks.len(),
+                all_in: tokio::sync::Notify::new(),
+                open: tokio::sync::watch::channel(false).0,
+            });
+            let mut conductor: Threads<Result<Vec<R>, String>> =
+                Threads::planned(1, crew_plan, place, spec, progress);
+            conductor.spawn("conductor", move || {
+                let out = rt.block_on(conduct(tasks, gate));
+                rt.shutdown_background();
+                out
+            });
+            let (r, place) = conductor.run(watchdog);
+            let r = match r {
+                Ok(mut v) => match v.pop() {
+                    Some(Ok(members)) => Ok(members),
+                    Some(Err(panic)) => Err(Failure::Panicked(panic)),
+                    None => Err(Failure::Panicked(
+                        "the conductor thread did not report".into(),
+                    )),
+                },
+                Err(Failure::Hung { quiet, .. }) => Err(Failure::Hung {
+                    what: format!("the tasks on the {driver} runtime did not finish"),
+                    quiet,
+                }),
+                Err(e) => Err(e),
+            };
+            (r, place)
+        }
+    }
+}
+
+/// Builds the runtime of `spec.driver` (outside the timed region). Returns it with the plan of
+/// the conductor thread and the placement of the threads the tasks run on.
+fn runtime(
+    spec: &TrialSpec,
+    progress: &Arc<Progress>,
+) -> Result<(tokio::runtime::Runtime, Plan, Placement), String> {
+    match spec.driver {
+        Driver::TokioMulti { workers } => {
+            let plan = placement::plan(workers, spec.pin);
+            let cores = plan.cores.clone();
+            let next = Arc::new(AtomicUsize::new(0));
+            let progress = progress.clone();
+            let rt = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(workers)
+                .thread_name("tokio-worker")
+                .on_thread_start(move || {
+                    // Workers start first; any later (blocking-pool) thread is left unpinned.
+                    let i = next.fetch_add(1, AtomicOrdering::Relaxed);
+                    if !placement::apply(cores.get(i).copied().flatten()) {
+                        progress.pin_failed.store(true, AtomicOrdering::Relaxed);
+                    }
+                })
+                .build()
+                .map_err(|e| format!("could not build a tokio multi-thread runtime: {e}"))?;
+            // The conductor is not a worker: it sleeps while the tasks run.
+            let conductor = Plan {
+                cores: vec![None],
+                placement: Placement::default(),
+            };
+            Ok((rt, conductor, plan.placement))
+        }
+        _ => {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .build()
+                .map_err(|e| format!("could not build a tokio current-thread runtime: {e}"))?;
+            // The conductor's thread is the one thread every task runs on.
+            let plan = placement::plan(1, spec.pin);
+            let place = plan.placement.clone();
+            Ok((rt, plan, place))
+        }
+    }
+}
+
+/// The conductor: spawns the tasks, opens the gate once all are in, collects them in order.
+async fn conduct<R: Send + 'static>(
+    tasks: Vec<(String, Task<R>)>,
+    gate: Arc<Gate>,
+) -> Result<Vec<R>, String> {
+    let n = tasks.len();
+    let mut set = tokio::task::JoinSet::new();
+    for (i, (_, task)) in tasks.into_iter().enumerate() {
+        let gate = gate.clone();
+        set.spawn(async move {
+            gate.pass().await;
+            (i, task.await)
+        });
+    }
+    if n > 0 {
+        gate.all_in.notified().await;
+    }
+    gate.open.send_replace(true);
+    let mut out: Vec<Option<R>> = (0..n).map(|_| None).collect();
+    while let Some(done) = set.join_next().await {
+        match done {
+            Ok((i, r)) => out[i] = Some(r),
+            // Dropping the set aborts the other tasks (they may be stranded by the panic).
+            Err(e) if e.is_panic() => return Err(panic_message(&*e.into_panic())),
+            Err(e) => return Err(format!("a task ended without a result: {e}")),
+        }
+    }
+    Ok(out.into_iter().flatten().collect())
+}

@@ -1,0 +1,225 @@
+//! Async streams (`spsc`, `mpsc`, `mpmc`): a producer task per sender, a consumer task per
+//! receiver, under the trial's driver.
+
+use super::driver::Tasks;
+use crate::engine::crew::{Cadence, Progress};
+use crate::engine::same_worker::{Noter, Tally, Where};
+use crate::engine::sample::{self, Engine, Members, Refused};
+use crate::message::Message;
+use crate::outcome::{SampleOutcome, SampleStatus};
+use crate::placement::Placement;
+use crate::semantics::Semantics;
+use crate::transport::{ChannelConfig, Endpoints};
+use crate::transport_async::{AsyncReceiver, AsyncSender, AsyncTransport};
+use crate::verify::{self, Verifier};
+use crate::workload::TrialSpec;
+use std::marker::PhantomData;
+use std::sync::Arc;
+use std::time::Instant;
+
+struct ProducerReport {
+    start: Instant,
+    refused_after: Option<u64>,
+    producer: u32,
+}
+
+struct ConsumerReport {
+    start: Instant,
+    end: Instant,
+    verifier: Verifier,
+    tally: Tally,
+}
+
+enum Member {
+    Producer(ProducerReport),
+    Consumer(ConsumerReport),
+}
+
+async fn produce<M: Message, S: AsyncSender<M>>(
+    mut tx: S,
+    id: u32,
+    per: u64,
+    senders: Arc<[Where]>,
+) -> ProducerReport {
+    let mut noter = Noter::new(&senders[id as usize]);
+    let start = Instant::now();
+    let mut refused_after = None;
+    for seq in 0..per {
+        noter.note();
+        if tx.send(M::build(id, seq)).await.is_err() {
+            refused_after = Some(seq);
+            break;
+        }
+    }
+    drop(tx);
+    ProducerReport {
+        start,
+        refused_after,
+        producer: id,
+    }
+}
+
+async fn consume<M: Message, R: AsyncReceiver<M>>(
+    mut rx: R,
+    mut v: Verifier,
+    total: u64,
+    single: bool,
+    progress: Arc<Progress>,
+    senders: Arc<[Where]>,
+) -> ConsumerReport {
+    let mut tally = Tally::default();
+    let start = Instant::now();
+    let mut end = None;
+    let mut cadence = Cadence::new();
+    {
+        let mut s = v.stream();
+        let tally = &mut tally;
+        let senders = &*senders;
+        while rx
+            .recv_with(|m| {
+                s.observe(m);
+                // A corrupt header is the verifier's to report; it is not counted here.
+                if let Some(from) = senders.get(m.producer() as usize) {
+                    tally.received_from(from);
+                }
+            })
+            .await
+        {
+            let n = s.count();
+            if n >= cadence.next() {
+                cadence.publish(n, &progress.delivered);
+            }
+            if single && n == total {
+                end = Some(Instant::now());
+            }
+        }
+    }
+    let end = end.unwrap_or_else(Instant::now);
+    let lost = rx.lost();
+    if lost > 0 {
+        v.note_lagged(lost);
+    }
+    cadence.finish(v.count(), &progress.delivered);
+    ConsumerReport {
+        start,
+        end,
+        verifier: v,
+        tally,
+    }
+}
+
+/// Runs one streaming sample (`spsc`, `mpsc`, `mpmc`) of an async transport.
+pub(in crate::engine) fn run<T: AsyncTransport, M: Message>(
+    t: &Arc<T>,
+    sem: &Semantics,
+    spec: &TrialSpec,
+    messages: u64,
+) -> SampleOutcome {
+    let per = (messages / spec.producers as u64).max(1);
+    let engine = Stream::<T, M> {
+        t,
+        sem,
+        spec,
+        per,
+        total: per * spec.producers as u64,
+        message: PhantomData,
+    };
+    sample::run(spec, engine)
+}
+
+/// An async stream's part of the skeleton ([`sample::run`]): a consumer task per receiver, a
+/// producer task per sender.
+struct Stream<'a, T, M> {
+    t: &'a Arc<T>,
+    sem: &'a Semantics,
+    spec: &'a TrialSpec,
+    /// Messages per producer.
+    per: u64,
+    /// Messages in all.
+    total: u64,
+    message: PhantomData<fn() -> M>,
+}
+
+impl<'a, T: AsyncTransport, M: Message> Engine for Stream<'a, T, M> {
+    type Ends = Endpoints<T::Tx<M>, T::Rx<M>>;
+    type Report = Member;
+    type Members = Tasks<'a, Member>;
+
+    fn topology(&self) -> (usize, usize) {
+        (self.spec.producers, self.spec.consumers)
+    }
+
+    fn total(&self) -> u64 {
+        self.total
+    }
+
+    fn members(&self, progress: Arc<Progress>) -> Tasks<'a, Member> {
+        Tasks::new(self.spec, progress)
+    }
+
+    fn build(&mut self, cfg: &ChannelConfig, _: &Arc<Progress>) -> Result<Self::Ends, Refused> {
+        sample::endpoints(self.t.channel::<M>(cfg)?, cfg.producers, cfg.consumers)
+    }
+
+    fn spawn(&mut self, ends: Self::Ends, tasks: &mut Tasks<'a, Member>) {
+        let Endpoints { senders, receivers } = ends;
+        let (producers, consumers) = (self.spec.producers, self.spec.consumers);
+        let (per, total) = (self.per, self.total);
+        // Where each producer last ran, for the same-worker count.
+        let wheres: Arc<[Where]> = (0..producers).map(|_| Where::default()).collect();
+        for (c, rx) in receivers.into_iter().enumerate() {
+            let verifier = Verifier::new(producers, per, self.sem.ordering, consumers);
+            let progress = tasks.progress().clone();
+            let wheres = wheres.clone();
+            tasks.push(format!("consumer-{c}"), async move {
+                Member::Consumer(
+                    consume::<M, T::Rx<M>>(rx, verifier, total, consumers == 1, progress, wheres)
+                        .await,
+                )
+            });
+        }
+        for (p, tx) in senders.into_iter().enumerate() {
+            let wheres = wheres.clone();
+            tasks.push(format!("producer-{p}"), async move {
+                Member::Producer(produce::<M, T::Tx<M>>(tx, p as u32, per, wheres).await)
+            });
+        }
+    }
+
+    fn finish(self, members: Vec<Member>, place: Placement) -> SampleOutcome {
+        let mut prods = Vec::new();
+        let mut cons = Vec::new();
+        for m in members {
+            match m {
+                Member::Producer(p) => prods.push(p),
+                Member::Consumer(c) => cons.push(c),
+            }
+        }
+        let Some(start) = prods
+            .iter()
+            .map(|p| p.start)
+            .chain(cons.iter().map(|c| c.start))
+            .min()
+        else {
+            return SampleOutcome::status_only(
+                SampleStatus::Crashed("no producer or consumer reported".into()),
+                place,
+            );
+        };
+        let end = cons.iter().map(|c| c.end).max().unwrap_or(start);
+        let same_worker = Tally::share(cons.iter().map(|c| c.tally));
+        let mut verifiers: Vec<Verifier> = cons.into_iter().map(|c| c.verifier).collect();
+        if let (Some(p), Some(v)) = (
+            prods.iter().find(|p| p.refused_after.is_some()),
+            verifiers.first_mut(),
+        ) {
+            v.note_disconnect(p.producer, p.refused_after.unwrap_or(0));
+        }
+        let verdict = verify::merge(verifiers);
+        let elapsed_ns = end.saturating_duration_since(start).as_nanos() as u64;
+        SampleOutcome {
+            same_worker: Some(same_worker),
+            ..sample::measured(verdict, elapsed_ns, place)
+        }
+    }
+}

@@ -1,0 +1,135 @@
+//! One trial of a session as it is scheduled: its executor (started with its first sample,
+//! closed when its group ends), the seeds of its samples' layouts, and what its samples gave.
+
+use crate::catalog::Catalog;
+use crate::executor::{Child, Executor, InProcess, Printed, SampleRequest};
+use crate::layout::{LayoutMode, LayoutSequence};
+use crate::open_loop::ramp::RampOutcome;
+use crate::outcome::{SampleOutcome, SampleStatus};
+use crate::placement::Placement;
+use crate::session::summary::Ran;
+use crate::session::Isolation;
+use crate::workload::{Pacing, TrialSpec};
+use std::rc::Rc;
+use std::sync::{Arc, Mutex};
+
+/// What starts a trial's executor.
+pub(in crate::session) struct Launcher {
+    pub(in crate::session) catalog: Catalog,
+    pub(in crate::session) isolation: Isolation,
+}
+
+/// A trial being run.
+pub(in crate::session) struct Trial {
+    /// Its place in the plan (and in the report).
+    pub(in crate::session) index: usize,
+    pub(in crate::session) spec: TrialSpec,
+    launcher: Rc<Launcher>,
+    /// Started when the trial first needs it, closed when its group ends (or the trial stops).
+    exec: Option<Box<dyn Executor>>,
+    /// The seeds of this trial's samples.
+    layouts: LayoutSequence,
+    pub(in crate::session) messages: u64,
+    pub(in crate::session) outcomes: Vec<SampleOutcome>,
+    pub(in crate::session) stop: Option<SampleOutcome>,
+    pub(in crate::session) last_placement: Placement,
+    pub(in crate::session) ramp: Option<RampOutcome>,
+    /// What its workers printed.
+    printed: Arc<Mutex<Printed>>,
+}
+
+impl Trial {
+    /// A trial of `spec`; its executor starts with its first sample.
+    pub(in crate::session) fn new(
+        index: usize,
+        launcher: &Rc<Launcher>,
+        layout: &LayoutMode,
+        spec: TrialSpec,
+    ) -> Trial {
+        Trial {
+            index,
+            layouts: layout.sequence(&spec.label()),
+            spec,
+            launcher: launcher.clone(),
+            exec: None,
+            messages: 0,
+            outcomes: Vec::new(),
+            stop: None,
+            last_placement: Placement::default(),
+            ramp: None,
+            printed: Arc::default(),
+        }
+    }
+
+    /// This trial's executor, started if it is not (one that refuses every sample if the
+    /// transport is unknown).
+    fn executor(&mut self) -> &mut dyn Executor {
+        let exec = self.exec.get_or_insert_with(|| {
+            let Launcher { catalog, isolation } = &*self.launcher;
+            match (isolation, catalog.lookup(&self.spec.transport)) {
+                (_, Err(e)) => Box::new(Refuse(e)),
+                (Isolation::InProcess, Ok(_)) => {
+                    Box::new(InProcess::new(catalog.clone(), self.spec.clone()))
+                }
+                (Isolation::Subprocess(cmd), Ok(_)) => {
+                    Box::new(Child::start(cmd, self.spec.clone(), self.printed.clone()))
+                }
+            }
+        });
+        &mut **exec
+    }
+
+    /// Closes the executor, if one is running.
+    pub(in crate::session) fn close(&mut self) {
+        if let Some(mut exec) = self.exec.take() {
+            exec.close();
+        }
+    }
+
+    /// Runs one sample of `messages` (at `rate`, for an open-loop step) under this trial's next
+    /// layout.
+    pub(in crate::session) fn sample(&mut self, messages: u64, rate: Option<u64>) -> SampleOutcome {
+        let request = SampleRequest {
+            messages,
+            rate,
+            layout: self.layouts.next_seed(),
+        };
+        let outcome = self.executor().run(request);
+        if self.spec.fresh_process {
+            // The next sample starts a worker of its own.
+            self.close();
+        }
+        outcome
+    }
+
+    /// Whether the trial is a ramp (a rate search).
+    pub(in crate::session) fn is_ramp(&self) -> bool {
+        matches!(self.spec.pacing, Pacing::Ramp(_))
+    }
+
+    /// What the trial ran, as its summary reads it.
+    pub(in crate::session) fn ran(&self) -> Ran<'_> {
+        Ran {
+            spec: &self.spec,
+            messages: self.messages,
+            outcomes: &self.outcomes,
+            stop: self.stop.as_ref(),
+            ramp: self.ramp.as_ref(),
+            placement: &self.last_placement,
+            printed: self
+                .printed
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .clone(),
+        }
+    }
+}
+
+/// An executor for a trial whose transport name is unknown.
+struct Refuse(String);
+
+impl Executor for Refuse {
+    fn run(&mut self, _request: SampleRequest) -> SampleOutcome {
+        SampleOutcome::status_only(SampleStatus::Invalid(self.0.clone()), Placement::default())
+    }
+}

@@ -1,0 +1,303 @@
+//! Summarising a trial: turning its samples into its result (verdict, statistics, latency and
+//! open-loop figures, the parameters it ran with, its distance to the machine's limits), then
+//! attaching the lints over that result (see [`crate::lints`]).
+//!
+//! Open-loop figures are merged in [`paced`], distances to the limits judged in [`limits`].
+
+mod limits;
+mod paced;
+
+use crate::catalog::Catalog;
+use crate::environment::Environment;
+use crate::executor::Printed;
+use crate::histogram;
+use crate::lints;
+use crate::memory::MemoryFigures;
+use crate::open_loop::ramp::RampOutcome;
+use crate::outcome::{SampleOutcome, SampleStatus, WorkerShare};
+use crate::placement::Placement;
+use crate::probes::Limits;
+use crate::report::{Latency, Params, RampResult, RawSample, TrialResult, Verdict};
+use crate::semantics::{Bound, Locality, Semantics};
+use crate::stats::modes::{self, Modes};
+use crate::stats::Summary;
+use crate::workload::{Driver, Pacing, TrialSpec, WorkloadKind};
+
+/// What a trial ran, as its summary reads it.
+pub(super) struct Ran<'a> {
+    /// The trial.
+    pub spec: &'a TrialSpec,
+    /// Messages per sample, as calibrated (per step, for a ramp).
+    pub messages: u64,
+    /// Its timed samples (the ones that passed).
+    pub outcomes: &'a [SampleOutcome],
+    /// The sample that stopped it, if one did not pass.
+    pub stop: Option<&'a SampleOutcome>,
+    /// A ramp's search.
+    pub ramp: Option<&'a RampOutcome>,
+    /// Where its last sample ran.
+    pub placement: &'a Placement,
+    /// What its workers printed.
+    pub printed: Printed,
+}
+
+/// The result of trial `t`: its verdict, statistics, figures and distance to the limits, then
+/// the lints over all of it (see [`lints::evaluate`]).
+pub(super) fn summarise(
+    catalog: &Catalog,
+    t: Ran<'_>,
+    limits: Option<&Limits>,
+    env: &Environment,
+) -> TrialResult {
+    let spec = t.spec;
+    let semantics = effective_semantics(catalog, spec);
+    let (verdict, violation) = verdict(t.stop);
+    let samples = raw_samples(t.outcomes);
+    let rates: Vec<f64> = samples.iter().map(|s| s.msgs_per_s).collect();
+    let throughput = Summary::of(&rates);
+    let ns_per_msg = Summary::of(&samples.iter().map(|s| s.ns_per_msg).collect::<Vec<_>>());
+    let modes = regimes(spec, &samples);
+    let open_loop = spec.workload.is_open_loop();
+    let latency = merged_latency(
+        t.outcomes.iter().map(|o| o.latency.as_deref()),
+        if open_loop {
+            "one-way from intended send"
+        } else {
+            "round-trip"
+        },
+    );
+    let paced = if open_loop {
+        paced::paced_result(t.outcomes)
+    } else {
+        None
+    };
+    let ramp = t.ramp.map(|search| RampResult {
+        search: search.clone(),
+        saturating_hop: paced::saturating_hop(spec, search),
+    });
+    let capacity = match semantics.bound {
+        Bound::Bounded { .. } => Some(spec.capacity),
+        Bound::Unbounded => None,
+    };
+    let same_worker = t
+        .outcomes
+        .iter()
+        .filter_map(|o| o.same_worker)
+        .reduce(WorkerShare::merge)
+        .and_then(|s| s.fraction());
+    let limit = limits.and_then(|lim| {
+        limits::limit_distance(
+            lim,
+            spec,
+            &semantics,
+            same_worker,
+            latency.as_ref(),
+            throughput.as_ref(),
+        )
+    });
+
+    let mut result = TrialResult {
+        transport: spec.transport.clone(),
+        workload: spec.workload,
+        params: params(spec, capacity, effective_messages(spec, t.messages)),
+        semantics,
+        placement: t.placement.clone(),
+        verdict,
+        violation,
+        throughput,
+        ns_per_msg,
+        latency,
+        failed_sends: samples.iter().map(|s| s.failed_sends).sum(),
+        failed_recvs: samples.iter().map(|s| s.failed_recvs).sum(),
+        digest: t.outcomes.last().map(|o| format!("{:016x}", o.digest)),
+        limit,
+        lints: Vec::new(),
+        samples,
+        paced,
+        ramp,
+        modes,
+        same_worker,
+        memory: MemoryFigures::of(
+            &t.outcomes
+                .iter()
+                .filter_map(|o| o.memory)
+                .collect::<Vec<_>>(),
+        ),
+        printed: Some(t.printed).filter(|p| !p.is_empty()),
+        origin: catalog
+            .get(&spec.transport)
+            .map(|e| e.info().origin.clone())
+            .unwrap_or_default(),
+    };
+    result.lints = lints::evaluate(
+        &result,
+        &lints::Context {
+            pin_requested: spec.pin,
+            limits,
+            environment: env,
+        },
+    );
+    result
+}
+
+/// The transport's declared semantics as this trial ran it: an option such as `wait=block`
+/// changes how it waits, and tasks on a current-thread runtime make any hand-off a same-thread
+/// one (shown, and ranked, as one).
+fn effective_semantics(catalog: &Catalog, spec: &TrialSpec) -> Semantics {
+    let info = catalog.get(&spec.transport).map(|e| e.info().clone());
+    let mut semantics = info
+        .as_ref()
+        .map(|i| i.semantics)
+        .unwrap_or_else(unknown_semantics);
+    // An option such as `wait=block` or `wake=spin` changes how this trial's transport waits.
+    if let Some(info) = &info {
+        for (key, value) in &spec.options {
+            let chosen = info.options.iter().find(|o| &o.name == key);
+            if let Some(wait) = chosen.and_then(|o| o.wait_for(value)) {
+                semantics.wait = wait;
+            }
+        }
+    }
+    // Tasks on a current-thread runtime take turns on one thread: whatever the transport can do,
+    // this result is a same-thread hand-off and is shown (and ranked) as one.
+    if spec.driver == Driver::TokioCurrent {
+        semantics.locality = Locality::SameThread;
+    }
+    semantics
+}
+
+/// The verdict of a trial stopped by `stop` (none: every sample passed), and why.
+fn verdict(stop: Option<&SampleOutcome>) -> (Verdict, Option<String>) {
+    match stop.map(|o| &o.status) {
+        None => (Verdict::Pass, None),
+        Some(SampleStatus::Pass) => (Verdict::Pass, None),
+        Some(SampleStatus::Fail(v)) => (Verdict::Fail, Some(v.to_string())),
+        Some(SampleStatus::Hung(s)) => (Verdict::Hung, Some(s.clone())),
+        Some(SampleStatus::Crashed(s)) => (Verdict::Crashed, Some(s.clone())),
+        Some(SampleStatus::Unsupported(s)) => (Verdict::Unsupported, Some(s.clone())),
+        Some(SampleStatus::Invalid(s)) => (Verdict::Invalid, Some(s.clone())),
+    }
+}
+
+/// The raw figures of each timed sample.
+fn raw_samples(outcomes: &[SampleOutcome]) -> Vec<RawSample> {
+    outcomes
+        .iter()
+        .map(|o| {
+            let secs = o.elapsed_ns.max(1) as f64 / 1e9;
+            let latency = o
+                .latency
+                .as_deref()
+                .and_then(|h| crate::histogram::decode(h).ok())
+                .filter(|h| !h.is_empty());
+            RawSample {
+                messages: o.messages,
+                elapsed_ns: o.elapsed_ns,
+                msgs_per_s: o.messages as f64 / secs,
+                ns_per_msg: o.elapsed_ns as f64 / o.messages.max(1) as f64,
+                failed_sends: o.failed_sends,
+                failed_recvs: o.failed_recvs,
+                layout: o.layout.clone(),
+                p50_ns: latency.as_ref().map(|h| h.value_at_quantile(0.5)),
+                p99_ns: latency.as_ref().map(|h| h.value_at_quantile(0.99)),
+                memory: o.memory,
+            }
+        })
+        .collect()
+}
+
+/// Two regimes in the timed samples, if they fell into two: a stream's messages per second, a
+/// ping-pong's nanoseconds per round trip. An open-loop run's samples go at the rate asked
+/// for, so they are not judged.
+fn regimes(spec: &TrialSpec, samples: &[RawSample]) -> Option<Modes> {
+    let figure: fn(&RawSample) -> f64 = match spec.workload {
+        _ if spec.workload.is_open_loop() || !matches!(spec.pacing, Pacing::Closed) => return None,
+        WorkloadKind::PingPong => |s| s.ns_per_msg,
+        _ => |s| s.msgs_per_s,
+    };
+    modes::detect(&samples.iter().map(figure).collect::<Vec<_>>())
+}
+
+/// Messages per sample as run: `messages` shared out evenly among the producers (round trips
+/// for ping-pong).
+fn effective_messages(spec: &TrialSpec, messages: u64) -> u64 {
+    let per_producer = messages / spec.producers.max(1) as u64;
+    match spec.workload {
+        WorkloadKind::PingPong => messages,
+        _ => per_producer.max(1) * spec.producers as u64,
+    }
+}
+
+/// Every effective parameter of a trial, echoed with its result.
+fn params(spec: &TrialSpec, capacity: Option<usize>, messages: u64) -> Params {
+    Params {
+        capacity,
+        messages,
+        messages_requested: spec.messages.to_string(),
+        producers: spec.producers,
+        consumers: spec.consumers,
+        driver: spec.driver,
+        payload: spec.payload,
+        payload_bytes: spec.payload.wire_bytes(),
+        batch: spec.batch,
+        options: spec.options.clone(),
+        samples: spec.samples,
+        warmup: spec.warmup,
+        timeout_ms: spec.timeout_ms,
+        pacing: spec.pacing.clone(),
+        pipeline: spec.pipeline.clone(),
+        fresh_process: spec.fresh_process,
+    }
+}
+
+/// The latency histograms of `encoded` (one per sample; a sample may have none) merged into
+/// one, described as `kind`; `None` when they hold no value.
+pub(super) fn merged_latency<'a>(
+    encoded: impl Iterator<Item = Option<&'a str>>,
+    kind: &str,
+) -> Option<Latency> {
+    let mut merged: Option<hdrhistogram::Histogram<u64>> = None;
+    for enc in encoded {
+        let Some(enc) = enc else { continue };
+        let Ok(h) = histogram::decode(enc) else {
+            continue;
+        };
+        match merged.as_mut() {
+            None => merged = Some(h),
+            Some(m) => {
+                let _ = m.add(&h);
+            }
+        }
+    }
+    let h = merged?;
+    if h.is_empty() {
+        return None;
+    }
+    Some(Latency {
+        kind: kind.into(),
+        count: h.len(),
+        min: h.min(),
+        p50: h.value_at_quantile(0.50),
+        p90: h.value_at_quantile(0.90),
+        p99: h.value_at_quantile(0.99),
+        p999: h.value_at_quantile(0.999),
+        p9999: h.value_at_quantile(0.9999),
+        max: h.max(),
+        mean: h.mean(),
+        histogram: histogram::encode(&h),
+    })
+}
+
+fn unknown_semantics() -> crate::semantics::Semantics {
+    use crate::semantics::*;
+    Semantics {
+        producers: Arity::One,
+        consumers: Arity::One,
+        ordering: Ordering::None,
+        bound: Bound::Unbounded,
+        wait: WaitStrategy::None,
+        batch: false,
+        locality: Locality::CrossThread,
+        consumer_style: ConsumerStyle::Pull,
+    }
+}
