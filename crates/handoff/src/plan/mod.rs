@@ -92,7 +92,7 @@ impl Plan {
                 ),
             });
         }
-        let suite: SuiteFile = toml::from_str(text).map_err(|e| error::from_toml(text, file, e))?;
+        let suite = error::read(text, file)?;
         let stem = Path::new(file)
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())

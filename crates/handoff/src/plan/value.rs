@@ -524,6 +524,11 @@ struct RampTable {
     p99_bound_us: Option<Int<0, { bounds::MAX_P99_BOUND_US }>>,
 }
 
+/// The keys of a `ramp` table.
+pub(super) fn ramp_keys() -> &'static [&'static str] {
+    super::error::keys_of::<RampTable>()
+}
+
 impl<'de> Deserialize<'de> for Ramp {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
