@@ -211,7 +211,9 @@ fn write(report: &RunReport, format: Format, destination: &Destination) -> Resul
 fn preflight(catalog: &Catalog, suite: &Plan, adhoc: bool) -> Result<(), CliError> {
     let mut problems = Vec::new();
     for t in &suite.trials {
-        let entry = catalog.lookup(&t.transport).map_err(CliError::bad_input)?;
+        let entry = catalog
+            .lookup(&t.transport)
+            .map_err(|e| CliError::bad_input(e.to_string()))?;
         let checked = if t.workload.is_open_loop() {
             handoff::engine::pipeline::check(catalog, t)
         } else {

@@ -110,7 +110,7 @@ pub fn build(
     for t in &overlay.transports {
         catalog
             .lookup(t)
-            .map_err(|e| Broken::at(&Origin::Flag("--transport"), e))?;
+            .map_err(|e| Broken::at(&Origin::Flag("--transport"), e.to_string()))?;
     }
     check_values(&overlay.params, &limits)?;
     check_values(&suite.defaults, &limits)?;
@@ -448,7 +448,7 @@ impl Bench<'_> {
         for n in names {
             self.catalog
                 .lookup(n)
-                .map_err(|e| Broken::at_word(at, n, e))?;
+                .map_err(|e| Broken::at_word(at, n, e.to_string()))?;
         }
         Ok(names.clone())
     }

@@ -148,7 +148,7 @@ fn check_one(s: &GateSpec, at: &Origin, catalog: &Catalog) -> Result<Gate, Broke
             for name in &t.value.0 {
                 catalog
                     .lookup(name)
-                    .map_err(|e| Broken::at_word(&t.origin, name, e))?;
+                    .map_err(|e| Broken::at_word(&t.origin, name, e.to_string()))?;
             }
             t.value.0.clone()
         }
