@@ -13,9 +13,14 @@
 //! * a list too long for the trial limit is refused before the document is built ([`long_list`]),
 //!   by counting values over the parser's tokens (`toml_parser`, the parser `toml` itself uses),
 //!   and the parser's events name its key.
+//!
+//! Every [`PlanError`] says what kind of mistake it is ([`PlanErrorKind`]) and, where there is
+//! one, the key it is about. A value refused by the schema's own rules reaches serde as text; its
+//! kind is taken from the refusal itself ([`super::value::refused`]).
 
 use super::schema::{Benchmark, Params, SuiteFile, ALIASES, BENCHMARK_ONLY, PARAM_KEYS, TOP_KEYS};
-use super::value::Origin;
+use super::value::{refused, Origin, ValueError};
+use crate::suggest::{LookupError, Thing};
 use serde::de::{self, Deserialize, Deserializer, Visitor};
 use std::fmt;
 use std::ops::Range;
@@ -25,11 +30,58 @@ use toml_parser::lexer::TokenKind;
 use toml_parser::parser::EventReceiver;
 use toml_parser::{ErrorSink, Source, Span};
 
-/// A mistake in a suite file or in the flags, with where it is.
+/// What kind of mistake a [`PlanError`] is.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PlanErrorKind {
+    /// The suite file cannot be read.
+    Unreadable,
+    /// The file is not TOML.
+    Syntax,
+    /// A name that names nothing of its kind (a key, a transport, a workload, an option…),
+    /// with the closest valid names.
+    Unknown(Box<LookupError>),
+    /// A key or table given twice, or a value listed twice.
+    Duplicate,
+    /// A value of another type than its key takes.
+    WrongType,
+    /// A number outside its key's range.
+    OutOfRange,
+    /// A value refused for another reason (an empty list, `ramp = false`).
+    Invalid,
+    /// Something required is not given (a `[[benchmark]]`, its workload, a gate's `min`).
+    Missing,
+    /// Values or keys that cannot go together (a key that does not apply to a workload, `hops`
+    /// with `transports`, a filter that keeps no trial).
+    Conflict,
+    /// More than a limit of the plan allows: the trial limit, the memory budget, the hops of
+    /// a pipeline.
+    Limit,
+}
+
+impl From<ValueError> for PlanErrorKind {
+    fn from(e: ValueError) -> PlanErrorKind {
+        match e {
+            ValueError::WrongType(_) => PlanErrorKind::WrongType,
+            ValueError::OutOfRange(_) => PlanErrorKind::OutOfRange,
+            ValueError::Unknown(l) => PlanErrorKind::Unknown(Box::new(l)),
+            ValueError::Invalid(_) => PlanErrorKind::Invalid,
+        }
+    }
+}
+
+/// A mistake in a suite file or in the flags: its kind, the key it is about and where it is.
+///
+/// Displayed as `FILE[:LINE[:COLUMN]]: MESSAGE` (`command line: --flag: …` for a flag).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{file}{}: {message}", at(*.line, *.column))]
 pub struct PlanError {
+    /// What kind of mistake it is.
+    pub kind: PlanErrorKind,
     /// The file, as given (or `command line`).
     pub file: String,
+    /// The key the mistake is about, where known (`ramp.start` for a dotted key).
+    pub key: Option<String>,
     /// 1-based line of the offending text, where known.
     pub line: Option<usize>,
     /// 1-based column (in characters) of the offending text, where known.
@@ -38,26 +90,60 @@ pub struct PlanError {
     pub message: String,
 }
 
-impl fmt::Display for PlanError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.file)?;
-        if let Some(line) = self.line {
-            write!(f, ":{line}")?;
-            if let Some(col) = self.column {
-                write!(f, ":{col}")?;
-            }
-        }
-        write!(f, ": {}", self.message)
+/// `:LINE:COLUMN`, `:LINE` or nothing.
+fn at(line: Option<usize>, column: Option<usize>) -> String {
+    match (line, column) {
+        (Some(l), Some(c)) => format!(":{l}:{c}"),
+        (Some(l), None) => format!(":{l}"),
+        (None, _) => String::new(),
     }
 }
 
-impl std::error::Error for PlanError {}
+impl PlanError {
+    /// A mistake in `file` as a whole (no line).
+    pub fn in_file(kind: PlanErrorKind, file: &str, message: impl Into<String>) -> PlanError {
+        PlanError {
+            kind,
+            file: file.into(),
+            key: None,
+            line: None,
+            column: None,
+            message: message.into(),
+        }
+    }
+
+    /// A mistake at byte `offset` of `text` (the file named `file`).
+    pub(super) fn at_offset(
+        kind: PlanErrorKind,
+        text: &str,
+        file: &str,
+        offset: usize,
+        message: impl Into<String>,
+    ) -> PlanError {
+        let (line, column) = position(text, offset);
+        PlanError {
+            line: Some(line),
+            column: Some(column),
+            ..PlanError::in_file(kind, file, message)
+        }
+    }
+
+    /// The same, about `key`.
+    fn about(mut self, key: Option<String>) -> PlanError {
+        self.key = key;
+        self
+    }
+}
 
 /// A rule broken while building the plan, before its position is resolved.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Broken {
+    /// What kind of mistake it is.
+    pub kind: PlanErrorKind,
     /// Where the offending key or value was written, if anywhere.
     pub origin: Option<Origin>,
+    /// The key it is about, where the builder knows it (else it is read from the file).
+    pub key: Option<String>,
     /// What is wrong.
     pub message: String,
     /// A value among those written at the origin that is the real culprit (one name of a
@@ -66,75 +152,84 @@ pub struct Broken {
 }
 
 impl Broken {
-    /// A broken rule at `origin`.
-    pub fn at(origin: &Origin, message: impl Into<String>) -> Broken {
+    /// A broken rule of `kind`, with no particular place (see [`Broken::at`]).
+    pub fn new(kind: PlanErrorKind, message: impl Into<String>) -> Broken {
         Broken {
-            origin: Some(origin.clone()),
-            message: message.into(),
-            word: None,
-        }
-    }
-
-    /// A broken rule about `word`, one of the values written at `origin`.
-    pub fn at_word(origin: &Origin, word: &str, message: impl Into<String>) -> Broken {
-        Broken::at_nth_word(origin, word, 0, message)
-    }
-
-    /// A broken rule about the `nth` occurrence (0: the first) of `word` among the values
-    /// written at `origin`, e.g. the second of a value listed twice.
-    pub fn at_nth_word(
-        origin: &Origin,
-        word: &str,
-        nth: usize,
-        message: impl Into<String>,
-    ) -> Broken {
-        Broken {
-            word: Some((word.to_string(), nth)),
-            ..Broken::at(origin, message)
-        }
-    }
-
-    /// A broken rule with no particular place.
-    pub fn nowhere(message: impl Into<String>) -> Broken {
-        Broken {
+            kind,
             origin: None,
+            key: None,
             message: message.into(),
             word: None,
         }
     }
 
-    /// Resolves the position in `text` (the file named `file`).
+    /// A name that names nothing, said as the lookup says it.
+    pub fn unknown(e: LookupError) -> Broken {
+        let message = e.to_string();
+        Broken::new(PlanErrorKind::Unknown(Box::new(e)), message)
+    }
+
+    /// The same, at `origin`.
+    pub fn at(mut self, origin: &Origin) -> Broken {
+        self.origin = Some(origin.clone());
+        self
+    }
+
+    /// The same, about `word`, one of the values written at `origin`.
+    pub fn at_word(self, origin: &Origin, word: &str) -> Broken {
+        self.at_nth_word(origin, word, 0)
+    }
+
+    /// The same, about the `nth` occurrence (0: the first) of `word` among the values written
+    /// at `origin`, e.g. the second of a value listed twice.
+    pub fn at_nth_word(mut self, origin: &Origin, word: &str, nth: usize) -> Broken {
+        self.word = Some((word.to_string(), nth));
+        self.at(origin)
+    }
+
+    /// The same, about `key`.
+    pub fn key(mut self, key: &str) -> Broken {
+        self.key = Some(key.to_string());
+        self
+    }
+
+    /// Resolves the position in `text` (the file named `file`), and the key written there.
     pub fn locate(self, text: &str, file: &str) -> PlanError {
         match self.origin {
             Some(Origin::File(span)) => {
-                let at = self
-                    .word
-                    .and_then(|(w, nth)| element(text, &span, &w, nth))
+                let doc = DeTable::parse(text).ok();
+                let at = doc
+                    .as_ref()
+                    .zip(self.word)
+                    .and_then(|(doc, (w, nth))| element(doc, &span, &w, nth))
                     .unwrap_or(span.start);
-                at_offset(text, file, at, self.message)
+                let key = self.key.or_else(|| {
+                    let (path, _) = find(doc.as_ref()?, &span)?;
+                    key_of(&path)
+                });
+                PlanError::at_offset(self.kind, text, file, at, self.message).about(key)
             }
-            Some(Origin::Flag(flag)) => PlanError {
-                file: "command line".into(),
-                line: None,
-                column: None,
-                message: format!("{flag}: {}", self.message),
-            },
-            None => PlanError {
-                file: file.into(),
-                line: None,
-                column: None,
-                message: self.message,
-            },
+            Some(Origin::Flag(flag)) => PlanError::in_file(
+                self.kind,
+                "command line",
+                format!("{flag}: {}", self.message),
+            )
+            .about(self.key),
+            None => PlanError::in_file(self.kind, file, self.message).about(self.key),
         }
     }
 }
 
 /// The offset of the `nth` element (0: the first) reading as `word` of the value spanning
-/// `span` in `text`: an element of the list written there, or the value itself.
-fn element(text: &str, span: &Range<usize>, word: &str, nth: usize) -> Option<usize> {
-    let doc = DeTable::parse(text).ok()?;
+/// `span` in `doc`: an element of the list written there, or the value itself.
+fn element(
+    doc: &Spanned<DeTable<'_>>,
+    span: &Range<usize>,
+    word: &str,
+    nth: usize,
+) -> Option<usize> {
     let mut found = None;
-    walk_values(&doc, &mut |v| {
+    walk_values(doc, &mut |v| {
         if found.is_none() && v.span() == *span {
             found = Some(match v.get_ref() {
                 DeValue::Array(items) => items
@@ -176,24 +271,20 @@ fn reads_as(v: &DeValue<'_>, word: &str) -> bool {
     }
 }
 
-fn at_offset(text: &str, file: &str, offset: usize, message: String) -> PlanError {
-    let (line, column) = position(text, offset);
-    PlanError {
-        file: file.into(),
-        line: Some(line),
-        column: Some(column),
-        message,
-    }
-}
-
 /// The suite file in `text` read into its schema, or the first mistake, in the words of this
 /// tool: unknown keys with suggestions, misplaced keys named as such, value errors prefixed with
 /// their key.
 pub fn read(text: &str, file: &str) -> Result<SuiteFile, PlanError> {
+    use PlanErrorKind as Kind;
+    // Forget what an earlier parse on this thread refused.
+    refused();
     let e = match toml::from_str(text) {
         Ok(suite) => return Ok(suite),
         Err(e) => e,
     };
+    // A value refused by the schema's own rules, which say what kind of mistake it is; serde's
+    // own refusals are of a value of the wrong type (`pin = 1`).
+    let kind = refused().map_or(Kind::WrongType, Kind::from);
     // The same parse `toml` ran first: if it fails, the file is not TOML.
     let doc = match DeTable::parse(text) {
         Ok(doc) => doc,
@@ -201,15 +292,10 @@ pub fn read(text: &str, file: &str) -> Result<SuiteFile, PlanError> {
     };
     let raw = e.message().trim();
     let Some(span) = e.span() else {
-        return Err(PlanError {
-            file: file.into(),
-            line: None,
-            column: None,
-            message: raw.to_string(),
-        });
+        return Err(PlanError::in_file(kind, file, raw));
     };
     let Some((path, on)) = find(&doc, &span) else {
-        return Err(at_offset(text, file, span.start, raw.to_string()));
+        return Err(PlanError::at_offset(kind, text, file, span.start, raw));
     };
     let table = Table::of(&path[..path.len() - usize::from(on == On::Key)]);
     if on == On::Key {
@@ -217,7 +303,16 @@ pub fn read(text: &str, file: &str) -> Result<SuiteFile, PlanError> {
             unreachable!("a key's path ends with the key")
         };
         if let Some(table) = table.filter(|t| !t.keys().contains(&name.as_str())) {
-            return Err(at_offset(text, file, span.start, unknown_key(name, table)));
+            let lookup = LookupError::new(Thing::Key, name, table.keys().iter().copied());
+            let message = unknown_key(name, table);
+            return Err(PlanError::at_offset(
+                Kind::Unknown(Box::new(lookup)),
+                text,
+                file,
+                span.start,
+                message,
+            )
+            .about(Some(name.clone())));
         }
     }
     if let (On::Value, Some(DeValue::Table(t))) = (on, path.last().map(Step::value)) {
@@ -226,21 +321,22 @@ pub fn read(text: &str, file: &str) -> Result<SuiteFile, PlanError> {
             if table.is_some_and(|t| t.keys().contains(&field)) {
                 if let (Some(a), Some(b)) = (given(field), given(alias)) {
                     let second = a.0.span().start.max(b.0.span().start);
-                    return Err(at_offset(
-                        text,
-                        file,
-                        second,
-                        format!("`{field}` is given twice (perhaps with its alias): give it once"),
-                    ));
+                    let message =
+                        format!("`{field}` is given twice (perhaps with its alias): give it once");
+                    return Err(
+                        PlanError::at_offset(Kind::Duplicate, text, file, second, message)
+                            .about(Some(field.to_string())),
+                    );
                 }
             }
         }
     }
-    let message = match key_of(&path) {
+    let key = key_of(&path);
+    let message = match &key {
         Some(key) => format!("`{key}`: {raw}"),
         None => raw.to_string(),
     };
-    Err(at_offset(text, file, span.start, message))
+    Err(PlanError::at_offset(kind, text, file, span.start, message).about(key))
 }
 
 /// A file that is not TOML: the parser's message and position; a key or table given twice is
@@ -248,30 +344,26 @@ pub fn read(text: &str, file: &str) -> Result<SuiteFile, PlanError> {
 fn not_toml(text: &str, file: &str, e: &toml::de::Error) -> PlanError {
     let raw = e.message().trim();
     let Some(span) = e.span() else {
-        return PlanError {
-            file: file.into(),
-            line: None,
-            column: None,
-            message: format!("invalid TOML: {raw}"),
-        };
+        return PlanError::in_file(PlanErrorKind::Syntax, file, format!("invalid TOML: {raw}"));
     };
     // The one message of the parser this layer names apart (`toml` gives its errors no kind);
     // any other wording reads as the parser's own, at the same place.
-    let message = if raw == "duplicate key" {
-        let key = text.get(span.clone()).unwrap_or("?");
-        match headers(text).into_iter().find(|h| h.contains(&span.start)) {
-            Some(header) => {
-                let table = text
-                    .get(header)
-                    .map_or_else(|| format!("[{key}]"), str::to_string);
-                format!("table {table} is given twice: give one {table} table with every key in it")
-            }
-            None => format!("duplicate key `{key}`: each key may be set once per table"),
+    if raw != "duplicate key" {
+        let message = format!("invalid TOML: {raw}");
+        return PlanError::at_offset(PlanErrorKind::Syntax, text, file, span.start, message);
+    }
+    let key = text.get(span.clone()).unwrap_or("?");
+    let message = match headers(text).into_iter().find(|h| h.contains(&span.start)) {
+        Some(header) => {
+            let table = text
+                .get(header)
+                .map_or_else(|| format!("[{key}]"), str::to_string);
+            format!("table {table} is given twice: give one {table} table with every key in it")
         }
-    } else {
-        format!("invalid TOML: {raw}")
+        None => format!("duplicate key `{key}`: each key may be set once per table"),
     };
-    at_offset(text, file, span.start, message)
+    PlanError::at_offset(PlanErrorKind::Duplicate, text, file, span.start, message)
+        .about(Some(key.to_string()))
 }
 
 /// One step from the document's root towards a span.
@@ -546,7 +638,7 @@ fn unknown_key(name: &str, table: Table) -> String {
     }
     format!(
         "{place}: {}",
-        crate::suggest::unknown("key", name, allowed.iter().copied())
+        LookupError::new(Thing::Key, name, allowed.iter().copied())
     )
 }
 

@@ -11,12 +11,14 @@
 //! written ([`Origin`]): a span of the suite file or a flag.
 //!
 //! A value refused is a [`ValueError`], whose kind says why (the wrong type, out of range, an
-//! unknown name). Read from a suite file, it reaches serde as text.
+//! unknown name). Read from a suite file, it reaches serde as text; the last one refused is kept
+//! aside (`refused`) so that the plan's error says its kind too.
 
 use super::bounds;
 use crate::suggest::LookupError;
 use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
+use std::cell::RefCell;
 use std::fmt;
 use std::marker::PhantomData;
 use std::ops::Range;
@@ -67,9 +69,23 @@ impl From<crate::payload::PayloadError> for ValueError {
     }
 }
 
-/// `e` as serde's error.
+thread_local! {
+    /// The last value refused while a suite file was deserialized on this thread.
+    static REFUSED: RefCell<Option<ValueError>> = const { RefCell::new(None) };
+}
+
+/// Takes (and clears) the last value refused while a suite file was deserialized on this
+/// thread. The schema has no alternatives (no untagged enum, no fallback), so a refusal ends the
+/// deserialization: after it fails, this is its cause, if the schema's own rules refused it.
+pub(super) fn refused() -> Option<ValueError> {
+    REFUSED.with(|r| r.borrow_mut().take())
+}
+
+/// `e` as serde's error, kept aside for [`refused`].
 fn refuse<E: de::Error>(e: ValueError) -> E {
-    E::custom(e)
+    let error = E::custom(&e);
+    REFUSED.with(|r| *r.borrow_mut() = Some(e));
+    error
 }
 
 /// Where a value was written.
