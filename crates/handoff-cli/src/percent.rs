@@ -6,18 +6,27 @@ use std::str::FromStr;
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Percent(pub f64);
 
+/// Why a percentage does not parse.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PercentError {
+    /// Not a number (with or without `%`).
+    #[error("`{0}` is not a percentage; expected e.g. `5%`")]
+    NotANumber(String),
+    /// A number outside 0% to below 100%.
+    #[error("`{0}`: a percentage from 0% to below 100% is expected")]
+    OutOfRange(String),
+}
+
 impl FromStr for Percent {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = PercentError;
+    fn from_str(s: &str) -> Result<Self, PercentError> {
         let t = s.trim();
         let n = t.strip_suffix('%').unwrap_or(t).trim();
         let v: f64 = n
             .parse()
-            .map_err(|_| format!("`{s}` is not a percentage; expected e.g. `5%`"))?;
+            .map_err(|_| PercentError::NotANumber(s.to_string()))?;
         if !(0.0..100.0).contains(&v) || !v.is_finite() {
-            return Err(format!(
-                "`{s}`: a percentage from 0% to below 100% is expected"
-            ));
+            return Err(PercentError::OutOfRange(s.to_string()));
         }
         Ok(Percent(v / 100.0))
     }
@@ -31,14 +40,12 @@ mod tests {
     fn percentages_parse_with_or_without_the_sign() {
         assert_eq!("5%".parse(), Ok(Percent(0.05)));
         assert_eq!("2.5".parse(), Ok(Percent(0.025)));
-        assert!("five"
-            .parse::<Percent>()
-            .unwrap_err()
-            .contains("not a percentage"));
-        assert!("150%"
-            .parse::<Percent>()
-            .unwrap_err()
-            .contains("below 100%"));
+        let e = "five".parse::<Percent>().unwrap_err();
+        assert!(matches!(e, PercentError::NotANumber(_)), "{e:?}");
+        assert!(e.to_string().contains("not a percentage"), "{e}");
+        let e = "150%".parse::<Percent>().unwrap_err();
+        assert!(matches!(e, PercentError::OutOfRange(_)), "{e:?}");
+        assert!(e.to_string().contains("below 100%"), "{e}");
         assert!("-1%".parse::<Percent>().is_err());
     }
 }

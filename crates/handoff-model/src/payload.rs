@@ -94,18 +94,44 @@ impl fmt::Display for PayloadKind {
     }
 }
 
-impl FromStr for PayloadKind {
-    type Err = String;
+/// Why a payload's name does not parse.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PayloadError {
+    /// No payload of that name.
+    #[error(transparent)]
+    Unknown(#[from] crate::suggest::LookupError),
+    /// `bytes:N` or `boxed:N` of a size not in [`SIZES`].
+    #[error("`{prefix}:{size}`: supported sizes are {:?}", SIZES)]
+    UnsupportedSize {
+        /// `bytes` or `boxed`.
+        prefix: &'static str,
+        /// The size asked for.
+        size: usize,
+    },
+    /// `bytes:` or `boxed:` followed by something other than a byte count.
+    #[error("`{prefix}:{given}`: expected a byte count after `{prefix}:`")]
+    BadSize {
+        /// `bytes` or `boxed`.
+        prefix: &'static str,
+        /// What follows the colon.
+        given: String,
+    },
+}
 
-    fn from_str(s: &str) -> Result<Self, String> {
-        let sized = |prefix: &str, rest: &str, make: fn(usize) -> PayloadKind| {
-            let n: usize = rest.parse().map_err(|_| {
-                format!("`{prefix}:{rest}`: expected a byte count after `{prefix}:`")
+impl FromStr for PayloadKind {
+    type Err = PayloadError;
+
+    fn from_str(s: &str) -> Result<Self, PayloadError> {
+        let sized = |prefix: &'static str, rest: &str, make: fn(usize) -> PayloadKind| {
+            let size: usize = rest.parse().map_err(|_| PayloadError::BadSize {
+                prefix,
+                given: rest.to_string(),
             })?;
-            if SIZES.contains(&n) {
-                Ok(make(n))
+            if SIZES.contains(&size) {
+                Ok(make(size))
             } else {
-                Err(format!("`{prefix}:{n}`: supported sizes are {SIZES:?}"))
+                Err(PayloadError::UnsupportedSize { prefix, size })
             }
         };
         match s {
@@ -127,14 +153,16 @@ impl FromStr for PayloadKind {
                         "bytes:64",
                         "boxed:64",
                     ];
-                    let msg = crate::suggest::unknown("payload", s, names.iter().copied());
-                    if msg.contains("did you mean") {
-                        Err(msg)
-                    } else {
-                        Err(format!(
-                            "{msg} (one of u64, report64, event488, event488+tails, bytes:N, boxed:N with N in {SIZES:?})"
-                        ))
-                    }
+                    Err(PayloadError::Unknown(
+                        crate::suggest::LookupError::new(
+                            crate::suggest::Thing::Payload,
+                            s,
+                            names.iter().copied(),
+                        )
+                        .otherwise(format!(
+                            "one of u64, report64, event488, event488+tails, bytes:N, boxed:N with N in {SIZES:?}"
+                        )),
+                    ))
                 }
             }
         }

@@ -1,6 +1,7 @@
 //! Workloads: what is asked of a transport, and the fully resolved parameters of one trial.
 
 use crate::payload::PayloadKind;
+use crate::suggest::{LookupError, Thing};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -106,14 +107,14 @@ impl fmt::Display for WorkloadKind {
 }
 
 impl FromStr for WorkloadKind {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = LookupError;
+    fn from_str(s: &str) -> Result<Self, LookupError> {
         WorkloadKind::ALL
             .into_iter()
             .find(|w| w.name() == s)
             .ok_or_else(|| {
-                crate::suggest::unknown_of(
-                    "workload",
+                LookupError::listing(
+                    Thing::Workload,
                     s,
                     WorkloadKind::ALL.iter().map(|w| w.name()),
                 )
@@ -232,12 +233,42 @@ impl fmt::Display for Driver {
     }
 }
 
+/// Why a driver's name does not parse.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum DriverError {
+    /// No driver of that name.
+    #[error(transparent)]
+    Unknown(#[from] LookupError),
+    /// `tokio-multi:0`.
+    #[error("driver `{0}`: a tokio multi-thread runtime needs at least 1 worker")]
+    NoWorkers(String),
+    /// More workers than [`Driver::MAX_WORKERS`].
+    #[error("driver `{driver}`: at most {max} worker threads")]
+    TooManyWorkers {
+        /// The driver as written.
+        driver: String,
+        /// The most workers taken.
+        max: usize,
+    },
+    /// A worker count that is not a number.
+    #[error("driver `{0}`: expected a worker count after `tokio-multi:`, e.g. `tokio-multi:2`")]
+    BadWorkerCount(String),
+    /// A worker count given to a driver that takes none.
+    #[error("driver `{0}`: only `tokio-multi` takes a worker count (`tokio-multi:N`)")]
+    TakesNoCount(String),
+}
+
 impl FromStr for Driver {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = DriverError;
+    fn from_str(s: &str) -> Result<Self, DriverError> {
         let (name, count) = match s.split_once(':') {
             Some((n, c)) => (n, Some(c)),
             None => (s, None),
+        };
+        let too_many = || DriverError::TooManyWorkers {
+            driver: s.to_string(),
+            max: Driver::MAX_WORKERS,
         };
         match (name, count) {
             ("threads", None) => Ok(Driver::Threads),
@@ -246,30 +277,18 @@ impl FromStr for Driver {
                 workers: std::thread::available_parallelism().map_or(1, |n| n.get()),
             }),
             ("tokio-multi", Some(c)) => match c.trim().parse::<usize>() {
-                Ok(0) => Err(format!(
-                    "driver `{s}`: a tokio multi-thread runtime needs at least 1 worker"
-                )),
-                Ok(workers) if workers > Driver::MAX_WORKERS => Err(format!(
-                    "driver `{s}`: at most {} worker threads",
-                    Driver::MAX_WORKERS
-                )),
+                Ok(0) => Err(DriverError::NoWorkers(s.to_string())),
+                Ok(workers) if workers > Driver::MAX_WORKERS => Err(too_many()),
                 Ok(workers) => Ok(Driver::TokioMulti { workers }),
                 Err(_) if c.trim().bytes().all(|b| b.is_ascii_digit()) && !c.trim().is_empty() => {
-                    Err(format!(
-                        "driver `{s}`: at most {} worker threads",
-                        Driver::MAX_WORKERS
-                    ))
+                    Err(too_many())
                 }
-                Err(_) => Err(format!(
-                    "driver `{s}`: expected a worker count after `tokio-multi:`, e.g. `tokio-multi:2`"
-                )),
+                Err(_) => Err(DriverError::BadWorkerCount(s.to_string())),
             },
-            ("threads" | "tokio-current", Some(_)) => Err(format!(
-                "driver `{s}`: only `tokio-multi` takes a worker count (`tokio-multi:N`)"
-            )),
-            _ => Err(format!(
-                "{} (drivers: threads, tokio-current, tokio-multi[:N])",
-                crate::suggest::unknown("driver", s, Driver::NAMES)
+            ("threads" | "tokio-current", Some(_)) => Err(DriverError::TakesNoCount(s.to_string())),
+            _ => Err(DriverError::Unknown(
+                LookupError::new(Thing::Driver, s, Driver::NAMES)
+                    .note("drivers: threads, tokio-current, tokio-multi[:N]"),
             )),
         }
     }
@@ -427,12 +446,12 @@ impl fmt::Display for PacerMode {
 }
 
 impl FromStr for PacerMode {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = LookupError;
+    fn from_str(s: &str) -> Result<Self, LookupError> {
         let all = [PacerMode::Auto, PacerMode::Spin, PacerMode::Yield];
         all.into_iter()
             .find(|m| m.name() == s)
-            .ok_or_else(|| crate::suggest::unknown_of("pacer", s, all.iter().map(|m| m.name())))
+            .ok_or_else(|| LookupError::listing(Thing::Pacer, s, all.iter().map(|m| m.name())))
     }
 }
 
@@ -465,12 +484,12 @@ impl fmt::Display for Delivery {
 }
 
 impl FromStr for Delivery {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = LookupError;
+    fn from_str(s: &str) -> Result<Self, LookupError> {
         let all = [Delivery::Sequential, Delivery::Latest];
         all.into_iter()
             .find(|m| m.name() == s)
-            .ok_or_else(|| crate::suggest::unknown_of("delivery", s, all.iter().map(|m| m.name())))
+            .ok_or_else(|| LookupError::listing(Thing::Delivery, s, all.iter().map(|m| m.name())))
     }
 }
 

@@ -11,6 +11,7 @@ use crate::engine::hop::{HopBuilder, HopSource};
 use crate::transport::TransportInfo;
 
 pub use crate::runner::{Entry, Runner};
+pub use crate::suggest::{LookupError, Thing};
 
 /// A set of transports, looked up by name.
 #[derive(Clone, Default)]
@@ -36,18 +37,14 @@ impl Catalog {
     }
 
     /// The transport of that name, or an error naming the closest valid names.
-    pub fn lookup(&self, name: &str) -> Result<&Entry, String> {
+    pub fn lookup(&self, name: &str) -> Result<&Entry, LookupError> {
         self.get(name).ok_or_else(|| {
-            let msg = crate::suggest::unknown(
-                "transport",
+            LookupError::new(
+                Thing::Transport,
                 name,
                 self.entries.iter().map(|e| e.info().name.as_str()),
-            );
-            if msg.contains("did you mean") {
-                msg
-            } else {
-                format!("{msg} (`handoff list` names every transport)")
-            }
+            )
+            .otherwise("`handoff list` names every transport")
         })
     }
 
@@ -58,7 +55,7 @@ impl Catalog {
 }
 
 impl HopSource for Catalog {
-    fn hop_transport(&self, name: &str) -> Result<(&TransportInfo, &dyn HopBuilder), String> {
+    fn hop_transport(&self, name: &str) -> Result<(&TransportInfo, &dyn HopBuilder), LookupError> {
         let entry = self.lookup(name)?;
         Ok((entry.info(), entry.runner().hops()))
     }

@@ -38,8 +38,8 @@ pub struct Refusal {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum PreflightError {
     /// A trial names a transport the catalog does not hold.
-    #[error("{0}")]
-    UnknownTransport(String),
+    #[error(transparent)]
+    UnknownTransport(#[from] crate::suggest::LookupError),
     /// Parameters some trials' transports cannot honour.
     #[error("impossible parameters:\n  {}", list(.0))]
     Impossible(Vec<Refusal>),
@@ -63,9 +63,7 @@ impl fmt::Display for Refusal {
 pub fn check(catalog: &Catalog, plan: &Plan, strictness: Strictness) -> Result<(), PreflightError> {
     let mut refused = Vec::new();
     for t in &plan.trials {
-        let entry = catalog
-            .lookup(&t.transport)
-            .map_err(PreflightError::UnknownTransport)?;
+        let entry = catalog.lookup(&t.transport)?;
         let checked = if t.workload.is_open_loop() {
             crate::engine::pipeline::check(catalog, t)
         } else {

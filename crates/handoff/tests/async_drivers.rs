@@ -449,7 +449,7 @@ fn driver_names_parse_and_display() {
         ("tokio-multi:two", "expected a worker count"),
         ("threads:2", "only `tokio-multi` takes a worker count"),
     ] {
-        let e = bad.parse::<Driver>().unwrap_err();
+        let e = bad.parse::<Driver>().unwrap_err().to_string();
         assert!(e.contains(needle), "{bad}: {e}");
     }
     let s = spec("kanal-async", WorkloadKind::Spsc, 1, Driver::TokioCurrent);

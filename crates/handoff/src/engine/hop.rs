@@ -48,7 +48,10 @@ pub trait BuildHop<M: Message> {
 pub trait HopSource {
     /// The transport named `name`: its declared info and its hop builder; or an error naming
     /// the closest valid names.
-    fn hop_transport(&self, name: &str) -> Result<(&TransportInfo, &dyn HopBuilder), String>;
+    fn hop_transport(
+        &self,
+        name: &str,
+    ) -> Result<(&TransportInfo, &dyn HopBuilder), crate::suggest::LookupError>;
 }
 
 /// A payload type a [`HopBuilder`] builds hops for: every message type of

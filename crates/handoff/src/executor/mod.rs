@@ -111,7 +111,10 @@ pub fn run_sample(catalog: &Catalog, spec: &TrialSpec, request: SampleRequest) -
     } else {
         match catalog.lookup(&spec.transport) {
             Ok(entry) => entry.runner().run_sample(spec, messages),
-            Err(e) => SampleOutcome::status_only(SampleStatus::Invalid(e), Placement::default()),
+            Err(e) => SampleOutcome::status_only(
+                SampleStatus::Invalid(e.to_string()),
+                Placement::default(),
+            ),
         }
     };
     drop(pad);

@@ -16,22 +16,48 @@ use crate::workload::RampSpec;
 
 pub use handoff_model::open_loop::{RampOutcome, RampStep, StepFigures, MIN_ACHIEVED};
 
+/// Why a step was not sustained.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum NotSustained {
+    /// Sends were refused (a full queue).
+    #[error("{0} sends refused")]
+    Refused(u64),
+    /// The achieved rate fell short of [`MIN_ACHIEVED`] of the requested one.
+    #[error(
+        "achieved {achieved:.0}/s of {requested}/s requested ({:.1}%)",
+        100.0 * .achieved / (*.requested).max(1) as f64
+    )]
+    TooSlow {
+        /// The rate achieved, messages per second.
+        achieved: f64,
+        /// The rate requested.
+        requested: u64,
+    },
+    /// The p99 latency exceeded the bound.
+    #[error("p99 {p99} ns above the bound of {bound} ns")]
+    Latency {
+        /// The p99 latency, nanoseconds.
+        p99: u64,
+        /// The bound, nanoseconds.
+        bound: u64,
+    },
+}
+
 /// Whether a step was sustained; `Err` says why not.
-pub fn judge(spec: &RampSpec, f: &StepFigures) -> Result<(), String> {
+pub fn judge(spec: &RampSpec, f: &StepFigures) -> Result<(), NotSustained> {
     if f.refused > 0 {
-        return Err(format!("{} sends refused", f.refused));
+        return Err(NotSustained::Refused(f.refused));
     }
     if f.achieved < f.requested as f64 * MIN_ACHIEVED {
-        return Err(format!(
-            "achieved {:.0}/s of {}/s requested ({:.1}%)",
-            f.achieved,
-            f.requested,
-            100.0 * f.achieved / f.requested.max(1) as f64
-        ));
+        return Err(NotSustained::TooSlow {
+            achieved: f.achieved,
+            requested: f.requested,
+        });
     }
     if let Some(bound) = spec.p99_bound_ns {
         if f.p99 > bound {
-            return Err(format!("p99 {} ns above the bound of {bound} ns", f.p99));
+            return Err(NotSustained::Latency { p99: f.p99, bound });
         }
     }
     Ok(())
@@ -53,7 +79,7 @@ pub fn search<E>(
             out.steps.push(RampStep {
                 figures: f,
                 sustained: ok,
-                reason: verdict.err(),
+                reason: verdict.err().map(|e| e.to_string()),
                 refinement,
             });
             if ok {
@@ -181,12 +207,13 @@ mod tests {
             ..RampSpec::default()
         };
         let f = figures(1000, u64::MAX);
-        assert!(judge(&spec, &f).unwrap_err().contains("p99"));
+        let e = judge(&spec, &f).unwrap_err();
+        assert!(matches!(e, NotSustained::Latency { .. }), "{e:?}");
+        assert!(e.to_string().contains("p99"), "{e}");
         let mut g = figures(1000, u64::MAX);
         g.achieved = 900.0;
-        assert!(judge(&RampSpec::default(), &g)
-            .unwrap_err()
-            .contains("achieved"));
+        let e = judge(&RampSpec::default(), &g).unwrap_err();
+        assert_eq!(e.to_string(), "achieved 900/s of 1000/s requested (90.0%)");
     }
 
     #[test]

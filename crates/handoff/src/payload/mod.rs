@@ -24,7 +24,7 @@ pub use event488::{Contract, Event488, TaggedEvent};
 pub use report64::Report64;
 pub use word::Word;
 
-pub use handoff_model::payload::{PayloadKind, SIZES};
+pub use handoff_model::payload::{PayloadError, PayloadKind, SIZES};
 
 /// Runs `$body` with `$M` bound to the message type of a [`PayloadKind`].
 ///
@@ -159,13 +159,15 @@ mod tests {
 
     #[test]
     fn bad_sizes_and_names_are_explained() {
-        assert!("bytes:100"
-            .parse::<PayloadKind>()
-            .unwrap_err()
-            .contains("supported sizes"));
-        assert!("report46"
-            .parse::<PayloadKind>()
-            .unwrap_err()
-            .contains("report64"));
+        let e = "bytes:100".parse::<PayloadKind>().unwrap_err();
+        assert!(
+            matches!(e, PayloadError::UnsupportedSize { size: 100, .. }),
+            "{e:?}"
+        );
+        assert!(e.to_string().contains("supported sizes"), "{e}");
+        match "report46".parse::<PayloadKind>().unwrap_err() {
+            PayloadError::Unknown(e) => assert_eq!(e.suggestions[0], "report64"),
+            e => panic!("{e:?}"),
+        }
     }
 }

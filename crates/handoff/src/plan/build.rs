@@ -26,12 +26,13 @@
 
 use super::bounds::{self, Limits};
 use super::defaults;
-use super::error::Broken;
+use super::error::{Broken, PlanErrorKind as Kind};
 use super::schema::{Benchmark, Params, SuiteFile};
 use super::value::{At, Count, Int, List, OptValue, Origin, Rate, Values};
 use super::Plan;
 use crate::catalog::Catalog;
 use crate::semantics::{Bound, Ordering};
+use crate::suggest::{LookupError, Thing};
 use crate::transport::OptionSpec;
 use crate::workload::{
     Delivery, Driver, Hop, Messages, Pacing, PipelineSpec, RampSpec, TrialSpec, WorkloadKind,
@@ -80,10 +81,11 @@ impl Overlay {
     /// The filters' own lists: each name once.
     fn check(&self) -> Result<(), Broken> {
         let twice = |flag: &'static str, values: Vec<String>| match List(values).repeated() {
-            Some(v) => Err(Broken::at(
-                &Origin::Flag(flag),
+            Some(v) => Err(Broken::new(
+                Kind::Duplicate,
                 format!("`{v}` is listed twice: give each value once"),
-            )),
+            )
+            .at(&Origin::Flag(flag))),
             None => Ok(()),
         };
         twice("--transport", self.transports.clone())?;
@@ -110,12 +112,13 @@ pub fn build(
     for t in &overlay.transports {
         catalog
             .lookup(t)
-            .map_err(|e| Broken::at(&Origin::Flag("--transport"), e))?;
+            .map_err(|e| Broken::unknown(e).at(&Origin::Flag("--transport")))?;
     }
     check_values(&overlay.params, &limits)?;
     check_values(&suite.defaults, &limits)?;
     let Some(benches) = &suite.benchmark else {
-        return Err(Broken::nowhere(
+        return Err(Broken::new(
+            Kind::Missing,
             "no [[benchmark]]: a suite needs at least one, e.g.\n  [[benchmark]]\n  workload = \"spsc\"\n  transports = [\"crossbeam-bounded\"]",
         ));
     };
@@ -153,7 +156,8 @@ pub fn build(
         .flat_map(|(_, d)| d.iter().map(Dims::count))
         .sum();
     if total == 0 {
-        return Err(Broken::nowhere(
+        return Err(Broken::new(
+            Kind::Conflict,
             "the filters leave no trial of the suite to run",
         ));
     }
@@ -168,7 +172,11 @@ pub fn build(
         } else {
             "none of the suite's workloads"
         };
-        return Err(Broken::at(origin, format!("`{key}` applies to {none}")));
+        return Err(
+            Broken::new(Kind::Conflict, format!("`{key}` applies to {none}"))
+                .at(origin)
+                .key(key),
+        );
     }
     if total > u128::from(limits.max_trials) {
         return Err(too_many(&counted, total, &limits));
@@ -214,7 +222,7 @@ fn too_many(counted: &[(&Bench, Vec<Dims>)], total: u128, limits: &Limits) -> Br
     );
     // The first of the largest.
     let Some((bench, largest, why)) = per.iter().rev().max_by_key(|(_, n, _)| *n) else {
-        return Broken::nowhere(limit);
+        return Broken::new(Kind::Limit, limit);
     };
     let what = |b: &Bench| format!("benchmark {}", b.index);
     let message = if *largest > u128::from(limits.max_trials) {
@@ -245,9 +253,9 @@ fn too_many(counted: &[(&Bench, Vec<Dims>)], total: u128, limits: &Limits) -> Br
     };
     match bench.at {
         Origin::File(_) if *largest > u128::from(limits.max_trials) => {
-            Broken::at(bench.at, message)
+            Broken::new(Kind::Limit, message).at(bench.at)
         }
-        _ => Broken::nowhere(message),
+        _ => Broken::new(Kind::Limit, message),
     }
 }
 
@@ -298,32 +306,36 @@ fn check_list(key: &str, at: &Origin, v: &dyn Values, limits: &Limits) -> Result
     let per_hop = matches!(key, "hops" | "hop_capacity");
     let n = v.count();
     if per_hop && n > bounds::MAX_HOPS {
-        return Err(Broken::at(
-            at,
+        return Err(Broken::new(
+            Kind::Limit,
             format!(
                 "`{key}` gives {n} hops; a pipeline has at most {}",
                 bounds::MAX_HOPS
             ),
-        ));
+        )
+        .at(at)
+        .key(key));
     }
     if n as u64 > limits.max_trials {
-        return Err(Broken::at(
-            at,
+        return Err(Broken::new(
+            Kind::Limit,
             format!(
                 "`{key}` lists {} values, more than the trial limit of {} allows (--max-trials to raise it)",
                 bounds::thousands(n as u128),
                 bounds::thousands(limits.max_trials.into())
             ),
-        ));
+        )
+        .at(at)
+        .key(key));
     }
     if !per_hop {
         if let Some(dup) = v.repeated() {
-            return Err(Broken::at_nth_word(
-                at,
-                &dup,
-                1,
+            return Err(Broken::new(
+                Kind::Duplicate,
                 format!("`{key}` lists `{dup}` twice: give each value once"),
-            ));
+            )
+            .at_nth_word(at, &dup, 1)
+            .key(key));
         }
     }
     Ok(())
@@ -342,13 +354,14 @@ fn consensus_applies(
             .iter()
             .find_map(|t| StreamKey::of_spec(t).err())
             .unwrap_or("there is no trial");
-        return Err(Broken::at(
-            asked,
+        return Err(Broken::new(
+            Kind::Conflict,
             format!("consensus compares the digests of transports that deliver one stream, but no trial here delivers a stream that can be compared: {why}"),
-        ));
+        )
+        .at(asked));
     }
     match crate::consensus::count::conflict(trials) {
-        Some(c) => Err(Broken::at(&counts_at[c.second], c.message)),
+        Some(c) => Err(Broken::new(Kind::Conflict, c.message).at(&counts_at[c.second])),
         None => Ok(()),
     }
 }
@@ -408,14 +421,15 @@ impl Bench<'_> {
     fn workloads(&self) -> Result<Vec<WorkloadKind>, Broken> {
         match &self.b.workload {
             Some(w) => Ok(w.value.0.iter().map(|p| p.0).collect()),
-            None => Err(Broken::at(
-                self.at,
+            None => Err(Broken::new(
+                Kind::Missing,
                 format!(
                     "[[benchmark]] #{} names no workload: add e.g. `workload = \"spsc\"` (one of {})",
                     self.index,
                     WorkloadKind::ALL.map(|w| w.name()).join(", ")
                 ),
-            )),
+            )
+            .at(self.at)),
         }
     }
 
@@ -423,21 +437,23 @@ impl Bench<'_> {
     fn transports(&self) -> Result<Vec<String>, Broken> {
         let names = match (&self.b.transports, &self.b.hops) {
             (Some(_), Some(h)) => {
-                return Err(Broken::at(
-                    &h.origin,
+                return Err(Broken::new(
+                    Kind::Conflict,
                     "give either `hops` (one transport per hop) or `transports` (each on every hop), not both",
-                ))
+                )
+                .at(&h.origin))
             }
             (Some(t), None) => &t.value.0,
             (None, Some(h)) => &h.value.0,
             (None, None) => {
-                return Err(Broken::at(
-                    self.at,
+                return Err(Broken::new(
+                    Kind::Missing,
                     format!(
                         "[[benchmark]] #{} names no transport: add e.g. `transports = [\"crossbeam-bounded\"]`",
                         self.index
                     ),
-                ))
+                )
+                .at(self.at))
             }
         };
         let at = match (&self.b.transports, &self.b.hops) {
@@ -448,7 +464,7 @@ impl Bench<'_> {
         for n in names {
             self.catalog
                 .lookup(n)
-                .map_err(|e| Broken::at_word(at, n, e))?;
+                .map_err(|e| Broken::unknown(e).at_word(at, n))?;
         }
         Ok(names.clone())
     }
@@ -485,10 +501,11 @@ impl Bench<'_> {
         let pipeline = workload == WorkloadKind::Pipeline;
         if let Some(h) = &self.b.hops {
             if !pipeline {
-                return Err(Broken::at(
-                    &h.origin,
+                return Err(Broken::new(
+                    Kind::Conflict,
                     format!("`hops` applies only to workload `pipeline`, not `{workload}`"),
-                ));
+                )
+                .at(&h.origin));
             }
         }
         let transports = self.transports()?;
@@ -591,28 +608,30 @@ impl Bench<'_> {
         let capacity = d.capacities.iter().copied().max().unwrap_or(0) as u128;
         if !is_pipeline && bounded && capacity * size > budget {
             let at = s.capacity.as_ref().map_or(self.at, |c| &c.origin);
-            return Err(Broken::at(
-                at,
+            return Err(Broken::new(
+                Kind::Limit,
                 format!(
                     "capacity {capacity} × {size}-byte messages (`{payload}`) is a {} ring; {}",
                     bounds::size(u64::try_from(capacity * size).unwrap_or(u64::MAX)),
                     limits.memory_budget()
                 ),
-            ));
+            )
+            .at(at));
         }
         if let Some(p) = d.pipelines.iter().flatten().next() {
             let ring: u128 = p.hops.iter().map(|h| h.capacity as u128 * size).sum();
             if ring > budget {
                 let at = s.hop_capacity.as_ref().map_or(self.at, |c| &c.origin);
-                return Err(Broken::at(
-                    at,
+                return Err(Broken::new(
+                    Kind::Limit,
                     format!(
                         "the hops hold {} {size}-byte messages (`{payload}`) together, {}; {}",
                         p.hops.iter().map(|h| h.capacity as u128).sum::<u128>(),
                         bounds::size(u64::try_from(ring).unwrap_or(u64::MAX)),
                         limits.memory_budget()
                     ),
-                ));
+                )
+                .at(at));
             }
         }
         // The verifier's bitmap.
@@ -686,15 +705,16 @@ impl Bench<'_> {
                 }
                 _ => s.max_messages.as_ref().map_or(self.at, |m| &m.origin),
             };
-            return Err(Broken::at(
-                at,
+            return Err(Broken::new(
+                Kind::Limit,
                 format!(
                     "{most} messages need a {} verifier bitmap (one bit per message{}): {why}; {}; lower `messages` (or `max_messages`)",
                     bounds::size(u64::try_from(bitmap).unwrap_or(u64::MAX)),
                     if sinks > 1 { " per consumer" } else { "" },
                     limits.memory_budget()
                 ),
-            ));
+            )
+            .at(at));
         }
         Ok(())
     }
@@ -709,9 +729,10 @@ impl Bench<'_> {
             let at = s.min_messages.as_ref().map(|a| &a.origin);
             let at = at.or(s.max_messages.as_ref().map(|a| &a.origin));
             let message = format!("`min_messages` ({min}) is larger than `max_messages` ({max})");
+            let broken = Broken::new(Kind::Conflict, message);
             return Err(match at {
-                Some(at) => Broken::at(at, message),
-                None => Broken::nowhere(message),
+                Some(at) => broken.at(at),
+                None => broken,
             });
         }
         Ok(or(&s.messages, |m| m.0.clone(), vec![Count::Auto])
@@ -753,10 +774,11 @@ impl Bench<'_> {
         if workload == WorkloadKind::Ramp {
             if let Some(r) = &self.own.rate {
                 if r.value.0.iter().any(|e| matches!(e, Rate::Fixed(_))) {
-                    return Err(Broken::at(
-                        &r.origin,
+                    return Err(Broken::new(
+                        Kind::Conflict,
                         "workload `ramp` searches the rate itself: set its steps with `ramp = { start = …, factor = … }`, or use workload `paced` for a fixed rate",
-                    ));
+                    )
+                    .at(&r.origin));
                 }
             }
             return Ok(vec![Pacing::Ramp(ramp)]);
@@ -786,10 +808,12 @@ impl Bench<'_> {
         for (key, at) in self.own.set_keys() {
             if let Err(why) = scope(key, workload, true) {
                 if !ones(key) {
-                    return Err(Broken::at(
-                        at,
+                    return Err(Broken::new(
+                        Kind::Conflict,
                         format!("`{key}` does not apply to workload `{workload}` ({why}); put `{workload}` in a [[benchmark]] of its own"),
-                    ));
+                    )
+                    .at(at)
+                    .key(key));
                 }
             }
         }
@@ -816,7 +840,7 @@ impl Bench<'_> {
                             "{} hops but the default `hop_capacity` has {}: give `hop_capacity` with one capacity per hop",
                             h.value.0.len(), capacities.len())),
                     };
-                    return Err(Broken::at(at, msg));
+                    return Err(Broken::new(Kind::Conflict, msg).at(at));
                 }
                 vec![transports.to_vec()]
             }
@@ -840,11 +864,11 @@ impl Bench<'_> {
             });
             for &delivery in &deliveries {
                 match (delivery, conflating) {
-                    (Delivery::Latest, None) => return Err(Broken::at(at, format!(
+                    (Delivery::Latest, None) => return Err(Broken::new(Kind::Conflict, format!(
                         "delivery \"latest\" needs a conflating hop (a transport with `latest` ordering, e.g. `latest-cell`) among the hops ({})",
-                        chain.join(", ")))),
-                    (Delivery::Sequential, Some(t)) => return Err(Broken::at(at, format!(
-                        "hop `{t}` conflates (keeps only the newest value), so not every event can reach the sink: use delivery = \"latest\""))),
+                        chain.join(", "))).at(at)),
+                    (Delivery::Sequential, Some(t)) => return Err(Broken::new(Kind::Conflict, format!(
+                        "hop `{t}` conflates (keeps only the newest value), so not every event can reach the sink: use delivery = \"latest\"")).at(at)),
                     _ => {}
                 }
                 out.push(Some(PipelineSpec {
@@ -891,22 +915,17 @@ impl Bench<'_> {
                 } else {
                     format!("these transports take {}", names.join(", "))
                 };
-                return Err(Broken::at(
-                    &table.origin,
-                    format!(
-                        "{} ({known})",
-                        crate::suggest::unknown("option", name, names.iter().copied())
-                    ),
-                ));
+                let lookup = LookupError::new(Thing::Option, name, names.iter().copied());
+                return Err(Broken::unknown(lookup.note(known)).at(&table.origin));
             }
             if let Some(t) = transports.iter().find(|t| {
                 self.catalog
                     .get(t)
                     .is_some_and(|e| !e.info().options.iter().any(|o| &o.name == name))
             }) {
-                return Err(Broken::at(&table.origin, format!(
+                return Err(Broken::new(Kind::Conflict, format!(
                     "transport `{t}` does not take option `{name}`; put the transports that do in a [[benchmark]] of their own"
-                )));
+                )).at(&table.origin));
             }
             let mut allowed: Vec<&str> = specs
                 .iter()
@@ -920,19 +939,13 @@ impl Bench<'_> {
                 .iter()
                 .find(|v| !open && !allowed.contains(&v.as_str()))
             {
-                return Err(Broken::at_word(
-                    &values_origin(table, name),
+                let lookup = LookupError::new(
+                    Thing::OptionValue(name.clone()),
                     bad,
-                    format!(
-                        "{} (it takes {})",
-                        crate::suggest::unknown(
-                            &format!("value for option `{name}`:"),
-                            bad,
-                            allowed.iter().copied()
-                        ),
-                        allowed.join(", ")
-                    ),
-                ));
+                    allowed.iter().copied(),
+                )
+                .note(format!("it takes {}", allowed.join(", ")));
+                return Err(Broken::unknown(lookup).at_word(&values_origin(table, name), bad));
             }
             sets.push((name.clone(), values));
         }

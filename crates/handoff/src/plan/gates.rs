@@ -20,10 +20,11 @@
 //! max = "5%"
 //! ```
 
-use super::error::Broken;
+use super::error::{Broken, PlanErrorKind as Kind};
 use super::schema::Name;
 use super::value::{At, List, Origin};
 use crate::catalog::Catalog;
+use crate::suggest::{LookupError, Thing};
 pub use handoff_model::gate::{Gate, Over};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -32,8 +33,10 @@ use std::collections::BTreeMap;
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GateSpec {
-    /// `scaling`, `ratio` or `regression`.
-    pub kind: At<String>,
+    /// `scaling`, `ratio` or `regression` (required: a gate without it is refused when the gates
+    /// are checked).
+    #[serde(default)]
+    pub kind: Option<At<String>>,
     /// Scaling: the transports judged (default all); ratio: the one transport judged.
     #[serde(default, alias = "transport")]
     pub transports: Option<At<List<Name>>>,
@@ -65,12 +68,23 @@ pub fn check(specs: &[At<GateSpec>], catalog: &Catalog) -> Result<Vec<Gate>, Bro
 }
 
 fn check_one(s: &GateSpec, at: &Origin, catalog: &Catalog) -> Result<Gate, Broken> {
+    let Some(kind) = &s.kind else {
+        return Err(Broken::new(
+            Kind::Missing,
+            format!(
+                "a gate needs `kind`, e.g. `kind = \"scaling\"` (one of {})",
+                KINDS.join(", ")
+            ),
+        )
+        .at(at)
+        .key("kind"));
+    };
     let transports = match &s.transports {
         Some(t) => {
             for name in &t.value.0 {
                 catalog
                     .lookup(name)
-                    .map_err(|e| Broken::at_word(&t.origin, name, e))?;
+                    .map_err(|e| Broken::unknown(e).at_word(&t.origin, name))?;
             }
             t.value.0.clone()
         }
@@ -78,27 +92,34 @@ fn check_one(s: &GateSpec, at: &Origin, catalog: &Catalog) -> Result<Gate, Broke
     };
     let min = |what: &str| -> Result<f64, Broken> {
         let m = s.min.as_ref().ok_or_else(|| {
-            Broken::at(at, format!("a {what} gate needs `min`, e.g. `min = 1.5`"))
+            Broken::new(
+                Kind::Missing,
+                format!("a {what} gate needs `min`, e.g. `min = 1.5`"),
+            )
+            .at(at)
         })?;
         if !(m.value.is_finite() && m.value > 0.0) {
-            return Err(Broken::at(
-                &m.origin,
+            return Err(Broken::new(
+                Kind::OutOfRange,
                 "`min` must be a positive factor, e.g. 1.5",
-            ));
+            )
+            .at(&m.origin));
         }
         Ok(m.value)
     };
     let unused = |key: &str, present: bool| -> Result<(), Broken> {
         if present {
-            Err(Broken::at(
-                &s.kind.origin,
-                format!("`{key}` does not apply to a `{}` gate", s.kind.value),
-            ))
+            Err(Broken::new(
+                Kind::Conflict,
+                format!("`{key}` does not apply to a `{}` gate", kind.value),
+            )
+            .at(&kind.origin)
+            .key(key))
         } else {
             Ok(())
         }
     };
-    match s.kind.value.as_str() {
+    match kind.value.as_str() {
         "scaling" => {
             unused("over", s.over.is_some())?;
             unused("baseline", s.baseline.is_some())?;
@@ -113,18 +134,20 @@ fn check_one(s: &GateSpec, at: &Origin, catalog: &Catalog) -> Result<Gate, Broke
             unused("baseline", s.baseline.is_some())?;
             unused("max", s.max.is_some())?;
             let [transport] = transports.as_slice() else {
-                return Err(Broken::at(
-                    s.transports.as_ref().map_or(at, |t| &t.origin),
+                return Err(Broken::new(
+                    Kind::Conflict,
                     "a ratio gate judges one transport: `transport = \"NAME\"`",
-                ));
+                )
+                .at(s.transports.as_ref().map_or(at, |t| &t.origin)));
             };
             let over = match &s.over {
                 None => Over::Best,
                 Some(o) if o.value == "best" => Over::Best,
                 Some(o) => {
-                    catalog
-                        .lookup(&o.value)
-                        .map_err(|e| Broken::at(&o.origin, format!("{e} (or `best`)")))?;
+                    catalog.lookup(&o.value).map_err(|e| {
+                        let message = format!("{e} (or `best`)");
+                        Broken::new(Kind::Unknown(Box::new(e)), message).at(&o.origin)
+                    })?;
                     Over::Transport(o.value.clone())
                 }
             };
@@ -140,13 +163,18 @@ fn check_one(s: &GateSpec, at: &Origin, catalog: &Catalog) -> Result<Gate, Broke
             unused("over", s.over.is_some())?;
             unused("min", s.min.is_some())?;
             let baseline = s.baseline.as_ref().ok_or_else(|| {
-                Broken::at(
-                    at,
+                Broken::new(
+                    Kind::Missing,
                     "a regression gate needs `baseline`, e.g. `baseline = \"main\"`",
                 )
+                .at(at)
             })?;
             let max = s.max.as_ref().ok_or_else(|| {
-                Broken::at(at, "a regression gate needs `max`, e.g. `max = \"5%\"`")
+                Broken::new(
+                    Kind::Missing,
+                    "a regression gate needs `max`, e.g. `max = \"5%\"`",
+                )
+                .at(at)
             })?;
             let text = max.value.trim();
             let v: f64 = text
@@ -157,16 +185,19 @@ fn check_one(s: &GateSpec, at: &Origin, catalog: &Catalog) -> Result<Gate, Broke
                 .ok()
                 .filter(|v: &f64| (0.0..100.0).contains(v))
                 .ok_or_else(|| {
-                    Broken::at(&max.origin, "`max` is a percentage below 100%, e.g. \"5%\"")
+                    Broken::new(
+                        Kind::OutOfRange,
+                        "`max` is a percentage below 100%, e.g. \"5%\"",
+                    )
+                    .at(&max.origin)
                 })?;
             Ok(Gate::Regression {
                 baseline: baseline.value.clone(),
                 max: v / 100.0,
             })
         }
-        other => Err(Broken::at(
-            &s.kind.origin,
-            crate::suggest::unknown("gate kind", other, KINDS),
-        )),
+        other => {
+            Err(Broken::unknown(LookupError::new(Thing::GateKind, other, KINDS)).at(&kind.origin))
+        }
     }
 }

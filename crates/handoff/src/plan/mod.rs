@@ -19,7 +19,7 @@ pub mod schema;
 pub mod value;
 
 pub use self::build::Overlay;
-pub use self::error::PlanError;
+pub use self::error::{PlanError, PlanErrorKind};
 pub use self::schema::{Benchmark, Params, SuiteFile};
 pub use self::value::{At, Origin};
 
@@ -80,19 +80,18 @@ impl Plan {
     ) -> Result<Plan, PlanError> {
         let limit = overlay.max_trials.unwrap_or(bounds::MAX_TRIALS);
         if let Some((at, key)) = error::long_list(text, limit) {
-            let (line, column) = error::position(text, at);
-            let key = key.map_or("a list".to_string(), |k| format!("`{k}`"));
-            return Err(PlanError {
-                file: file.to_string(),
-                line: Some(line),
-                column: Some(column),
-                message: format!(
-                    "{key} lists more than {} values, the trial limit (--max-trials to raise it)",
-                    bounds::thousands(limit.into()),
-                ),
-            });
+            let named = key
+                .as_ref()
+                .map_or("a list".to_string(), |k| format!("`{k}`"));
+            let message = format!(
+                "{named} lists more than {} values, the trial limit (--max-trials to raise it)",
+                bounds::thousands(limit.into()),
+            );
+            let mut e = PlanError::at_offset(PlanErrorKind::Limit, text, file, at, message);
+            e.key = key;
+            return Err(e);
         }
-        let suite: SuiteFile = toml::from_str(text).map_err(|e| error::from_toml(text, file, e))?;
+        let suite = error::read(text, file)?;
         let stem = Path::new(file)
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
@@ -108,11 +107,12 @@ impl Plan {
     /// Reads and parses a suite file and applies what the command line adds on top of it.
     pub fn load_with(path: &Path, catalog: &Catalog, overlay: &Overlay) -> Result<Plan, PlanError> {
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| PlanError {
-            file: file.clone(),
-            line: None,
-            column: None,
-            message: format!("cannot read the suite file: {e}"),
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            PlanError::in_file(
+                PlanErrorKind::Unreadable,
+                &file,
+                format!("cannot read the suite file: {e}"),
+            )
         })?;
         Plan::parse_with(&text, &file, catalog, overlay)
     }

@@ -24,7 +24,7 @@ macro_rules! params {
         /// The parameters of a `[defaults]` table, of one `[[benchmark]]`, or of the
         /// command-line flags; each unset where not written.
         #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
-        #[serde(deny_unknown_fields)]
+        #[serde(deny_unknown_fields, expecting = "a table")]
         pub struct Params {
             $( $(#[$doc])* #[serde(default)] pub $key: Option<At<$ty>>, )*
         }
@@ -32,7 +32,7 @@ macro_rules! params {
         /// One `[[benchmark]]`: what to run (workloads, transports or hops, options) and the
         /// parameters it sets itself.
         #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
-        #[serde(deny_unknown_fields)]
+        #[serde(deny_unknown_fields, expecting = "a table")]
         pub struct Benchmark {
             /// The workloads (alias `workloads`).
             #[serde(default, alias = "workloads")]
@@ -135,7 +135,7 @@ params! {
 
 /// A suite file as written.
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a table")]
 pub struct SuiteFile {
     /// The suite's name (default: the file's stem).
     #[serde(default)]
@@ -169,6 +169,10 @@ pub struct SuiteFile {
 
 /// The keys of the top level (settings of the whole suite).
 pub const TOP_KEYS: [&str; 5] = ["name", "description", "probes", "consensus", "plugins"];
+
+/// The keys of a `[[benchmark]]` (and of a `[[gate]]`) that are aliases, each with its alias:
+/// writing both is writing the key twice.
+pub const ALIASES: [(&str, &str); 2] = [("workload", "workloads"), ("transports", "transport")];
 
 /// The keys only a `[[benchmark]]` takes.
 pub const BENCHMARK_ONLY: [&str; 6] = [

@@ -1316,3 +1316,132 @@ fn hand_fuzzed_mistakes_get_messages_that_point_at_the_fix() {
         "unknown transport `zzzzzz` (`handoff list` names every transport)",
     );
 }
+
+#[test]
+fn errors_carry_their_kind_and_key() {
+    use crate::suggest::Thing;
+    let unknown = |e: &PlanError, what: Thing, first: Option<&str>| match &e.kind {
+        PlanErrorKind::Unknown(l) => {
+            assert_eq!(l.what, what, "{e}");
+            assert_eq!(l.suggestions.first().map(String::as_str), first, "{e}");
+        }
+        other => panic!("{other:?}: {e}"),
+    };
+    let base = "[[benchmark]]\nworkload = \"spsc\"\ntransports = [\"opt-queue\"]\n";
+    for (text, kind, key) in [
+        (
+            "[defaults]\ncapacity = [1, 2\n",
+            PlanErrorKind::Syntax,
+            None,
+        ),
+        (
+            "name = \"a\"\nname = \"b\"\n",
+            PlanErrorKind::Duplicate,
+            Some("name"),
+        ),
+        (
+            &format!("{base}capacity = \"big\"\n"),
+            PlanErrorKind::WrongType,
+            Some("capacity"),
+        ),
+        (
+            &format!("{base}pin = 1\n"),
+            PlanErrorKind::WrongType,
+            Some("pin"),
+        ),
+        (
+            &format!("{base}samples = 0\n"),
+            PlanErrorKind::OutOfRange,
+            Some("samples"),
+        ),
+        (
+            &format!("{base}driver = \"tokio-multi:0\"\n"),
+            PlanErrorKind::OutOfRange,
+            Some("driver"),
+        ),
+        (
+            "[defaults]\nramp.start = 0\n",
+            PlanErrorKind::OutOfRange,
+            Some("ramp.start"),
+        ),
+        (
+            "[defaults]\ncapacity = []\n",
+            PlanErrorKind::Invalid,
+            Some("capacity"),
+        ),
+        (
+            "[[benchmark]]\ntransports = [\"rtrb\"]\n",
+            PlanErrorKind::Missing,
+            None,
+        ),
+        (
+            &format!("{base}[[gate]]\nmin = 1.5\n"),
+            PlanErrorKind::Missing,
+            Some("kind"),
+        ),
+        (
+            &format!("{base}rate = 1000\n"),
+            PlanErrorKind::Conflict,
+            Some("rate"),
+        ),
+        (
+            &format!("{base}capacity = [64, 1024, 64]\n"),
+            PlanErrorKind::Duplicate,
+            Some("capacity"),
+        ),
+        (
+            "[[benchmark]]\nworkload = \"spsc\"\nworkloads = [\"spsc\"]\n",
+            PlanErrorKind::Duplicate,
+            Some("workload"),
+        ),
+        (
+            &format!("{base}hops = [{}]\n", vec!["\"rtrb\""; 65].join(", ")),
+            PlanErrorKind::Limit,
+            Some("hops"),
+        ),
+    ] {
+        let e = err(text);
+        assert_eq!((&e.kind, e.key.as_deref()), (&kind, key), "{e}");
+    }
+    let e = err("[defaults]\ncapacty = 8\n");
+    unknown(&e, Thing::Key, Some("capacity"));
+    assert_eq!(e.key.as_deref(), Some("capacty"));
+    let e = err("[[benchmark]]\nworkload = \"spcs\"\ntransports = [\"opt-queue\"]\n");
+    unknown(&e, Thing::Workload, Some("spsc"));
+    assert_eq!(e.key.as_deref(), Some("workload"));
+    let e = err("[[benchmark]]\nworkload = \"spsc\"\ntransports = [\"opt-qeue\"]\n");
+    unknown(&e, Thing::Transport, Some("opt-queue"));
+    assert_eq!(e.key.as_deref(), Some("transports"));
+    let e = err(&format!("{base}options = {{ wake = \"evrey\" }}\n"));
+    unknown(&e, Thing::OptionValue("wake".into()), Some("every"));
+    assert_eq!(e.key.as_deref(), Some("wake"));
+    let e = err("[[gate]]\nkind = \"scalign\"\nmin = 1.5\n[[benchmark]]\nworkload = \"spsc\"\ntransports = \"rtrb\"\n");
+    unknown(&e, Thing::GateKind, Some("scaling"));
+    // The trial limit, as a list is read and as the plan is counted.
+    let limit = Overlay {
+        max_trials: Some(2),
+        ..Overlay::default()
+    };
+    let e = with(&format!("{base}capacity = [1, 2, 3]\n"), limit.clone()).unwrap_err();
+    assert_eq!(
+        (&e.kind, e.key.as_deref()),
+        (&PlanErrorKind::Limit, Some("capacity"))
+    );
+    let e = with(&format!("{base}capacity = [1, 2]\nbatch = [1, 2]\n"), limit).unwrap_err();
+    assert_eq!(e.kind, PlanErrorKind::Limit, "{e}");
+    // From the flags: the key the builder names.
+    let flags = Overlay {
+        params: Params {
+            consumers: Some(At::flag("--consumers", value::List(vec![value::Int(2)]))),
+            ..Params::default()
+        },
+        ..Overlay::default()
+    };
+    let e = with(base, flags).unwrap_err();
+    assert_eq!(
+        (&e.kind, e.key.as_deref()),
+        (&PlanErrorKind::Conflict, Some("consumers"))
+    );
+    let e = Plan::load(Path::new("/nonexistent/suite.toml"), &catalog()).unwrap_err();
+    assert_eq!(e.kind, PlanErrorKind::Unreadable);
+}

@@ -9,14 +9,84 @@
 //!
 //! [`List`] is "one value or a non-empty list of them", and [`At`] remembers where a value was
 //! written ([`Origin`]): a span of the suite file or a flag.
+//!
+//! A value refused is a [`ValueError`], whose kind says why (the wrong type, out of range, an
+//! unknown name). Read from a suite file, it reaches serde as text; the last one refused is kept
+//! aside (`refused`) so that the plan's error says its kind too.
 
 use super::bounds;
+use crate::suggest::LookupError;
 use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
+use std::cell::RefCell;
 use std::fmt;
 use std::marker::PhantomData;
 use std::ops::Range;
 use std::str::FromStr;
+
+/// Why a value is refused, and what is said.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ValueError {
+    /// A value of another type than the key takes: `expected an integer from 1 to 10000, found
+    /// "big"`, `2.5 is not an integer; …`.
+    #[error("{0}")]
+    WrongType(String),
+    /// A number outside the key's range: `must be at most 1024, got 2000`.
+    #[error("{0}")]
+    OutOfRange(String),
+    /// A name that names nothing, with the closest valid names.
+    #[error(transparent)]
+    Unknown(#[from] LookupError),
+    /// A value refused for another reason: an empty list, `ramp = false`, a ramp whose start is
+    /// above its max.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+impl From<crate::workload::DriverError> for ValueError {
+    fn from(e: crate::workload::DriverError) -> ValueError {
+        use crate::workload::DriverError;
+        match e {
+            DriverError::Unknown(l) => ValueError::Unknown(l),
+            DriverError::NoWorkers(_) | DriverError::TooManyWorkers { .. } => {
+                ValueError::OutOfRange(e.to_string())
+            }
+            DriverError::BadWorkerCount(_) => ValueError::WrongType(e.to_string()),
+            _ => ValueError::Invalid(e.to_string()),
+        }
+    }
+}
+
+impl From<crate::payload::PayloadError> for ValueError {
+    fn from(e: crate::payload::PayloadError) -> ValueError {
+        use crate::payload::PayloadError;
+        match e {
+            PayloadError::Unknown(l) => ValueError::Unknown(l),
+            PayloadError::UnsupportedSize { .. } => ValueError::OutOfRange(e.to_string()),
+            _ => ValueError::WrongType(e.to_string()),
+        }
+    }
+}
+
+thread_local! {
+    /// The last value refused while a suite file was deserialized on this thread.
+    static REFUSED: RefCell<Option<ValueError>> = const { RefCell::new(None) };
+}
+
+/// Takes (and clears) the last value refused while a suite file was deserialized on this
+/// thread. The schema has no alternatives (no untagged enum, no fallback), so a refusal ends the
+/// deserialization: after it fails, this is its cause, if the schema's own rules refused it.
+pub(super) fn refused() -> Option<ValueError> {
+    REFUSED.with(|r| r.borrow_mut().take())
+}
+
+/// `e` as serde's error, kept aside for [`refused`].
+fn refuse<E: de::Error>(e: ValueError) -> E {
+    let error = E::custom(&e);
+    REFUSED.with(|r| *r.borrow_mut() = Some(e));
+    error
+}
 
 /// Where a value was written.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -75,7 +145,9 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for List<T> {
                     out.push(x);
                 }
                 if out.is_empty() {
-                    return Err(de::Error::custom("an empty list: give at least one value"));
+                    return Err(refuse(ValueError::Invalid(
+                        "an empty list: give at least one value".into(),
+                    )));
                 }
                 Ok(List(out))
             }
@@ -101,9 +173,9 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for List<T> {
                 one(de::value::StrDeserializer::new(v))
             }
             fn visit_map<A: de::MapAccess<'de>>(self, _: A) -> Result<List<T>, A::Error> {
-                Err(de::Error::custom(
-                    "found a table where a value or a list is expected (an array of tables is written with double brackets, e.g. `[[benchmark]]`)",
-                ))
+                Err(refuse(ValueError::WrongType(
+                    "found a table where a value or a list is expected (an array of tables is written with double brackets, e.g. `[[benchmark]]`)".into(),
+                )))
             }
         }
         fn one<'de, T: Deserialize<'de>, D: Deserializer<'de>>(d: D) -> Result<List<T>, D::Error> {
@@ -151,42 +223,48 @@ pub trait Scalar: Sized {
     /// …"), with its range.
     fn expected() -> String;
     /// From an integer.
-    fn from_int(n: i128) -> Result<Self, String> {
-        Err(format!(
+    fn from_int(n: i128) -> Result<Self, ValueError> {
+        Err(ValueError::WrongType(format!(
             "expected {}, found the integer {n}",
             Self::expected()
-        ))
+        )))
     }
     /// From a word (a TOML string, or a flag's value that is not an integer).
-    fn from_word(s: &str) -> Result<Self, String> {
-        Err(format!("expected {}, found \"{s}\"", Self::expected()))
+    fn from_word(s: &str) -> Result<Self, ValueError> {
+        Err(ValueError::WrongType(format!(
+            "expected {}, found \"{s}\"",
+            Self::expected()
+        )))
     }
     /// From a boolean.
-    fn from_bool(b: bool) -> Result<Self, String> {
-        Err(format!("expected {}, found {b}", Self::expected()))
+    fn from_bool(b: bool) -> Result<Self, ValueError> {
+        Err(ValueError::WrongType(format!(
+            "expected {}, found {b}",
+            Self::expected()
+        )))
     }
     /// From a floating-point number (TOML `2.5`, `1e30`): never a count, so an error saying so.
-    fn from_float(f: f64) -> Result<Self, String> {
+    fn from_float(f: f64) -> Result<Self, ValueError> {
         let whole = if f.is_finite() && f.fract() == 0.0 && f.abs() < 1e15 {
             format!(" (write it {f:.0}, without a decimal point or exponent)")
         } else {
             String::new()
         };
-        Err(format!(
+        Err(ValueError::WrongType(format!(
             "{f:?} is not an integer; expected {}{whole}",
             Self::expected()
-        ))
+        )))
     }
     /// From a flag's text: an integer if it reads as one (`_` separators allowed), else a word.
-    fn from_flag(s: &str) -> Result<Self, String> {
+    fn from_flag(s: &str) -> Result<Self, ValueError> {
         let s = s.trim();
         let digits = s.replace('_', "");
         match digits.parse::<i128>() {
             Ok(n) => Self::from_int(n),
-            Err(_) if is_integer(&digits) => Err(format!(
+            Err(_) if is_integer(&digits) => Err(ValueError::OutOfRange(format!(
                 "{s} is far too large: expected {}",
                 Self::expected()
-            )),
+            ))),
             Err(_) => match digits.parse::<f64>() {
                 Ok(f)
                     if f.is_finite()
@@ -215,25 +293,25 @@ impl<T: Scalar> Visitor<'_> for ScalarVisitor<T> {
         f.write_str(&T::expected())
     }
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<T, E> {
-        T::from_float(v).map_err(E::custom)
+        T::from_float(v).map_err(refuse)
     }
     fn visit_i128<E: de::Error>(self, v: i128) -> Result<T, E> {
-        T::from_int(v).map_err(E::custom)
+        T::from_int(v).map_err(refuse)
     }
     fn visit_u128<E: de::Error>(self, v: u128) -> Result<T, E> {
-        T::from_int(i128::try_from(v).unwrap_or(i128::MAX)).map_err(E::custom)
+        T::from_int(i128::try_from(v).unwrap_or(i128::MAX)).map_err(refuse)
     }
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<T, E> {
-        T::from_int(v.into()).map_err(E::custom)
+        T::from_int(v.into()).map_err(refuse)
     }
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<T, E> {
-        T::from_int(v.into()).map_err(E::custom)
+        T::from_int(v.into()).map_err(refuse)
     }
     fn visit_str<E: de::Error>(self, v: &str) -> Result<T, E> {
-        T::from_word(v).map_err(E::custom)
+        T::from_word(v).map_err(refuse)
     }
     fn visit_bool<E: de::Error>(self, v: bool) -> Result<T, E> {
-        T::from_bool(v).map_err(E::custom)
+        T::from_bool(v).map_err(refuse)
     }
 }
 
@@ -249,8 +327,8 @@ macro_rules! scalar_io {
             }
         }
         impl<$($gen)*> FromStr for $ty {
-            type Err = String;
-            fn from_str(s: &str) -> Result<Self, String> {
+            type Err = ValueError;
+            fn from_str(s: &str) -> Result<Self, ValueError> {
                 <Self as Scalar>::from_flag(s)
             }
         }
@@ -265,25 +343,29 @@ impl<const MIN: u64, const MAX: u64> Scalar for Int<MIN, MAX> {
     fn expected() -> String {
         range::<MIN, MAX>()
     }
-    fn from_int(n: i128) -> Result<Self, String> {
+    fn from_int(n: i128) -> Result<Self, ValueError> {
         if n < i128::from(MIN) {
-            Err(format!("must be at least {MIN}, got {n}"))
+            Err(ValueError::OutOfRange(format!(
+                "must be at least {MIN}, got {n}"
+            )))
         } else if n > i128::from(MAX) {
-            Err(format!("must be at most {MAX}, got {n}"))
+            Err(ValueError::OutOfRange(format!(
+                "must be at most {MAX}, got {n}"
+            )))
         } else {
             Ok(Int(n as u64))
         }
     }
-    fn from_word(s: &str) -> Result<Self, String> {
+    fn from_word(s: &str) -> Result<Self, ValueError> {
         let quoted = if is_integer(s.trim()) {
             ": write the number without quotes"
         } else {
             ""
         };
-        Err(format!(
+        Err(ValueError::WrongType(format!(
             "expected {}, found \"{s}\"{quoted}",
             Self::expected()
-        ))
+        )))
     }
 }
 scalar_io!(generic [const MIN: u64, const MAX: u64] Int<MIN, MAX>);
@@ -355,19 +437,22 @@ impl Scalar for Count {
             bounds::MAX_MESSAGES
         )
     }
-    fn from_int(n: i128) -> Result<Self, String> {
+    fn from_int(n: i128) -> Result<Self, ValueError> {
         if n > i128::from(bounds::MAX_MESSAGES) {
-            return Err(format!(
+            return Err(ValueError::OutOfRange(format!(
                 "must be at most {} (2^48 - 1, the most a message header's sequence number counts), got {n}",
                 bounds::MAX_MESSAGES
-            ));
+            )));
         }
         MaxMessages::from_int(n).map(|c| Count::Fixed(c.0))
     }
-    fn from_word(s: &str) -> Result<Self, String> {
+    fn from_word(s: &str) -> Result<Self, ValueError> {
         match s {
             "auto" => Ok(Count::Auto),
-            _ => Err(format!("expected {}, found \"{s}\"", Self::expected())),
+            _ => Err(ValueError::WrongType(format!(
+                "expected {}, found \"{s}\"",
+                Self::expected()
+            ))),
         }
     }
 }
@@ -390,13 +475,16 @@ impl Scalar for Batch {
     fn expected() -> String {
         format!("a batch size from 1 to {} or \"none\"", bounds::MAX_BATCH)
     }
-    fn from_int(n: i128) -> Result<Self, String> {
+    fn from_int(n: i128) -> Result<Self, ValueError> {
         Int::<1, { bounds::MAX_BATCH }>::from_int(n).map(|b| Batch(Some(b.size())))
     }
-    fn from_word(s: &str) -> Result<Self, String> {
+    fn from_word(s: &str) -> Result<Self, ValueError> {
         match s {
             "none" => Ok(Batch(None)),
-            _ => Err(format!("expected {}, found \"{s}\"", Self::expected())),
+            _ => Err(ValueError::WrongType(format!(
+                "expected {}, found \"{s}\"",
+                Self::expected()
+            ))),
         }
     }
 }
@@ -428,13 +516,16 @@ impl Scalar for Rate {
             bounds::MAX_RATE
         )
     }
-    fn from_int(n: i128) -> Result<Self, String> {
+    fn from_int(n: i128) -> Result<Self, ValueError> {
         RateValue::from_int(n).map(|r| Rate::Fixed(r.0))
     }
-    fn from_word(s: &str) -> Result<Self, String> {
+    fn from_word(s: &str) -> Result<Self, ValueError> {
         match s {
             "ramp" => Ok(Rate::Ramp),
-            _ => Err(format!("expected {}, found \"{s}\"", Self::expected())),
+            _ => Err(ValueError::WrongType(format!(
+                "expected {}, found \"{s}\"",
+                Self::expected()
+            ))),
         }
     }
 }
@@ -456,18 +547,18 @@ pub type RateValue = Int<1, { bounds::MAX_RATE }>;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Parsed<T>(pub T);
 
-impl<T: FromStr<Err = String>> Scalar for Parsed<T> {
+impl<T: FromStr<Err: Into<ValueError>>> Scalar for Parsed<T> {
     fn expected() -> String {
         "a name".into()
     }
-    fn from_word(s: &str) -> Result<Self, String> {
-        s.parse().map(Parsed)
+    fn from_word(s: &str) -> Result<Self, ValueError> {
+        s.parse().map(Parsed).map_err(Into::into)
     }
-    fn from_flag(s: &str) -> Result<Self, String> {
+    fn from_flag(s: &str) -> Result<Self, ValueError> {
         Self::from_word(s.trim())
     }
 }
-scalar_io!(generic [T: FromStr<Err = String>] Parsed<T>);
+scalar_io!(generic [T: FromStr<Err: Into<ValueError>>] Parsed<T>);
 
 impl<T: fmt::Display> fmt::Display for Parsed<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -483,20 +574,22 @@ impl Scalar for OptValue {
     fn expected() -> String {
         "a string, an integer or a boolean".into()
     }
-    fn from_int(n: i128) -> Result<Self, String> {
+    fn from_int(n: i128) -> Result<Self, ValueError> {
         Ok(OptValue(n.to_string()))
     }
-    fn from_word(s: &str) -> Result<Self, String> {
+    fn from_word(s: &str) -> Result<Self, ValueError> {
         if s.is_empty() {
-            Err("an option value cannot be empty".into())
+            Err(ValueError::Invalid(
+                "an option value cannot be empty".into(),
+            ))
         } else {
             Ok(OptValue(s.to_string()))
         }
     }
-    fn from_bool(b: bool) -> Result<Self, String> {
+    fn from_bool(b: bool) -> Result<Self, ValueError> {
         Ok(OptValue(b.to_string()))
     }
-    fn from_flag(s: &str) -> Result<Self, String> {
+    fn from_flag(s: &str) -> Result<Self, ValueError> {
         Self::from_word(s.trim())
     }
 }
@@ -524,6 +617,11 @@ struct RampTable {
     p99_bound_us: Option<Int<0, { bounds::MAX_P99_BOUND_US }>>,
 }
 
+/// The keys of a `ramp` table.
+pub(super) fn ramp_keys() -> &'static [&'static str] {
+    super::error::keys_of::<RampTable>()
+}
+
 impl<'de> Deserialize<'de> for Ramp {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
@@ -536,9 +634,10 @@ impl<'de> Deserialize<'de> for Ramp {
                 if v {
                     Ok(Ramp(Default::default()))
                 } else {
-                    Err(E::custom(
-                        "`ramp = false` means nothing: leave `ramp` out, or give `true` or a table",
-                    ))
+                    Err(refuse(ValueError::Invalid(
+                        "`ramp = false` means nothing: leave `ramp` out, or give `true` or a table"
+                            .into(),
+                    )))
                 }
             }
             fn visit_map<A: de::MapAccess<'de>>(self, m: A) -> Result<Ramp, A::Error> {
@@ -561,17 +660,17 @@ impl<'de> Deserialize<'de> for Ramp {
                 }
                 if let Some(us) = t.p99_bound_us {
                     if us.0 == 0 {
-                        return Err(de::Error::custom(
-                            "`p99_bound_us = 0` could never be met (no latency is 0 µs), so no rate would be sustained: give a bound of at least 1 µs, or leave it out",
-                        ));
+                        return Err(refuse(ValueError::OutOfRange(
+                            "`p99_bound_us = 0` could never be met (no latency is 0 µs), so no rate would be sustained: give a bound of at least 1 µs, or leave it out".into(),
+                        )));
                     }
                     r.p99_bound_ns = Some(us.0 * 1000);
                 }
                 if r.start > r.max {
-                    return Err(de::Error::custom(format!(
+                    return Err(refuse(ValueError::Invalid(format!(
                         "start ({}/s) is above max ({}/s)",
                         r.start, r.max
-                    )));
+                    ))));
                 }
                 Ok(Ramp(r))
             }
@@ -587,13 +686,25 @@ mod tests {
     #[test]
     fn flags_and_words_follow_one_rule() {
         assert_eq!("1_000".parse::<Positive>(), Ok(Int(1000)));
-        assert!("0".parse::<Positive>().unwrap_err().contains("at least 1"));
-        assert!("many".parse::<Natural>().unwrap_err().contains("integer"));
+        let e = "0".parse::<Positive>().unwrap_err();
+        assert!(
+            matches!(&e, ValueError::OutOfRange(m) if m.contains("at least 1")),
+            "{e:?}"
+        );
+        let e = "many".parse::<Natural>().unwrap_err();
+        assert!(
+            matches!(&e, ValueError::WrongType(m) if m.contains("integer")),
+            "{e:?}"
+        );
         assert_eq!("auto".parse::<Count>(), Ok(Count::Auto));
         assert_eq!("5".parse::<Count>(), Ok(Count::Fixed(5)));
         assert_eq!("none".parse::<Batch>(), Ok(Batch(None)));
         assert_eq!("ramp".parse::<Rate>(), Ok(Rate::Ramp));
-        assert!("fast".parse::<Rate>().unwrap_err().contains("\"ramp\""));
+        assert!("fast"
+            .parse::<Rate>()
+            .unwrap_err()
+            .to_string()
+            .contains("\"ramp\""));
         assert!("65537".parse::<ProducerCount>().is_err());
         assert_eq!("edge".parse::<OptValue>(), Ok(OptValue("edge".into())));
     }

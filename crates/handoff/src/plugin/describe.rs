@@ -43,8 +43,7 @@ pub fn describe(path: &Path) -> Result<Description, PluginError> {
 /// Runs `cmd`, a child that [`describe`]s one library and prints the result (see the module
 /// docs), and reads its answer: the parent's side.
 pub fn describe_in_child(cmd: &WorkerCommand) -> Result<Description, PluginError> {
-    let mut child =
-        spawn::start(cmd).map_err(|e| PluginError::new(format!("could not be described: {e}")))?;
+    let mut child = spawn::start(cmd).map_err(|e| PluginError::CannotDescribe(e.to_string()))?;
     drop(child.stdin.take());
     let read = |stream: Option<Box<dyn Read + Send>>| {
         std::thread::spawn(move || {
@@ -80,10 +79,9 @@ pub fn describe_in_child(cmd: &WorkerCommand) -> Result<Description, PluginError
     };
     spawn::end(&mut child);
     let Some(status) = status else {
-        return Err(PluginError::new(format!(
-            "hung while loading: no answer in {} s",
-            DESCRIBE_TIMEOUT.as_secs()
-        )));
+        return Err(PluginError::Hung {
+            seconds: DESCRIBE_TIMEOUT.as_secs(),
+        });
     };
     let (out, err) = (
         out.join().unwrap_or_default(),
@@ -92,7 +90,7 @@ pub fn describe_in_child(cmd: &WorkerCommand) -> Result<Description, PluginError
     if status.success() {
         if let Some(json) = out.lines().find_map(|l| l.strip_prefix(DESCRIPTION_PREFIX)) {
             return serde_json::from_str(json)
-                .map_err(|e| PluginError::new(format!("was described unreadably: {e}")));
+                .map_err(|e| PluginError::UnreadableDescription(e.to_string()));
         }
     }
     // The child's own words (the reason it refused the library), else how it ended.
@@ -101,11 +99,10 @@ pub fn describe_in_child(cmd: &WorkerCommand) -> Result<Description, PluginError
         .rev()
         .find_map(|l| l.strip_prefix("error: "))
         .map(str::to_string);
-    Err(PluginError::new(match said {
-        Some(reason) if !status.success() && status.code().is_some() => reason,
-        _ => format!(
-            "crashed while loading ({})",
-            crate::executor::describe_exit(status)
-        ),
-    }))
+    Err(match said {
+        Some(reason) if !status.success() && status.code().is_some() => {
+            PluginError::Refused(reason)
+        }
+        _ => PluginError::Crashed(crate::executor::describe_exit(status)),
+    })
 }

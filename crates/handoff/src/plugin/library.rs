@@ -26,8 +26,8 @@ pub(crate) fn load(path: &Path) -> Result<Arc<Checked>, PluginError> {
 
 fn open(path: &Path) -> Result<Checked, PluginError> {
     match std::fs::metadata(path) {
-        Err(e) => return Err(PluginError::new(format!("cannot be read: {e}"))),
-        Ok(m) if m.is_dir() => return Err(PluginError::new("is a directory, not a library")),
+        Err(e) => return Err(PluginError::Unreadable(e.to_string())),
+        Ok(m) if m.is_dir() => return Err(PluginError::Directory),
         Ok(_) => {}
     }
     let given = path.display().to_string();
@@ -40,24 +40,18 @@ fn open(path: &Path) -> Result<Checked, PluginError> {
     // SAFETY: loading a library runs its initialisers, which is what loading a plugin means;
     // this process exists to contain what they do.
     let library = unsafe { libloading::Library::new(&path) }.map_err(|e| {
-        let said = e.to_string();
-        let hint = if said.contains("invalid ELF header") || said.contains("file too short") {
-            " (it is not a shared library: build a plugin with `cc -shared -fPIC`)"
-        } else {
-            ""
-        };
-        PluginError::new(format!("cannot be loaded: {said}{hint}"))
+        let reason = e.to_string();
+        PluginError::CannotLoad {
+            not_a_library: reason.contains("invalid ELF header")
+                || reason.contains("file too short"),
+            reason,
+        }
     })?;
     let symbol = format!("{}\0", abi::ENTRY_POINT);
     // SAFETY: the symbol's type is the entry point's as include/handoff.h declares it.
     let entry: abi::Entry = match unsafe { library.get::<abi::Entry>(symbol.as_bytes()) } {
         Ok(f) => *f,
-        Err(_) => {
-            return Err(PluginError::new(format!(
-                "has no `{}` function: it is not a handoff plugin (see include/handoff.h)",
-                abi::ENTRY_POINT
-            )))
-        }
+        Err(_) => return Err(PluginError::MissingEntryPoint),
     };
     // SAFETY: the entry point of a library that stays loaded (below); its table is checked
     // field by field before use.

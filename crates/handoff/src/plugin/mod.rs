@@ -40,23 +40,95 @@ use crate::transport::{BuildError, ChannelConfig, Endpoints, Transport, Transpor
 use std::path::{Path, PathBuf};
 use table::Funcs;
 
-/// Why a plugin cannot be used: a sentence that completes "plugin X …".
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PluginError(String);
-
-impl PluginError {
-    fn new(message: impl Into<String>) -> PluginError {
-        PluginError(message.into())
-    }
+/// Why a plugin cannot be used, by kind; displayed as a sentence that completes "plugin X …".
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PluginError {
+    /// The file cannot be read (its metadata, the operating system's reason).
+    #[error("cannot be read: {0}")]
+    Unreadable(String),
+    /// The path is a directory.
+    #[error("is a directory, not a library")]
+    Directory,
+    /// The dynamic loader refused the library (its own words).
+    #[error("cannot be loaded: {reason}{}", if *.not_a_library {
+        " (it is not a shared library: build a plugin with `cc -shared -fPIC`)"
+    } else {
+        ""
+    })]
+    CannotLoad {
+        /// What the dynamic loader said.
+        reason: String,
+        /// Whether the file is not a shared library at all (no ELF header, too short).
+        not_a_library: bool,
+    },
+    /// The library has no entry point ([`abi::ENTRY_POINT`]).
+    #[error(
+        "has no `{}` function: it is not a handoff plugin (see include/handoff.h)",
+        abi::ENTRY_POINT
+    )]
+    MissingEntryPoint,
+    /// The entry point returned no table.
+    #[error("its entry point returned NULL")]
+    NullTable,
+    /// The plugin was built for another version of the C ABI.
+    #[error(
+        "it was built for ABI version {found}, and this handoff speaks version {expected} \
+         (rebuild it against this handoff's include/handoff.h)"
+    )]
+    AbiVersion {
+        /// The version the plugin declares.
+        found: u32,
+        /// The version this handoff speaks ([`abi::ABI_VERSION`]).
+        expected: u32,
+    },
+    /// The plugin's `handoff_transport` has another size than this handoff's (built against
+    /// another header).
+    #[error(
+        "its handoff_transport is {found} bytes, and this handoff's is {expected} (rebuild it \
+         against this handoff's include/handoff.h)"
+    )]
+    TransportSize {
+        /// The size the plugin declares.
+        found: u32,
+        /// This handoff's size.
+        expected: usize,
+    },
+    /// The table declares what handoff cannot use: every problem found, each a sentence.
+    #[error("its table declares what handoff cannot use: {}", .0.join("; "))]
+    BadTable(Vec<String>),
+    /// One of its transports has the name of a transport the catalog already has.
+    #[error(
+        "its transport `{transport}` (plugin `{plugin}`) has the name of a transport from {from}"
+    )]
+    NameTaken {
+        /// The transport's name.
+        transport: String,
+        /// The plugin's own name.
+        plugin: String,
+        /// Where the other transport of that name comes from ("handoff itself", "plugin …").
+        from: String,
+    },
+    /// The process that describes the library could not be started.
+    #[error("could not be described: {0}")]
+    CannotDescribe(String),
+    /// The describing process did not answer in time.
+    #[error("hung while loading: no answer in {seconds} s")]
+    Hung {
+        /// How long it was given.
+        seconds: u64,
+    },
+    /// The describing process crashed (how it ended).
+    #[error("crashed while loading ({0})")]
+    Crashed(String),
+    /// The describing process answered, but not with a description.
+    #[error("was described unreadably: {0}")]
+    UnreadableDescription(String),
+    /// The describing process refused the library, in its own words (its error of one of the
+    /// other kinds, received as text).
+    #[error("{0}")]
+    Refused(String),
 }
-
-impl std::fmt::Display for PluginError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for PluginError {}
 
 /// Where a plugin transport's functions come from.
 enum Source {
@@ -186,10 +258,11 @@ fn add(
                 Some(p) => format!("plugin {p}"),
                 None => "handoff itself".into(),
             };
-            return Err(PluginError::new(format!(
-                "its transport `{}` (plugin `{plugin}`) has the name of a transport from {from}",
-                info.name
-            )));
+            return Err(PluginError::NameTaken {
+                transport: info.name.clone(),
+                plugin: plugin.to_string(),
+                from,
+            });
         }
     }
     for (info, source) in entries {

@@ -63,23 +63,19 @@ pub(crate) unsafe fn check(
 ) -> Result<Checked, PluginError> {
     // SAFETY: the caller's contract.
     let Some(p) = (unsafe { plugin.as_ref() }) else {
-        return Err(PluginError::new("its entry point returned NULL"));
+        return Err(PluginError::NullTable);
     };
     if p.abi_version != abi::ABI_VERSION {
-        return Err(PluginError::new(format!(
-            "it was built for ABI version {}, and this handoff speaks version {} (rebuild it \
-             against this handoff's include/handoff.h)",
-            p.abi_version,
-            abi::ABI_VERSION
-        )));
+        return Err(PluginError::AbiVersion {
+            found: p.abi_version,
+            expected: abi::ABI_VERSION,
+        });
     }
     if p.transport_size as usize != std::mem::size_of::<abi::Transport>() {
-        return Err(PluginError::new(format!(
-            "its handoff_transport is {} bytes, and this handoff's is {} (rebuild it against \
-             this handoff's include/handoff.h)",
-            p.transport_size,
-            std::mem::size_of::<abi::Transport>()
-        )));
+        return Err(PluginError::TransportSize {
+            found: p.transport_size,
+            expected: std::mem::size_of::<abi::Transport>(),
+        });
     }
     let mut problems = Vec::new();
     // SAFETY: the caller's contract.
@@ -112,10 +108,7 @@ pub(crate) unsafe fn check(
     if problems.is_empty() {
         Ok(Checked { name, transports })
     } else {
-        Err(PluginError::new(format!(
-            "its table declares what handoff cannot use: {}",
-            problems.join("; ")
-        )))
+        Err(PluginError::BadTable(problems))
     }
 }
 

@@ -281,3 +281,45 @@ fn a_refused_creation_and_a_heap_payload_are_unsupported_with_the_reason() {
         .unwrap();
     assert!(e.to_string().contains("heap parts"), "{e}");
 }
+
+#[test]
+fn a_table_that_cannot_be_used_is_refused_by_kind() {
+    use super::PluginError;
+    // SAFETY: null is allowed.
+    let e = unsafe { table::check(std::ptr::null(), None) }.unwrap_err();
+    assert_eq!(e, PluginError::NullTable);
+    let tables = Box::leak(Box::new([table(b"Not A Name\0", false)]));
+    let plugin = |abi_version, count| {
+        &*Box::leak(Box::new(abi::Plugin {
+            abi_version,
+            transport_size: std::mem::size_of::<abi::Transport>() as u32,
+            name: c"broken".as_ptr(),
+            count,
+            transports: tables.as_ptr(),
+        }))
+    };
+    // SAFETY: (both) the tables are leaked, so they live as long as the process.
+    let e = unsafe { table::check(plugin(99, 1), None) }.unwrap_err();
+    assert_eq!(
+        e,
+        PluginError::AbiVersion {
+            found: 99,
+            expected: abi::ABI_VERSION
+        }
+    );
+    assert_eq!(
+        e.to_string(),
+        "it was built for ABI version 99, and this handoff speaks version 1 (rebuild it against this handoff's include/handoff.h)"
+    );
+    // SAFETY: as above.
+    match unsafe { table::check(plugin(abi::ABI_VERSION, 1), None) }.unwrap_err() {
+        PluginError::BadTable(problems) => {
+            assert_eq!(problems.len(), 1, "{problems:?}");
+            assert!(
+                problems[0].contains("a name must be lowercase"),
+                "{problems:?}"
+            );
+        }
+        e => panic!("{e:?}"),
+    }
+}

@@ -122,10 +122,12 @@ fn serve_lines(
         serde_json::from_str(&first?).map_err(|e| format!("bad trial spec: {e}"));
     let entry = match broken {
         Some(why) => Err(why),
-        None => spec
-            .as_ref()
-            .map_err(Clone::clone)
-            .and_then(|s| catalog.lookup(&s.transport).map(|_| ())),
+        None => spec.as_ref().map_err(Clone::clone).and_then(|s| {
+            catalog
+                .lookup(&s.transport)
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        }),
     };
     for line in lines {
         let line = line?;

@@ -67,7 +67,7 @@ impl Trial {
         let exec = self.exec.get_or_insert_with(|| {
             let Launcher { catalog, isolation } = &*self.launcher;
             match (isolation, catalog.lookup(&self.spec.transport)) {
-                (_, Err(e)) => Box::new(Refuse(e)),
+                (_, Err(e)) => Box::new(Refuse(e.to_string())),
                 (Isolation::InProcess, Ok(_)) => {
                     Box::new(InProcess::new(catalog.clone(), self.spec.clone()))
                 }
