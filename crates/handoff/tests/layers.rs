@@ -15,7 +15,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 #[test]
-#[ignore = "enabled once the import circles are removed"]
 fn no_crate_has_an_import_circle() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let mut crates: Vec<PathBuf> = std::fs::read_dir(root.join("crates"))

@@ -14,7 +14,9 @@ pub mod bounds;
 pub mod build;
 pub mod defaults;
 mod error;
+mod fields;
 pub mod gates;
+mod read;
 pub mod schema;
 pub mod value;
 
@@ -79,7 +81,7 @@ impl Plan {
         overlay: &Overlay,
     ) -> Result<Plan, PlanError> {
         let limit = overlay.max_trials.unwrap_or(bounds::MAX_TRIALS);
-        if let Some((at, key)) = error::long_list(text, limit) {
+        if let Some((at, key)) = read::long_list(text, limit) {
             let named = key
                 .as_ref()
                 .map_or("a list".to_string(), |k| format!("`{k}`"));
@@ -91,7 +93,7 @@ impl Plan {
             e.key = key;
             return Err(e);
         }
-        let suite = error::read(text, file)?;
+        let suite = read::read(text, file)?;
         let stem = Path::new(file)
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())

@@ -164,7 +164,7 @@ pub struct SuiteFile {
     pub benchmark: Option<At<List<At<Benchmark>>>>,
     /// Gates checked when the run ends (`[[gate]]`, see [`super::gates`]).
     #[serde(default)]
-    pub gate: Vec<At<super::gates::GateSpec>>,
+    pub gate: Vec<At<GateSpec>>,
 }
 
 /// The keys of the top level (settings of the whole suite).
@@ -183,3 +183,31 @@ pub const BENCHMARK_ONLY: [&str; 6] = [
     "hops",
     "options",
 ];
+
+/// One `[[gate]]` as written.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GateSpec {
+    /// `scaling`, `ratio` or `regression` (required: a gate without it is refused when the gates
+    /// are checked).
+    #[serde(default)]
+    pub kind: Option<At<String>>,
+    /// Scaling: the transports judged (default all); ratio: the one transport judged.
+    #[serde(default, alias = "transport")]
+    pub transports: Option<At<List<Name>>>,
+    /// Ratio: only the judged transport's results with these options.
+    #[serde(default)]
+    pub options: Option<BTreeMap<String, String>>,
+    /// Ratio: `best` (the best other transport at each point) or a transport's name.
+    #[serde(default)]
+    pub over: Option<At<String>>,
+    /// Scaling and ratio: the least factor that passes.
+    #[serde(default)]
+    pub min: Option<At<f64>>,
+    /// Regression: the baseline (a name, a run id, or a JSON report).
+    #[serde(default)]
+    pub baseline: Option<At<String>>,
+    /// Regression: the largest significant slowdown allowed, e.g. `"5%"`.
+    #[serde(default)]
+    pub max: Option<At<String>>,
+}

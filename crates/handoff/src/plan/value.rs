@@ -619,7 +619,7 @@ struct RampTable {
 
 /// The keys of a `ramp` table.
 pub(super) fn ramp_keys() -> &'static [&'static str] {
-    super::error::keys_of::<RampTable>()
+    super::fields::keys_of::<RampTable>()
 }
 
 impl<'de> Deserialize<'de> for Ramp {
