@@ -10,7 +10,7 @@ use std::io::Write;
 
 /// Runs `handoff compare` with reports from `source` and returns the exit code.
 pub fn compare(args: &CompareArgs, source: &dyn ReportSource) -> Result<u8, CliError> {
-    let format: CompareFormat = args.format.parse().map_err(CliError::bad_input)?;
+    let format: CompareFormat = args.format.parse()?;
     let judgement = judgement(args.alpha, args.threshold, args.max_regression)?;
     let before = source.load(&args.before)?;
     let after = source.load(&args.after)?;

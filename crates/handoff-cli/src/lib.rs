@@ -54,6 +54,13 @@ impl CliError {
     }
 }
 
+/// A name that names nothing is bad input (exit 2).
+impl From<handoff::suggest::LookupError> for CliError {
+    fn from(e: handoff::suggest::LookupError) -> CliError {
+        CliError::bad_input(e.to_string())
+    }
+}
+
 /// A plan that cannot run as asked is bad input (exit 2).
 impl From<handoff::preflight::PreflightError> for CliError {
     fn from(e: handoff::preflight::PreflightError) -> CliError {

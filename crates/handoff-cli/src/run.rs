@@ -26,7 +26,7 @@ pub fn run(
     args: &RunArgs,
     source: &dyn crate::source::ReportSource,
 ) -> Result<u8, CliError> {
-    let format: Format = args.format.parse().map_err(CliError::bad_input)?;
+    let format: Format = args.format.parse()?;
     let plugins = crate::plugins::wanted(&args.plugins.plugin, args.suite.as_deref());
     let catalog = &crate::plugins::attach(catalog, &plugins)?;
     let (mut suite, adhoc) = crate::flags::plan(catalog, args)?;

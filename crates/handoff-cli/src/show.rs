@@ -8,7 +8,7 @@ use handoff::output::{self, Format};
 
 /// Runs `handoff show` and returns the exit code.
 pub fn show(args: &ShowArgs) -> Result<u8, CliError> {
-    let format: Format = args.format.parse().map_err(CliError::bad_input)?;
+    let format: Format = args.format.parse()?;
     let destination = crate::destination::Destination::check(args.out.as_deref(), "--out")?;
     let report = crate::source::ReportSource::load(
         &crate::store::Reports::new(&args.store),

@@ -56,11 +56,6 @@ impl Identity {
     pub fn as_str(&self) -> &str {
         &self.0
     }
-
-    /// An identity from its canonical text (as stored).
-    pub fn from_text(text: impl Into<String>) -> Identity {
-        Identity(text.into())
-    }
 }
 
 impl fmt::Display for Identity {

@@ -241,28 +241,41 @@ impl StreamGeometry {
     };
 
     /// Checks that blocks are whole lines and the ring whole blocks.
-    pub fn validate(self) -> Result<Self, String> {
+    pub fn validate(self) -> Result<Self, GeometryError> {
         if self.block_bytes == 0 || self.block_bytes % 64 != 0 {
-            return Err(format!(
-                "block of {} bytes: expected a positive multiple of 64 (whole cache lines)",
-                self.block_bytes
-            ));
+            return Err(GeometryError::Block(self.block_bytes));
         }
         if self.ring_bytes < self.block_bytes || self.ring_bytes % self.block_bytes != 0 {
-            return Err(format!(
-                "ring of {} bytes: expected a positive multiple of the block ({} bytes)",
-                self.ring_bytes, self.block_bytes
-            ));
+            return Err(GeometryError::Ring {
+                ring: self.ring_bytes,
+                block: self.block_bytes,
+            });
         }
         Ok(self)
     }
+}
+
+/// A [`StreamGeometry`] the streaming probe cannot run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum GeometryError {
+    /// The block is not a whole number of cache lines.
+    #[error("block of {0} bytes: expected a positive multiple of 64 (whole cache lines)")]
+    Block(usize),
+    /// The ring is not a whole number of blocks.
+    #[error("ring of {ring} bytes: expected a positive multiple of the block ({block} bytes)")]
+    Ring {
+        /// The ring's bytes.
+        ring: usize,
+        /// The block's bytes.
+        block: usize,
+    },
 }
 
 /// One repetition of the streaming probe with another geometry than the limit's, on the two
 /// cores the limit probes use: bytes per second for a stream of at least `bytes`. Shows what
 /// two cores can stream through a ring of a transport's own size and run length (see the
 /// `stream_geometry` example).
-pub fn stream_with(geometry: StreamGeometry, bytes: u64) -> Result<f64, String> {
+pub fn stream_with(geometry: StreamGeometry, bytes: u64) -> Result<f64, GeometryError> {
     let geometry = geometry.validate()?;
     let plan = placement::plan(2, true);
     Ok(stream(&plan, bytes.div_ceil(64), geometry))
@@ -387,7 +400,8 @@ mod tests {
                 },
                 1 << 20,
             )
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
             assert!(err.contains(says), "{ring_bytes}/{block_bytes}: {err}");
         }
     }

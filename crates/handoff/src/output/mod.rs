@@ -98,10 +98,10 @@ impl sfmt::Display for Format {
 }
 
 impl FromStr for Format {
-    type Err = String;
+    type Err = crate::suggest::LookupError;
 
     /// Parses a format name; `md` is accepted for `markdown`.
-    fn from_str(s: &str) -> Result<Self, String> {
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
         if s == "md" {
             return Ok(Format::Markdown);
         }
@@ -109,7 +109,11 @@ impl FromStr for Format {
             .into_iter()
             .find(|f| f.name() == s)
             .ok_or_else(|| {
-                crate::suggest::unknown("output format", s, Format::ALL.iter().map(|f| f.name()))
+                crate::suggest::LookupError::new(
+                    crate::suggest::Thing::Other("output format".into()),
+                    s,
+                    Format::ALL.iter().map(|f| f.name()),
+                )
             })
     }
 }
@@ -135,9 +139,9 @@ mod tests {
             assert_eq!(f.to_string().parse::<Format>(), Ok(f));
         }
         assert_eq!("md".parse::<Format>(), Ok(Format::Markdown));
-        let e = "jsno".parse::<Format>().unwrap_err();
+        let e = "jsno".parse::<Format>().unwrap_err().to_string();
         assert_eq!(e, "unknown output format `jsno`; did you mean `json`?");
-        let e = "markdwon".parse::<Format>().unwrap_err();
+        let e = "markdwon".parse::<Format>().unwrap_err().to_string();
         assert!(e.contains("`markdown`"), "{e}");
         assert_eq!(Format::default(), Format::Table);
     }

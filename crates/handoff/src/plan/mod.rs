@@ -119,11 +119,6 @@ impl Plan {
         Plan::parse_with(&text, &file, catalog, overlay)
     }
 
-    /// A plan from command-line flags alone: one benchmark, named `ad-hoc`.
-    pub fn from_flags(benchmark: Benchmark, catalog: &Catalog) -> Result<Plan, PlanError> {
-        Plan::from_flags_with(benchmark, catalog, &Overlay::default())
-    }
-
     /// A plan from command-line flags alone, with what else the command line asks of the run
     /// (its filters and overrides are the benchmark's own keys here; `consensus` applies).
     pub fn from_flags_with(

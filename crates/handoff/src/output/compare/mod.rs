@@ -58,8 +58,8 @@ impl CompareFormat {
 }
 
 impl FromStr for CompareFormat {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = crate::suggest::LookupError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
         if s == "md" {
             return Ok(CompareFormat::Markdown);
         }
@@ -67,8 +67,8 @@ impl FromStr for CompareFormat {
             .into_iter()
             .find(|f| f.name() == s)
             .ok_or_else(|| {
-                crate::suggest::unknown(
-                    "comparison format",
+                crate::suggest::LookupError::new(
+                    crate::suggest::Thing::Other("comparison format".into()),
                     s,
                     CompareFormat::ALL.iter().map(|f| f.name()),
                 )
