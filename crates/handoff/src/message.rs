@@ -2,6 +2,8 @@
 //! derived from them, so the consumer can check exactly-once delivery, order and integrity with
 //! O(1) work and no allocation.
 
+use crate::payload::PayloadKind;
+
 /// A message type the harness can send through a transport.
 ///
 /// Implementations are the payload shapes of [`crate::payload`]; a transport adapter never looks
@@ -11,8 +13,29 @@
 /// own: it copies the one it was sent (a deep copy for payloads with heap parts, as broadcasting
 /// an owned value costs), or lets several readers look at one copy.
 pub trait Message: Clone + Send + Sync + 'static {
-    /// Builds message number `seq` of producer `producer`; the body is a pure function of both.
+    /// What building a message needs besides its producer and sequence number: `()` for a
+    /// payload whose size is its type's; the body's length for [`Boxed`](crate::payload::Boxed),
+    /// one type for every `boxed:N`. An engine takes it from the trial's payload once per sample
+    /// ([`Message::form`]) and builds every message in it ([`Message::build_in`]).
+    type Form: Copy + Default + Send + Sync + std::fmt::Debug + 'static;
+
+    /// The form of the messages of payload `kind` (of which this type is the message type).
+    #[inline]
+    fn form(kind: PayloadKind) -> Self::Form {
+        let _ = kind;
+        Self::Form::default()
+    }
+
+    /// Builds message number `seq` of producer `producer` in the default form; the body is a
+    /// pure function of both.
     fn build(producer: u32, seq: u64) -> Self;
+
+    /// Builds message number `seq` of producer `producer` in `form` (see [`Message::Form`]).
+    #[inline(always)]
+    fn build_in(form: Self::Form, producer: u32, seq: u64) -> Self {
+        let _ = form;
+        Self::build(producer, seq)
+    }
     /// The producer id carried in the header.
     fn producer(&self) -> u32;
     /// The sequence number carried in the header.

@@ -74,6 +74,8 @@ static LIVE: [AtomicI64; 8] = [const { AtomicI64::new(0) }; 8];
 struct Tracked<const ID: usize>(Event488<true>);
 
 impl<const ID: usize> Message for Tracked<ID> {
+    type Form = ();
+
     fn build(producer: u32, seq: u64) -> Self {
         LIVE[ID].fetch_add(1, AtomicOrdering::Relaxed);
         Tracked(Event488::build(producer, seq))
@@ -483,7 +485,7 @@ impl PullVisitor for HeapPayloads {
                 t.info().name
             );
         }
-        pull_run::<T, Boxed<8>>(t, cap, producers, 1, N_HEAP, Reads::One);
+        pull_run::<T, Boxed>(t, cap, producers, 1, N_HEAP, Reads::One);
     }
 }
 
@@ -854,7 +856,7 @@ impl CallbackVisitor for CallbackHeapPayloads {
             let cap = capacities(&sem, producers)[0];
             callback_run::<T, Tracked<3>>(t, cap, producers, N_HEAP);
             assert_eq!(live(3), 0, "{name}: messages leaked or dropped twice");
-            callback_run::<T, Boxed<8>>(t, cap, producers, N_HEAP);
+            callback_run::<T, Boxed>(t, cap, producers, N_HEAP);
         }
     }
 }

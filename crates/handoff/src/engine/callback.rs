@@ -1,7 +1,7 @@
 //! Streaming workloads over a callback transport: the transport calls the harness's [`Sink`].
 
 use super::crew::{Cadence, Progress};
-use super::sample::{self, Engine, Refused, Threads};
+use super::sample::{self, Engine, Refused, Shape, Threads};
 use super::stream::{note_refusals, produce, ProducerReport};
 use crate::message::Message;
 use crate::outcome::{SampleOutcome, SampleStatus};
@@ -52,30 +52,89 @@ pub(super) fn run<T: CallbackTransport, M: Message>(
     let per = (messages / spec.producers as u64).max(1);
     let engine = Callback::<T, M> {
         t,
-        sem,
-        spec,
-        per,
-        total: per * spec.producers as u64,
+        shape: Callbacks {
+            sem,
+            spec,
+            per,
+            total: per * spec.producers as u64,
+        },
         message: PhantomData,
     };
     sample::run(spec, engine)
 }
 
-/// A callback stream's part of the skeleton ([`sample::run`]): a producer thread per sender, and
-/// a thread that waits for the transport to finish calling the sink.
+/// A callback stream's part of the skeleton ([`sample::run`]) for one transport and payload: the
+/// transport connected to the harness's sink, its senders handed to a producer thread each, and
+/// its handle to a thread that waits for the transport to finish calling the sink.
 struct Callback<'a, T, M> {
     t: &'a Arc<T>,
+    shape: Callbacks<'a>,
+    message: PhantomData<fn() -> M>,
+}
+
+/// A callback stream's [`Shape`]: the producers' threads and the finisher's, and the outcome
+/// from their reports.
+#[derive(Clone, Copy)]
+struct Callbacks<'a> {
     sem: &'a Semantics,
     spec: &'a TrialSpec,
     /// Messages per producer.
     per: u64,
     /// Messages in all.
     total: u64,
-    message: PhantomData<fn() -> M>,
 }
 
-impl<T: CallbackTransport, M: Message> Engine for Callback<'_, T, M> {
+impl<'a, T: CallbackTransport, M: Message> Engine for Callback<'a, T, M> {
+    type Shape = Callbacks<'a>;
     type Ends = (Vec<T::Tx<M, EngineSink>>, T::Handle<M, EngineSink>);
+
+    fn shape(&self) -> Callbacks<'a> {
+        self.shape
+    }
+
+    fn build(
+        &mut self,
+        cfg: &ChannelConfig,
+        progress: &Arc<Progress>,
+    ) -> Result<Self::Ends, Refused> {
+        let Callbacks {
+            sem, per, total, ..
+        } = self.shape;
+        let sink = EngineSink {
+            verifier: Verifier::new(cfg.producers, per, sem.ordering, 1),
+            total,
+            end: None,
+            progress: progress.clone(),
+            cadence: Cadence::new(),
+        };
+        let (senders, handle) = self.t.connect::<M, EngineSink>(cfg, sink)?;
+        if senders.len() != cfg.producers {
+            return Err(Refused::Endpoints(format!(
+                "adapter returned {} senders for {}",
+                senders.len(),
+                cfg.producers
+            )));
+        }
+        Ok((senders, handle))
+    }
+
+    fn spawn(&mut self, ends: Self::Ends, crew: &mut Threads<Member>) {
+        let (senders, handle) = ends;
+        let (per, batch) = (self.shape.per, self.shape.spec.batch);
+        let form = M::form(self.shape.spec.payload);
+        for (p, tx) in senders.into_iter().enumerate() {
+            crew.spawn(&format!("producer-{p}"), move || {
+                Member::Producer(produce::<M, _>(tx, form, p as u32, per, batch))
+            });
+        }
+        crew.spawn("finisher", move || {
+            let sink = handle.finish();
+            Member::Finished(sink, Instant::now())
+        });
+    }
+}
+
+impl Shape for Callbacks<'_> {
     type Report = Member;
     type Members = Threads<Member>;
 
@@ -101,43 +160,6 @@ impl<T: CallbackTransport, M: Message> Engine for Callback<'_, T, M> {
             place.cores.pop();
         }
         Threads::planned(producers + 1, plan, place, self.spec, progress)
-    }
-
-    fn build(
-        &mut self,
-        cfg: &ChannelConfig,
-        progress: &Arc<Progress>,
-    ) -> Result<Self::Ends, Refused> {
-        let sink = EngineSink {
-            verifier: Verifier::new(cfg.producers, self.per, self.sem.ordering, 1),
-            total: self.total,
-            end: None,
-            progress: progress.clone(),
-            cadence: Cadence::new(),
-        };
-        let (senders, handle) = self.t.connect::<M, EngineSink>(cfg, sink)?;
-        if senders.len() != cfg.producers {
-            return Err(Refused::Endpoints(format!(
-                "adapter returned {} senders for {}",
-                senders.len(),
-                cfg.producers
-            )));
-        }
-        Ok((senders, handle))
-    }
-
-    fn spawn(&mut self, ends: Self::Ends, crew: &mut Threads<Member>) {
-        let (senders, handle) = ends;
-        let (per, batch) = (self.per, self.spec.batch);
-        for (p, tx) in senders.into_iter().enumerate() {
-            crew.spawn(&format!("producer-{p}"), move || {
-                Member::Producer(produce::<M, _>(tx, p as u32, per, batch))
-            });
-        }
-        crew.spawn("finisher", move || {
-            let sink = handle.finish();
-            Member::Finished(sink, Instant::now())
-        });
     }
 
     fn finish(self, members: Vec<Member>, place: Placement) -> SampleOutcome {

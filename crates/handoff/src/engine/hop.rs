@@ -97,9 +97,5 @@ hop_payloads!(
     Inline<30>,
     Inline<126>,
     Inline<510>,
-    Boxed<2>,
-    Boxed<8>,
-    Boxed<32>,
-    Boxed<128>,
-    Boxed<512>,
+    Boxed,
 );

@@ -6,7 +6,7 @@
 //! in a full HdrHistogram.
 
 use super::crew::{Cadence, Progress};
-use super::sample::{self, Engine, Members, Refused, Threads};
+use super::sample::{self, Engine, Members, Refused, Shape, Threads};
 use crate::histogram;
 use crate::message::Message;
 use crate::outcome::SampleOutcome;
@@ -43,41 +43,38 @@ pub(super) fn run<T: Transport, M: Message>(
 ) -> SampleOutcome {
     let engine = PingPong::<T, M> {
         t,
-        spec,
-        round_trips,
+        shape: RoundTrips { spec, round_trips },
         message: PhantomData,
     };
     sample::run(spec, engine)
 }
 
-/// A ping-pong sample's part of the skeleton ([`sample::run`]): the pinger's and the ponger's
-/// threads over two channels.
+/// A ping-pong sample's part of the skeleton ([`sample::run`]) for one transport and payload:
+/// two channels, and the pinger's and the ponger's work over them.
 struct PingPong<'a, T, M> {
     t: &'a Arc<T>,
+    shape: RoundTrips<'a>,
+    message: PhantomData<fn() -> M>,
+}
+
+/// A ping-pong sample's [`Shape`]: the pinger's and the ponger's threads, and the outcome from
+/// their reports.
+#[derive(Clone, Copy)]
+struct RoundTrips<'a> {
     spec: &'a TrialSpec,
     round_trips: u64,
-    message: PhantomData<fn() -> M>,
 }
 
 /// A channel's one sender and one receiver.
 type Pair<T, M> = (<T as Transport>::Tx<M>, <T as Transport>::Rx<M>);
 
-impl<T: Transport, M: Message> Engine for PingPong<'_, T, M> {
+impl<'a, T: Transport, M: Message> Engine for PingPong<'a, T, M> {
+    type Shape = RoundTrips<'a>;
     /// The requests' channel, then the replies'.
     type Ends = (Pair<T, M>, Pair<T, M>);
-    type Report = Member;
-    type Members = Threads<Member>;
 
-    fn topology(&self) -> (usize, usize) {
-        (1, 1)
-    }
-
-    fn total(&self) -> u64 {
-        self.round_trips
-    }
-
-    fn members(&self, progress: Arc<Progress>) -> Threads<Member> {
-        Threads::new(2, self.spec, progress)
+    fn shape(&self) -> RoundTrips<'a> {
+        self.shape
     }
 
     fn build(&mut self, cfg: &ChannelConfig, _: &Arc<Progress>) -> Result<Self::Ends, Refused> {
@@ -93,7 +90,8 @@ impl<T: Transport, M: Message> Engine for PingPong<'_, T, M> {
 
     fn spawn(&mut self, ends: Self::Ends, crew: &mut Threads<Member>) {
         let ((req_tx, req_rx), (rep_tx, rep_rx)) = ends;
-        let round_trips = self.round_trips;
+        let round_trips = self.shape.round_trips;
+        let form = M::form(self.shape.spec.payload);
         let progress = crew.progress().clone();
         let hist = histogram::new();
         crew.spawn("pinger", move || {
@@ -107,7 +105,7 @@ impl<T: Transport, M: Message> Engine for PingPong<'_, T, M> {
             let start = Instant::now();
             for i in 0..round_trips {
                 let t0 = timer.stamp();
-                if tx.send(M::build(0, i)).is_err() {
+                if tx.send(M::build_in(form, 0, i)).is_err() {
                     verifier.note_disconnect(0, i);
                     break;
                 }
@@ -153,6 +151,23 @@ impl<T: Transport, M: Message> Engine for PingPong<'_, T, M> {
                 failed: (tx.failed_attempts(), rx.failed_attempts()),
             }
         });
+    }
+}
+
+impl Shape for RoundTrips<'_> {
+    type Report = Member;
+    type Members = Threads<Member>;
+
+    fn topology(&self) -> (usize, usize) {
+        (1, 1)
+    }
+
+    fn total(&self) -> u64 {
+        self.round_trips
+    }
+
+    fn members(&self, progress: Arc<Progress>) -> Threads<Member> {
+        Threads::new(2, self.spec, progress)
     }
 
     fn finish(self, members: Vec<Member>, place: Placement) -> SampleOutcome {

@@ -13,8 +13,12 @@
 //!    part).
 //!
 //! Everything that runs per message is the engine's own code, monomorphised inside each member's
-//! work; the skeleton runs once per sample. The engine and its members are static types: the one
-//! dynamic call is the crew's, once per thread (see [`Crew::spawn`]).
+//! work; the skeleton runs once per sample. An engine comes in two parts: its [`Shape`] (where
+//! the members run, what they report, how the reports become the outcome) knows neither the
+//! transport nor the payload and is compiled once per engine; only the channel's construction and
+//! the members' work ([`Engine`]) are compiled for every transport and payload. The skeleton
+//! calls that work once per sample, and the crew each member's once per thread (see
+//! [`Crew::spawn`]), through a dynamic call; nothing per message is.
 
 use super::crew::{Crew, CrewError, Progress};
 use crate::outcome::{SampleOutcome, SampleStatus};
@@ -26,10 +30,10 @@ use std::sync::atomic::Ordering as AtomicOrdering;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// One engine's part of a sample: everything [`run`] leaves to it.
-pub(super) trait Engine: Sized {
-    /// The channel's endpoints as the engine's members take them (checked by [`Engine::build`]).
-    type Ends;
+/// The part of an engine that knows neither the transport nor the payload: where its members
+/// run, what they report, and how their reports become the sample's outcome. It is compiled
+/// once per engine, not once per transport and payload (see [`run`]).
+pub(super) trait Shape {
     /// What one member reports when it finishes.
     type Report: Send + 'static;
     /// Where the members run.
@@ -44,6 +48,22 @@ pub(super) trait Engine: Sized {
     /// Sets up where the members will run; they publish their progress into `progress`.
     fn members(&self, progress: Arc<Progress>) -> Self::Members;
 
+    /// The sample's outcome from the members' reports (in the order the members were added),
+    /// which ran under `place`.
+    fn finish(self, reports: Vec<Self::Report>, place: Placement) -> SampleOutcome;
+}
+
+/// One engine's part of a sample that depends on the transport and the payload: building the
+/// channel and handing each member its work. Everything else is its [`Shape`]'s.
+pub(super) trait Engine: Sized {
+    /// The engine's part that is independent of the transport and the payload.
+    type Shape: Shape;
+    /// The channel's endpoints as the engine's members take them (checked by [`Engine::build`]).
+    type Ends;
+
+    /// The engine's shape for this sample.
+    fn shape(&self) -> Self::Shape;
+
     /// Builds the channel (or channels) configured by `cfg`, and checks the endpoints the
     /// adapter returned. `progress` is the sample's (a callback transport's consumer publishes
     /// into it).
@@ -54,25 +74,44 @@ pub(super) trait Engine: Sized {
     ) -> Result<Self::Ends, Refused>;
 
     /// Hands each member its work.
-    fn spawn(&mut self, ends: Self::Ends, members: &mut Self::Members);
-
-    /// The sample's outcome from the members' reports (in the order the members were added),
-    /// which ran under `place`.
-    fn finish(self, reports: Vec<Self::Report>, place: Placement) -> SampleOutcome;
+    fn spawn(&mut self, ends: Self::Ends, members: &mut MembersOf<Self>);
 }
 
+/// Where an engine's members run.
+pub(super) type MembersOf<E> = <<E as Engine>::Shape as Shape>::Members;
+
+/// An engine's channel building and spawning, as the skeleton calls it: once per sample,
+/// through one dynamic call.
+type Work<'w, W> = dyn FnMut(&ChannelConfig, &Arc<Progress>, &mut W) -> Result<(), Refused> + 'w;
+
 /// Runs one sample of `engine` for `spec` (see the module docs).
+///
+/// Only the channel's construction and the members' work are compiled for each transport and
+/// payload; the skeleton itself ([`skeleton`]) is compiled once per engine [`Shape`].
 pub(super) fn run<E: Engine>(spec: &TrialSpec, mut engine: E) -> SampleOutcome {
+    let shape = engine.shape();
+    skeleton(spec, shape, &mut |cfg, progress, members| {
+        let ends = engine.build(cfg, progress)?;
+        engine.spawn(ends, members);
+        Ok(())
+    })
+}
+
+/// The skeleton of one sample of an engine of shape `S`; `work` builds the channel and spawns
+/// the members.
+fn skeleton<S: Shape>(
+    spec: &TrialSpec,
+    shape: S,
+    work: &mut Work<'_, S::Members>,
+) -> SampleOutcome {
     let progress = Progress::for_sample();
-    let mut members = engine.members(progress.clone());
-    let (producers, consumers) = engine.topology();
-    let ends = match engine.build(&config(spec, producers, consumers), &progress) {
-        Ok(ends) => ends,
-        Err(why) => return refused(why, members.placement()),
-    };
-    engine.spawn(ends, &mut members);
-    match collect(members, spec.watchdog(None), engine.total()) {
-        Ok((reports, place)) => engine.finish(reports, place),
+    let mut members = shape.members(progress.clone());
+    let (producers, consumers) = shape.topology();
+    if let Err(why) = work(&config(spec, producers, consumers), &progress, &mut members) {
+        return refused(why, members.placement());
+    }
+    match collect(members, spec.watchdog(None), shape.total()) {
+        Ok((reports, place)) => shape.finish(reports, place),
         Err(outcome) => *outcome,
     }
 }
@@ -103,19 +142,28 @@ impl From<BuildError> for Refused {
 }
 
 /// `e` if it holds `producers` senders and `consumers` receivers.
+#[inline]
 pub(super) fn endpoints<S, R>(
     e: Endpoints<S, R>,
     producers: usize,
     consumers: usize,
 ) -> Result<Endpoints<S, R>, Refused> {
-    if e.senders.len() != producers || e.receivers.len() != consumers {
+    counts(e.senders.len(), e.receivers.len(), producers, consumers).map(|()| e)
+}
+
+/// Whether `senders` and `receivers` are the `producers` and `consumers` asked for.
+fn counts(
+    senders: usize,
+    receivers: usize,
+    producers: usize,
+    consumers: usize,
+) -> Result<(), Refused> {
+    if senders != producers || receivers != consumers {
         return Err(Refused::Endpoints(format!(
-            "adapter returned {} senders and {} receivers for {producers} and {consumers}",
-            e.senders.len(),
-            e.receivers.len()
+            "adapter returned {senders} senders and {receivers} receivers for {producers} and {consumers}"
         )));
     }
-    Ok(e)
+    Ok(())
 }
 
 /// The outcome of a sample whose channel is not the one asked for.

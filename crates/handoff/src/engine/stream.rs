@@ -1,7 +1,7 @@
 //! Streaming workloads (`spsc`, `mpsc`, `mpmc`) over a pull transport.
 
 use super::crew::{Cadence, Progress};
-use super::sample::{self, Engine, Members, Refused, Threads};
+use super::sample::{self, Engine, Members, Refused, Shape, Threads};
 use crate::message::Message;
 use crate::outcome::SampleOutcome;
 use crate::placement::Placement;
@@ -36,9 +36,10 @@ enum Member {
     Consumer(ConsumerReport),
 }
 
-/// Sends `per` messages of producer `id`, one at a time or in runs of `batch`.
+/// Sends `per` messages of producer `id`, built in `form`, one at a time or in runs of `batch`.
 pub(super) fn produce<M: Message, S: Sender<M>>(
     mut tx: S,
+    form: M::Form,
     id: u32,
     per: u64,
     batch: Option<usize>,
@@ -48,7 +49,7 @@ pub(super) fn produce<M: Message, S: Sender<M>>(
     match batch {
         None => {
             for seq in 0..per {
-                if tx.send(M::build(id, seq)).is_err() {
+                if tx.send(M::build_in(form, id, seq)).is_err() {
                     refused_after = Some(seq);
                     break;
                 }
@@ -58,7 +59,7 @@ pub(super) fn produce<M: Message, S: Sender<M>>(
             let mut seq = 0;
             while seq < per {
                 let end = (seq + b as u64).min(per);
-                let mut run = (seq..end).map(|s| M::build(id, s));
+                let mut run = (seq..end).map(|s| M::build_in(form, id, s));
                 if let Err(m) = tx.send_batch(&mut run) {
                     refused_after = Some(m.seq());
                     break;
@@ -87,30 +88,82 @@ pub(super) fn run<T: Transport, M: Message>(
     let per = (messages / spec.producers as u64).max(1);
     let engine = Stream::<T, M> {
         t,
-        sem,
-        spec,
-        per,
-        total: per * spec.producers as u64,
+        shape: Streams {
+            sem,
+            spec,
+            per,
+            total: per * spec.producers as u64,
+        },
         message: PhantomData,
     };
     sample::run(spec, engine)
 }
 
-/// A streaming sample's part of the skeleton ([`sample::run`]): a consumer thread per receiver,
-/// a producer thread per sender.
+/// A streaming sample's part of the skeleton ([`sample::run`]) for one transport and payload:
+/// the channel, and its ends handed to a consumer thread per receiver and a producer thread per
+/// sender.
 struct Stream<'a, T, M> {
     t: &'a Arc<T>,
+    shape: Streams<'a>,
+    message: PhantomData<fn() -> M>,
+}
+
+/// A streaming sample's [`Shape`]: its threads, and the outcome from their reports.
+#[derive(Clone, Copy)]
+struct Streams<'a> {
     sem: &'a Semantics,
     spec: &'a TrialSpec,
     /// Messages per producer.
     per: u64,
     /// Messages in all.
     total: u64,
-    message: PhantomData<fn() -> M>,
 }
 
-impl<T: Transport, M: Message> Engine for Stream<'_, T, M> {
+impl<'a, T: Transport, M: Message> Engine for Stream<'a, T, M> {
+    type Shape = Streams<'a>;
     type Ends = Endpoints<T::Tx<M>, T::Rx<M>>;
+
+    fn shape(&self) -> Streams<'a> {
+        self.shape
+    }
+
+    fn build(&mut self, cfg: &ChannelConfig, _: &Arc<Progress>) -> Result<Self::Ends, Refused> {
+        sample::endpoints(self.t.channel::<M>(cfg)?, cfg.producers, cfg.consumers)
+    }
+
+    fn spawn(&mut self, ends: Self::Ends, crew: &mut Threads<Member>) {
+        let Endpoints { senders, receivers } = ends;
+        let Streams {
+            sem,
+            spec,
+            per,
+            total,
+        } = self.shape;
+        let (producers, consumers, batch) = (spec.producers, spec.consumers, spec.batch);
+        let form = M::form(spec.payload);
+        for (c, rx) in receivers.into_iter().enumerate() {
+            let verifier = Verifier::new(producers, per, sem.ordering, consumers);
+            let progress = crew.progress().clone();
+            crew.spawn(&format!("consumer-{c}"), move || {
+                Member::Consumer(consume::<M, T::Rx<M>>(
+                    rx,
+                    verifier,
+                    total,
+                    consumers == 1,
+                    batch,
+                    &progress.delivered,
+                ))
+            });
+        }
+        for (p, tx) in senders.into_iter().enumerate() {
+            crew.spawn(&format!("producer-{p}"), move || {
+                Member::Producer(produce::<M, T::Tx<M>>(tx, form, p as u32, per, batch))
+            });
+        }
+    }
+}
+
+impl Shape for Streams<'_> {
     type Report = Member;
     type Members = Threads<Member>;
 
@@ -128,35 +181,6 @@ impl<T: Transport, M: Message> Engine for Stream<'_, T, M> {
             self.spec,
             progress,
         )
-    }
-
-    fn build(&mut self, cfg: &ChannelConfig, _: &Arc<Progress>) -> Result<Self::Ends, Refused> {
-        sample::endpoints(self.t.channel::<M>(cfg)?, cfg.producers, cfg.consumers)
-    }
-
-    fn spawn(&mut self, ends: Self::Ends, crew: &mut Threads<Member>) {
-        let Endpoints { senders, receivers } = ends;
-        let (producers, consumers) = (self.spec.producers, self.spec.consumers);
-        let (per, total, batch) = (self.per, self.total, self.spec.batch);
-        for (c, rx) in receivers.into_iter().enumerate() {
-            let verifier = Verifier::new(producers, per, self.sem.ordering, consumers);
-            let progress = crew.progress().clone();
-            crew.spawn(&format!("consumer-{c}"), move || {
-                Member::Consumer(consume::<M, T::Rx<M>>(
-                    rx,
-                    verifier,
-                    total,
-                    consumers == 1,
-                    batch,
-                    &progress.delivered,
-                ))
-            });
-        }
-        for (p, tx) in senders.into_iter().enumerate() {
-            crew.spawn(&format!("producer-{p}"), move || {
-                Member::Producer(produce::<M, T::Tx<M>>(tx, p as u32, per, batch))
-            });
-        }
     }
 
     fn finish(self, members: Vec<Member>, place: Placement) -> SampleOutcome {

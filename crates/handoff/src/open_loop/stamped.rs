@@ -16,11 +16,23 @@ pub struct Stamped<M> {
 }
 
 impl<M: Message> Message for Stamped<M> {
+    type Form = M::Form;
+
+    #[inline]
+    fn form(kind: crate::payload::PayloadKind) -> M::Form {
+        M::form(kind)
+    }
+
     fn build(producer: u32, seq: u64) -> Self {
+        Stamped::build_in(M::Form::default(), producer, seq)
+    }
+
+    #[inline(always)]
+    fn build_in(form: M::Form, producer: u32, seq: u64) -> Self {
         Stamped {
             intended_ns: 0,
             sent_ns: 0,
-            msg: M::build(producer, seq),
+            msg: M::build_in(form, producer, seq),
         }
     }
 
@@ -98,6 +110,6 @@ mod tests {
         };
         assert_eq!((back.intended_ns, back.sent_ns), (5, 9));
         assert_eq!(back.msg, s.msg);
-        assert_eq!(Stamped::<crate::payload::Boxed<8>>::WIRE_SIZE, None);
+        assert_eq!(Stamped::<crate::payload::Boxed>::WIRE_SIZE, None);
     }
 }

@@ -16,6 +16,8 @@ pub struct Inline<const W: usize> {
 }
 
 impl<const W: usize> Message for Inline<W> {
+    type Form = ();
+
     crate::message::plain_wire!();
 
     #[inline(always)]

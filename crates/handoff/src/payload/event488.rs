@@ -225,6 +225,8 @@ impl<const TAILS: bool> Event488<TAILS> {
 }
 
 impl<const TAILS: bool> Message for Event488<TAILS> {
+    type Form = ();
+
     /// Without tails the event is its 448-byte tagged body and 40 zero bytes (where the two empty
     /// tails lie); with tails it has heap parts and no wire form.
     const WIRE_SIZE: Option<usize> = if TAILS { None } else { Some(WIRE) };

@@ -9,8 +9,10 @@
 //! | `event488`        | [`Event488<false>`]   | 488 B       | tagged repr(C) event, no tails          |
 //! | `event488+tails`  | [`Event488<true>`]    | 488 B + 2 heap tails | a C string and a 32-byte vector per event |
 //!
-//! Sizes are compile-time so the message moves by value exactly as a user's would; the set of
-//! N is fixed for that reason. [`with_payload!`](crate::with_payload) maps a [`PayloadKind`] to its type.
+//! Inline sizes are compile-time so the message moves by value exactly as a user's would; the
+//! set of N is fixed for that reason. A boxed body's length is a runtime value (the message's
+//! [`Form`](crate::message::Message::Form)): what moves is the same 24-byte header and pointer
+//! for every N. [`with_payload!`](crate::with_payload) maps a [`PayloadKind`] to its type.
 
 mod boxed;
 mod bytes;
@@ -18,7 +20,7 @@ mod event488;
 mod report64;
 mod word;
 
-pub use boxed::Boxed;
+pub use boxed::{BodyWords, Boxed};
 pub use bytes::Inline;
 pub use event488::{Contract, Event488, TaggedEvent};
 pub use report64::Report64;
@@ -74,24 +76,8 @@ macro_rules! with_payload {
                 type $M = $crate::payload::Inline<510>;
                 $body
             }
-            __K::Boxed(16) => {
-                type $M = $crate::payload::Boxed<2>;
-                $body
-            }
-            __K::Boxed(64) => {
-                type $M = $crate::payload::Boxed<8>;
-                $body
-            }
-            __K::Boxed(256) => {
-                type $M = $crate::payload::Boxed<32>;
-                $body
-            }
-            __K::Boxed(1024) => {
-                type $M = $crate::payload::Boxed<128>;
-                $body
-            }
             __K::Boxed(_) => {
-                type $M = $crate::payload::Boxed<512>;
+                type $M = $crate::payload::Boxed;
                 $body
             }
         }

@@ -17,6 +17,8 @@ pub struct Report64 {
 const _: () = assert!(std::mem::size_of::<Report64>() == 64);
 
 impl Message for Report64 {
+    type Form = ();
+
     crate::message::plain_wire!();
 
     #[inline(always)]

@@ -8,6 +8,8 @@ use crate::message::Message;
 pub struct Word(pub u64);
 
 impl Message for Word {
+    type Form = ();
+
     crate::message::plain_wire!();
 
     #[inline(always)]

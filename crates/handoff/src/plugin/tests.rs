@@ -276,7 +276,7 @@ fn a_refused_creation_and_a_heap_payload_are_unsupported_with_the_reason() {
         .unwrap();
     assert!(e.to_string().contains("capacity 0 is not supported"), "{e}");
     let e = t
-        .channel::<crate::payload::Boxed<8>>(&ChannelConfig::new(8, 1, 1))
+        .channel::<crate::payload::Boxed>(&ChannelConfig::new(8, 1, 1))
         .err()
         .unwrap();
     assert!(e.to_string().contains("heap parts"), "{e}");

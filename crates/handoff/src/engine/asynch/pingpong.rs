@@ -4,7 +4,7 @@
 use super::driver::Tasks;
 use crate::engine::crew::{Cadence, Progress};
 use crate::engine::same_worker::{Noter, Tally, Where};
-use crate::engine::sample::{self, Engine, Members, Refused};
+use crate::engine::sample::{self, Engine, Members, Refused, Shape};
 use crate::histogram;
 use crate::message::Message;
 use crate::outcome::{SampleOutcome, SampleStatus};
@@ -42,42 +42,39 @@ pub(in crate::engine) fn run<T: AsyncTransport, M: Message>(
 ) -> SampleOutcome {
     let engine = PingPong::<T, M> {
         t,
-        spec,
-        round_trips,
+        shape: RoundTrips { spec, round_trips },
         message: PhantomData,
     };
     sample::run(spec, engine)
 }
 
-/// An async ping-pong's part of the skeleton ([`sample::run`]): the pinger's and the ponger's
-/// tasks over two channels.
+/// An async ping-pong's part of the skeleton ([`sample::run`]) for one transport and payload:
+/// two channels, and the pinger's and the ponger's tasks over them.
 struct PingPong<'a, T, M> {
     t: &'a Arc<T>,
+    shape: RoundTrips<'a>,
+    message: PhantomData<fn() -> M>,
+}
+
+/// An async ping-pong's [`Shape`]: the pinger's and the ponger's tasks under the trial's driver,
+/// and the outcome from their reports.
+#[derive(Clone, Copy)]
+struct RoundTrips<'a> {
     spec: &'a TrialSpec,
     round_trips: u64,
-    message: PhantomData<fn() -> M>,
 }
 
 /// A sender and a receiver of an async transport.
 type Pair<T, M> = (<T as AsyncTransport>::Tx<M>, <T as AsyncTransport>::Rx<M>);
 
 impl<'a, T: AsyncTransport, M: Message> Engine for PingPong<'a, T, M> {
+    type Shape = RoundTrips<'a>;
     /// (request sender, reply receiver) for the pinger, (reply sender, request receiver) for the
     /// ponger.
     type Ends = (Pair<T, M>, Pair<T, M>);
-    type Report = PingMember;
-    type Members = Tasks<'a, PingMember>;
 
-    fn topology(&self) -> (usize, usize) {
-        (1, 1)
-    }
-
-    fn total(&self) -> u64 {
-        self.round_trips
-    }
-
-    fn members(&self, progress: Arc<Progress>) -> Tasks<'a, PingMember> {
-        Tasks::new(self.spec, progress)
+    fn shape(&self) -> RoundTrips<'a> {
+        self.shape
     }
 
     fn build(&mut self, cfg: &ChannelConfig, _: &Arc<Progress>) -> Result<Self::Ends, Refused> {
@@ -93,7 +90,8 @@ impl<'a, T: AsyncTransport, M: Message> Engine for PingPong<'a, T, M> {
 
     fn spawn(&mut self, ends: Self::Ends, tasks: &mut Tasks<'a, PingMember>) {
         let ((mut req_tx, mut rep_rx), (mut rep_tx, mut req_rx)) = ends;
-        let round_trips = self.round_trips;
+        let round_trips = self.shape.round_trips;
+        let form = M::form(self.shape.spec.payload);
         let mut hist = histogram::new();
         let clock = quanta::Clock::new();
         let prog = tasks.progress().clone();
@@ -111,7 +109,7 @@ impl<'a, T: AsyncTransport, M: Message> Engine for PingPong<'a, T, M> {
             for i in 0..round_trips {
                 noter.note();
                 let t0 = clock.raw();
-                if req_tx.send(M::build(0, i)).await.is_err() {
+                if req_tx.send(M::build_in(form, 0, i)).await.is_err() {
                     verifier.note_disconnect(0, i);
                     break;
                 }
@@ -162,6 +160,23 @@ impl<'a, T: AsyncTransport, M: Message> Engine for PingPong<'a, T, M> {
                 tally,
             }
         });
+    }
+}
+
+impl<'a> Shape for RoundTrips<'a> {
+    type Report = PingMember;
+    type Members = Tasks<'a, PingMember>;
+
+    fn topology(&self) -> (usize, usize) {
+        (1, 1)
+    }
+
+    fn total(&self) -> u64 {
+        self.round_trips
+    }
+
+    fn members(&self, progress: Arc<Progress>) -> Tasks<'a, PingMember> {
+        Tasks::new(self.spec, progress)
     }
 
     fn finish(self, members: Vec<PingMember>, place: Placement) -> SampleOutcome {

@@ -4,7 +4,7 @@
 use super::driver::Tasks;
 use crate::engine::crew::{Cadence, Progress};
 use crate::engine::same_worker::{Noter, Tally, Where};
-use crate::engine::sample::{self, Engine, Members, Refused};
+use crate::engine::sample::{self, Engine, Members, Refused, Shape};
 use crate::message::Message;
 use crate::outcome::{SampleOutcome, SampleStatus};
 use crate::placement::Placement;
@@ -37,6 +37,7 @@ enum Member {
 
 async fn produce<M: Message, S: AsyncSender<M>>(
     mut tx: S,
+    form: M::Form,
     id: u32,
     per: u64,
     senders: Arc<[Where]>,
@@ -46,7 +47,7 @@ async fn produce<M: Message, S: AsyncSender<M>>(
     let mut refused_after = None;
     for seq in 0..per {
         noter.note();
-        if tx.send(M::build(id, seq)).await.is_err() {
+        if tx.send(M::build_in(form, id, seq)).await.is_err() {
             refused_after = Some(seq);
             break;
         }
@@ -118,30 +119,82 @@ pub(in crate::engine) fn run<T: AsyncTransport, M: Message>(
     let per = (messages / spec.producers as u64).max(1);
     let engine = Stream::<T, M> {
         t,
-        sem,
-        spec,
-        per,
-        total: per * spec.producers as u64,
+        shape: Streams {
+            sem,
+            spec,
+            per,
+            total: per * spec.producers as u64,
+        },
         message: PhantomData,
     };
     sample::run(spec, engine)
 }
 
-/// An async stream's part of the skeleton ([`sample::run`]): a consumer task per receiver, a
-/// producer task per sender.
+/// An async stream's part of the skeleton ([`sample::run`]) for one transport and payload: the
+/// channel, and a consumer task per receiver and a producer task per sender.
 struct Stream<'a, T, M> {
     t: &'a Arc<T>,
+    shape: Streams<'a>,
+    message: PhantomData<fn() -> M>,
+}
+
+/// An async stream's [`Shape`]: its tasks under the trial's driver, and the outcome from their
+/// reports.
+#[derive(Clone, Copy)]
+struct Streams<'a> {
     sem: &'a Semantics,
     spec: &'a TrialSpec,
     /// Messages per producer.
     per: u64,
     /// Messages in all.
     total: u64,
-    message: PhantomData<fn() -> M>,
 }
 
 impl<'a, T: AsyncTransport, M: Message> Engine for Stream<'a, T, M> {
+    type Shape = Streams<'a>;
     type Ends = Endpoints<T::Tx<M>, T::Rx<M>>;
+
+    fn shape(&self) -> Streams<'a> {
+        self.shape
+    }
+
+    fn build(&mut self, cfg: &ChannelConfig, _: &Arc<Progress>) -> Result<Self::Ends, Refused> {
+        sample::endpoints(self.t.channel::<M>(cfg)?, cfg.producers, cfg.consumers)
+    }
+
+    fn spawn(&mut self, ends: Self::Ends, tasks: &mut Tasks<'a, Member>) {
+        let Endpoints { senders, receivers } = ends;
+        let Streams {
+            sem,
+            spec,
+            per,
+            total,
+        } = self.shape;
+        let (producers, consumers) = (spec.producers, spec.consumers);
+        let form = M::form(spec.payload);
+        // Where each producer last ran, for the same-worker count.
+        let wheres: Arc<[Where]> = (0..producers).map(|_| Where::default()).collect();
+        for (c, rx) in receivers.into_iter().enumerate() {
+            let verifier = Verifier::new(producers, per, sem.ordering, consumers);
+            let progress = tasks.progress().clone();
+            let wheres = wheres.clone();
+            tasks.push(format!("consumer-{c}"), async move {
+                Member::Consumer(
+                    consume::<M, T::Rx<M>>(rx, verifier, total, consumers == 1, progress, wheres)
+                        .await,
+                )
+            });
+        }
+        for (p, tx) in senders.into_iter().enumerate() {
+            let wheres = wheres.clone();
+            tasks.push(format!("producer-{p}"), async move {
+                Member::Producer(produce::<M, T::Tx<M>>(tx, form, p as u32, per, wheres).await)
+            });
+        }
+    }
+}
+
+impl<'a> Shape for Streams<'a> {
     type Report = Member;
     type Members = Tasks<'a, Member>;
 
@@ -155,35 +208,6 @@ impl<'a, T: AsyncTransport, M: Message> Engine for Stream<'a, T, M> {
 
     fn members(&self, progress: Arc<Progress>) -> Tasks<'a, Member> {
         Tasks::new(self.spec, progress)
-    }
-
-    fn build(&mut self, cfg: &ChannelConfig, _: &Arc<Progress>) -> Result<Self::Ends, Refused> {
-        sample::endpoints(self.t.channel::<M>(cfg)?, cfg.producers, cfg.consumers)
-    }
-
-    fn spawn(&mut self, ends: Self::Ends, tasks: &mut Tasks<'a, Member>) {
-        let Endpoints { senders, receivers } = ends;
-        let (producers, consumers) = (self.spec.producers, self.spec.consumers);
-        let (per, total) = (self.per, self.total);
-        // Where each producer last ran, for the same-worker count.
-        let wheres: Arc<[Where]> = (0..producers).map(|_| Where::default()).collect();
-        for (c, rx) in receivers.into_iter().enumerate() {
-            let verifier = Verifier::new(producers, per, self.sem.ordering, consumers);
-            let progress = tasks.progress().clone();
-            let wheres = wheres.clone();
-            tasks.push(format!("consumer-{c}"), async move {
-                Member::Consumer(
-                    consume::<M, T::Rx<M>>(rx, verifier, total, consumers == 1, progress, wheres)
-                        .await,
-                )
-            });
-        }
-        for (p, tx) in senders.into_iter().enumerate() {
-            let wheres = wheres.clone();
-            tasks.push(format!("producer-{p}"), async move {
-                Member::Producer(produce::<M, T::Tx<M>>(tx, p as u32, per, wheres).await)
-            });
-        }
     }
 
     fn finish(self, members: Vec<Member>, place: Placement) -> SampleOutcome {

@@ -60,7 +60,12 @@ pub(super) struct InjectorReport {
 
 impl Injector {
     /// Sends this injector's events into `tx` on its schedule.
-    pub fn run<M: Message, S: Sender<Stamped<M>>>(self, mut tx: S) -> InjectorReport {
+    /// Every message is built in `form` (the trial's payload's).
+    pub fn run<M: Message, S: Sender<Stamped<M>>>(
+        self,
+        mut tx: S,
+        form: M::Form,
+    ) -> InjectorReport {
         let Injector {
             id,
             injectors,
@@ -87,7 +92,7 @@ impl Injector {
         let mut last_sent = first_due;
         let mut sent = 0;
         for seq in 0..per {
-            let mut msg = Stamped::<M>::build(id as u32, seq);
+            let mut msg = Stamped::<M>::build_in(form, id as u32, seq);
             let due = pacer.due(seq);
             msg.intended_ns = due;
             let now = pacer.wait_until(due);

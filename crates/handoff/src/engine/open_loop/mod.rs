@@ -147,6 +147,7 @@ where
     let mut crew: Threads<Member> =
         Threads::planned(threads, plan, place.clone(), spec, Progress::for_sample());
     let mut first_writers = writers.remove(0).into_iter();
+    let form = M::form(spec.payload);
     for id in 0..injectors {
         let tx = first_writers.next().expect("one sender per injector");
         let injector = Injector {
@@ -161,7 +162,7 @@ where
             depth_caps: depth_caps.clone(),
         };
         crew.spawn(&format!("injector-{id}"), move || {
-            Member::Injector(injector.run::<M, S>(tx))
+            Member::Injector(injector.run::<M, S>(tx, form))
         });
     }
     drop(first_writers);
