@@ -33,12 +33,18 @@ pub fn run(
     if args.quick {
         suite.quick();
     }
-    let strictness = if adhoc {
+    // Only a transport the user named alone must run everything asked of it; in a selection,
+    // what one transport cannot run is skipped and said so, once per transport and cause.
+    let named: std::collections::BTreeSet<&str> =
+        suite.trials.iter().map(|t| t.transport.as_str()).collect();
+    let strictness = if adhoc && !args.transport.is_empty() && named.len() == 1 {
         Strictness::Named
     } else {
         Strictness::Suite
     };
-    preflight::check(catalog, &suite, strictness)?;
+    for skip in preflight::check(catalog, &suite, strictness)? {
+        eprintln!("handoff: {skip}");
+    }
     // Before anything runs: an output that cannot be written stops the run here.
     let destination = Destination::check(args.out.as_deref(), "--out")?;
 

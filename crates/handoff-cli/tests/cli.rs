@@ -324,6 +324,73 @@ fn bad_input(args: &[&str], expect: &str) {
     );
 }
 
+/// A selection runs what it can: each transport that cannot run what was asked is skipped with
+/// one line per cause on standard error and an `unsupported` row without sample counts or
+/// lints; only a transport named alone, or a plan of which nothing can run, is refused.
+#[test]
+fn a_selection_skips_what_a_transport_cannot_run() {
+    let quick = [
+        "--no-store",
+        "--no-probes",
+        "--messages",
+        "2000",
+        "--samples",
+        "1",
+        "--warmup",
+        "0",
+    ];
+    // Every transport of the catalog: the callback and conflating ones cannot ping-pong.
+    let (code, v, stderr) = json_run(&[&["-w", "ping-pong"][..], &quick].concat());
+    assert_eq!(code, Some(0), "stderr: {stderr}");
+    assert!(
+        stderr
+            .contains("disruptor skipped (1 trial, unsupported): ping-pong needs a pull consumer"),
+        "stderr: {stderr}"
+    );
+    let rows = v["results"].as_array().unwrap();
+    let disruptor = rows
+        .iter()
+        .find(|r| r["transport"] == "disruptor")
+        .expect("an unsupported row for the disruptor");
+    assert_eq!(disruptor["verdict"], "unsupported");
+    assert_eq!(disruptor["lints"].as_array().map_or(0, Vec::len), 0);
+    assert!(rows
+        .iter()
+        .any(|r| r["transport"] == "crossbeam-bounded" && r["verdict"] == "pass"));
+
+    // A capacity below one transport's minimum skips that transport only.
+    let (code, v, stderr) = json_run(
+        &[
+            &["-t", "atomic-queue-spsc,crossbeam-bounded", "-w", "spsc"][..],
+            &["--capacity", "1024"],
+            &quick,
+        ]
+        .concat(),
+    );
+    assert_eq!(code, Some(0), "stderr: {stderr}");
+    assert!(
+        stderr.contains("atomic-queue-spsc skipped (1 trial, unsupported): capacity 1024 is below"),
+        "stderr: {stderr}"
+    );
+    assert_eq!(
+        verdicts(&v),
+        vec![
+            ("atomic-queue-spsc".to_string(), "unsupported".to_string()),
+            ("crossbeam-bounded".to_string(), "pass".to_string()),
+        ]
+    );
+
+    // Named alone, or nothing left to run: refused before anything runs.
+    bad_input(
+        &["run", "-t", "disruptor", "-w", "ping-pong"],
+        "impossible parameters",
+    );
+    bad_input(
+        &["run", "-t", "disruptor,direct-callback", "-w", "ping-pong"],
+        "nothing to run",
+    );
+}
+
 #[test]
 fn bad_input_gets_specific_errors_and_exit_2() {
     bad_input(

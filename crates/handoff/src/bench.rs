@@ -92,6 +92,7 @@ pub fn run(
     baselines: &Baselines,
     on: &mut dyn FnMut(Event),
 ) -> Result<RunReport, PreflightError> {
+    // What the preflight skips runs as `unsupported` rows of the report.
     preflight::check(catalog, &plan, strictness)?;
     let mut report = session::run(catalog, plan.trials, options, on);
     report.gates = crate::gates::evaluate(&plan.gates, &report, &|r| baselines.load(r));

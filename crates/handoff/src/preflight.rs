@@ -4,10 +4,14 @@
 //! A plan is well formed once it parses (names exist, values are in range); whether each
 //! transport can run each trial is a question of its semantics (a callback consumer cannot
 //! ping-pong, a conflating cell cannot stream every message, a capacity below a transport's
-//! minimum). [`check`] asks it of every trial: parameters that no transport could honour are
-//! always refused; a combination one transport cannot run is refused when the user named
-//! that transport on the command line ([`Strictness::Named`]) and left to run as an
-//! `unsupported` row in a suite ([`Strictness::Suite`]).
+//! minimum). [`check`] asks it of every trial:
+//!
+//! * parameters that no transport could honour (`spsc` with two producers, an unknown option)
+//!   are always refused;
+//! * a combination one transport cannot run is skipped: it runs as an `unsupported` row, and
+//!   [`check`] returns one [`Skip`] per transport and cause so the caller can say so once;
+//! * the plan is refused when nothing at all can run, or when the user named exactly one
+//!   transport ([`Strictness::Named`]) and it cannot run what was asked.
 
 use crate::catalog::Catalog;
 use crate::engine::check_support;
@@ -18,11 +22,33 @@ use std::fmt;
 /// How a combination a transport cannot run is treated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Strictness {
-    /// The user named the transports on the command line: a combination one of them cannot run
-    /// is an error.
+    /// The user named exactly one transport: whatever it cannot run is an error.
     Named,
-    /// A suite file: such a combination runs as an `unsupported` row.
+    /// A selection (a suite file, or an ad-hoc run over several transports): such a combination
+    /// is skipped, reported as an `unsupported` row.
     Suite,
+}
+
+/// Trials of one transport skipped for one cause.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Skip {
+    /// The transport.
+    pub transport: String,
+    /// Why it cannot run them.
+    pub reason: String,
+    /// How many trials of the plan that is.
+    pub trials: usize,
+}
+
+impl fmt::Display for Skip {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = if self.trials == 1 { "" } else { "s" };
+        write!(
+            f,
+            "{} skipped ({} trial{s}, unsupported): {}",
+            self.transport, self.trials, self.reason
+        )
+    }
 }
 
 /// One trial the preflight refused, and why.
@@ -43,6 +69,17 @@ pub enum PreflightError {
     /// Parameters some trials' transports cannot honour.
     #[error("impossible parameters:\n  {}", list(.0))]
     Impossible(Vec<Refusal>),
+    /// No trial of the plan can run: every one is unsupported by its transport.
+    #[error("nothing to run: no trial of the plan can run:\n  {}", skips(.0))]
+    NothingRuns(Vec<Skip>),
+}
+
+fn skips(skips: &[Skip]) -> String {
+    skips
+        .iter()
+        .map(|s| format!("{}: {}", s.transport, s.reason))
+        .collect::<Vec<_>>()
+        .join("\n  ")
 }
 
 fn list(refusals: &[Refusal]) -> String {
@@ -59,9 +96,16 @@ impl fmt::Display for Refusal {
     }
 }
 
-/// Checks every trial of `plan` against its transport before anything runs.
-pub fn check(catalog: &Catalog, plan: &Plan, strictness: Strictness) -> Result<(), PreflightError> {
+/// Checks every trial of `plan` against its transport before anything runs; returns what will
+/// be skipped (as `unsupported` rows), one entry per transport and cause, in plan order.
+pub fn check(
+    catalog: &Catalog,
+    plan: &Plan,
+    strictness: Strictness,
+) -> Result<Vec<Skip>, PreflightError> {
     let mut refused = Vec::new();
+    let mut skipped: Vec<Skip> = Vec::new();
+    let mut runnable = 0;
     for t in &plan.trials {
         let entry = catalog.lookup(&t.transport)?;
         let checked = if t.workload.is_open_loop() {
@@ -69,23 +113,36 @@ pub fn check(catalog: &Catalog, plan: &Plan, strictness: Strictness) -> Result<(
         } else {
             check_support(entry.info(), t)
         };
-        if let Err(o) = checked {
-            let reason = match o.status {
-                SampleStatus::Invalid(why) => Some(why),
-                SampleStatus::Unsupported(why) if strictness == Strictness::Named => Some(why),
-                _ => None,
-            };
-            if let Some(reason) = reason {
-                refused.push(Refusal {
-                    trial: t.label(),
-                    reason,
-                });
+        let Err(o) = checked else {
+            runnable += 1;
+            continue;
+        };
+        match o.status {
+            SampleStatus::Unsupported(why) if strictness == Strictness::Suite => {
+                match skipped
+                    .iter_mut()
+                    .find(|s| s.transport == t.transport && s.reason == why)
+                {
+                    Some(s) => s.trials += 1,
+                    None => skipped.push(Skip {
+                        transport: t.transport.clone(),
+                        reason: why,
+                        trials: 1,
+                    }),
+                }
             }
+            SampleStatus::Invalid(why) | SampleStatus::Unsupported(why) => refused.push(Refusal {
+                trial: t.label(),
+                reason: why,
+            }),
+            _ => runnable += 1,
         }
     }
-    if refused.is_empty() {
-        Ok(())
-    } else {
-        Err(PreflightError::Impossible(refused))
+    if !refused.is_empty() {
+        return Err(PreflightError::Impossible(refused));
     }
+    if runnable == 0 && !skipped.is_empty() {
+        return Err(PreflightError::NothingRuns(skipped));
+    }
+    Ok(skipped)
 }

@@ -114,14 +114,16 @@ pub fn check_support(info: &TransportInfo, spec: &TrialSpec) -> Result<(), Box<S
         power_of_two,
     } = sem.bound
     {
+        // A limit of this transport's own, not of the parameters: other transports of the same
+        // sweep may run this capacity.
         if spec.capacity < min_capacity {
-            return invalid(format!(
+            return unsupported(format!(
                 "capacity {} is below this transport's minimum of {min_capacity}",
                 spec.capacity
             ));
         }
         if power_of_two && !spec.capacity.is_power_of_two() {
-            return invalid(format!(
+            return unsupported(format!(
                 "capacity {} is not a power of two, which this transport requires",
                 spec.capacity
             ));

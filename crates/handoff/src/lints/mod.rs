@@ -34,7 +34,7 @@ pub use lint::Lint;
 
 use crate::environment::Environment;
 use crate::probes::Limits;
-use crate::report::TrialResult;
+use crate::report::{TrialResult, Verdict};
 
 /// What the lint rules need besides the result itself.
 #[derive(Clone, Copy, Debug)]
@@ -51,6 +51,10 @@ pub struct Context<'a> {
 /// samples and their duration, latency, batch, build, open loop, the limit.
 pub fn evaluate(result: &TrialResult, cx: &Context) -> Vec<Lint> {
     let mut lints = Vec::new();
+    // A trial that never ran has no samples, placement or figures to judge.
+    if matches!(result.verdict, Verdict::Unsupported | Verdict::Invalid) {
+        return lints;
+    }
     lints.extend(placement::threads(result, cx.pin_requested));
     lints.extend(placement::locality(result));
     lints.extend(placement::same_worker(result));
