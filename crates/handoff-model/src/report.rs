@@ -92,6 +92,12 @@ impl Verdict {
     pub fn is_failure(self) -> bool {
         matches!(self, Verdict::Fail | Verdict::Hung | Verdict::Crashed)
     }
+
+    /// Whether the trial ran at all: an `unsupported` or `invalid` trial was refused before its
+    /// first sample, so it has no sample counts, figures or lints.
+    pub fn ran(self) -> bool {
+        !matches!(self, Verdict::Unsupported | Verdict::Invalid)
+    }
 }
 
 impl fmt::Display for Verdict {

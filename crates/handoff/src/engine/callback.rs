@@ -1,7 +1,7 @@
 //! Streaming workloads over a callback transport: the transport calls the harness's [`Sink`].
 
 use super::crew::{Cadence, Progress};
-use super::sample::{self, Engine, Refused, Shape, Threads};
+use super::sample::{self, Engine, Flow, Refused, Shape, Threads};
 use super::stream::{note_refusals, produce, ProducerReport};
 use crate::message::Message;
 use crate::outcome::{SampleOutcome, SampleStatus};
@@ -49,15 +49,9 @@ pub(super) fn run<T: CallbackTransport, M: Message>(
     spec: &TrialSpec,
     messages: u64,
 ) -> SampleOutcome {
-    let per = (messages / spec.producers as u64).max(1);
     let engine = Callback::<T, M> {
         t,
-        shape: Callbacks {
-            sem,
-            spec,
-            per,
-            total: per * spec.producers as u64,
-        },
+        shape: Callbacks(Flow::new(sem, spec, messages)),
         message: PhantomData,
     };
     sample::run(spec, engine)
@@ -75,14 +69,7 @@ struct Callback<'a, T, M> {
 /// A callback stream's [`Shape`]: the producers' threads and the finisher's, and the outcome
 /// from their reports.
 #[derive(Clone, Copy)]
-struct Callbacks<'a> {
-    sem: &'a Semantics,
-    spec: &'a TrialSpec,
-    /// Messages per producer.
-    per: u64,
-    /// Messages in all.
-    total: u64,
-}
+struct Callbacks<'a>(Flow<'a>);
 
 impl<'a, T: CallbackTransport, M: Message> Engine for Callback<'a, T, M> {
     type Shape = Callbacks<'a>;
@@ -97,9 +84,9 @@ impl<'a, T: CallbackTransport, M: Message> Engine for Callback<'a, T, M> {
         cfg: &ChannelConfig,
         progress: &Arc<Progress>,
     ) -> Result<Self::Ends, Refused> {
-        let Callbacks {
+        let Flow {
             sem, per, total, ..
-        } = self.shape;
+        } = self.shape.0;
         let sink = EngineSink {
             verifier: Verifier::new(cfg.producers, per, sem.ordering, 1),
             total,
@@ -120,8 +107,8 @@ impl<'a, T: CallbackTransport, M: Message> Engine for Callback<'a, T, M> {
 
     fn spawn(&mut self, ends: Self::Ends, crew: &mut Threads<Member>) {
         let (senders, handle) = ends;
-        let (per, batch) = (self.shape.per, self.shape.spec.batch);
-        let form = M::form(self.shape.spec.payload);
+        let (per, batch) = (self.shape.0.per, self.shape.0.spec.batch);
+        let form = M::form(self.shape.0.spec.payload);
         for (p, tx) in senders.into_iter().enumerate() {
             crew.spawn(&format!("producer-{p}"), move || {
                 Member::Producer(produce::<M, _>(tx, form, p as u32, per, batch))
@@ -139,19 +126,19 @@ impl Shape for Callbacks<'_> {
     type Members = Threads<Member>;
 
     fn topology(&self) -> (usize, usize) {
-        (self.spec.producers, 1)
+        (self.0.spec.producers, 1)
     }
 
     fn total(&self) -> u64 {
-        self.total
+        self.0.total
     }
 
     /// The producers' threads and the finisher's; where the transport runs the consumer on a
     /// thread of its own, that thread is planned for too, but placed by the transport.
     fn members(&self, progress: Arc<Progress>) -> Threads<Member> {
-        let producers = self.spec.producers;
-        let consumer_thread = usize::from(self.sem.locality == Locality::CrossThread);
-        let plan = placement::plan(producers + consumer_thread, self.spec.pin);
+        let producers = self.0.spec.producers;
+        let consumer_thread = usize::from(self.0.sem.locality == Locality::CrossThread);
+        let plan = placement::plan(producers + consumer_thread, self.0.spec.pin);
         let mut place = plan.placement.clone();
         if consumer_thread == 1 && place.pinned {
             place.note = Some(
@@ -159,7 +146,7 @@ impl Shape for Callbacks<'_> {
             );
             place.cores.pop();
         }
-        Threads::planned(producers + 1, plan, place, self.spec, progress)
+        Threads::planned(producers + 1, plan, place, self.0.spec, progress)
     }
 
     fn finish(self, members: Vec<Member>, place: Placement) -> SampleOutcome {

@@ -23,6 +23,7 @@
 use super::crew::{Crew, CrewError, Progress};
 use crate::outcome::{SampleOutcome, SampleStatus};
 use crate::placement::{self, Placement, Plan};
+use crate::semantics::Semantics;
 use crate::transport::{BuildError, ChannelConfig, Endpoints};
 use crate::verify::Verdict;
 use crate::workload::TrialSpec;
@@ -113,6 +114,32 @@ fn skeleton<S: Shape>(
     match collect(members, spec.watchdog(None), shape.total()) {
         Ok((reports, place)) => shape.finish(reports, place),
         Err(outcome) => *outcome,
+    }
+}
+
+/// What the shape of a stream (on threads, on tasks, or into a callback) knows of its sample:
+/// the transport's semantics, the trial, and the messages each producer sends.
+#[derive(Clone, Copy)]
+pub(super) struct Flow<'a> {
+    pub sem: &'a Semantics,
+    pub spec: &'a TrialSpec,
+    /// Messages per producer.
+    pub per: u64,
+    /// Messages in all.
+    pub total: u64,
+}
+
+impl<'a> Flow<'a> {
+    /// A sample of `spec` moving `messages` messages, shared evenly among its producers (at
+    /// least one each).
+    pub fn new(sem: &'a Semantics, spec: &'a TrialSpec, messages: u64) -> Flow<'a> {
+        let per = (messages / spec.producers as u64).max(1);
+        Flow {
+            sem,
+            spec,
+            per,
+            total: per * spec.producers as u64,
+        }
     }
 }
 

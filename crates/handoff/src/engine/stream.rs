@@ -1,7 +1,7 @@
 //! Streaming workloads (`spsc`, `mpsc`, `mpmc`) over a pull transport.
 
 use super::crew::{Cadence, Progress};
-use super::sample::{self, Engine, Members, Refused, Shape, Threads};
+use super::sample::{self, Engine, Flow, Members, Refused, Shape, Threads};
 use crate::message::Message;
 use crate::outcome::SampleOutcome;
 use crate::placement::Placement;
@@ -85,15 +85,9 @@ pub(super) fn run<T: Transport, M: Message>(
     spec: &TrialSpec,
     messages: u64,
 ) -> SampleOutcome {
-    let per = (messages / spec.producers as u64).max(1);
     let engine = Stream::<T, M> {
         t,
-        shape: Streams {
-            sem,
-            spec,
-            per,
-            total: per * spec.producers as u64,
-        },
+        shape: Streams(Flow::new(sem, spec, messages)),
         message: PhantomData,
     };
     sample::run(spec, engine)
@@ -110,14 +104,7 @@ struct Stream<'a, T, M> {
 
 /// A streaming sample's [`Shape`]: its threads, and the outcome from their reports.
 #[derive(Clone, Copy)]
-struct Streams<'a> {
-    sem: &'a Semantics,
-    spec: &'a TrialSpec,
-    /// Messages per producer.
-    per: u64,
-    /// Messages in all.
-    total: u64,
-}
+struct Streams<'a>(Flow<'a>);
 
 impl<'a, T: Transport, M: Message> Engine for Stream<'a, T, M> {
     type Shape = Streams<'a>;
@@ -133,12 +120,12 @@ impl<'a, T: Transport, M: Message> Engine for Stream<'a, T, M> {
 
     fn spawn(&mut self, ends: Self::Ends, crew: &mut Threads<Member>) {
         let Endpoints { senders, receivers } = ends;
-        let Streams {
+        let Flow {
             sem,
             spec,
             per,
             total,
-        } = self.shape;
+        } = self.shape.0;
         let (producers, consumers, batch) = (spec.producers, spec.consumers, spec.batch);
         let form = M::form(spec.payload);
         for (c, rx) in receivers.into_iter().enumerate() {
@@ -168,17 +155,17 @@ impl Shape for Streams<'_> {
     type Members = Threads<Member>;
 
     fn topology(&self) -> (usize, usize) {
-        (self.spec.producers, self.spec.consumers)
+        (self.0.spec.producers, self.0.spec.consumers)
     }
 
     fn total(&self) -> u64 {
-        self.total
+        self.0.total
     }
 
     fn members(&self, progress: Arc<Progress>) -> Threads<Member> {
         Threads::new(
-            self.spec.producers + self.spec.consumers,
-            self.spec,
+            self.0.spec.producers + self.0.spec.consumers,
+            self.0.spec,
             progress,
         )
     }

@@ -34,7 +34,7 @@ pub use lint::Lint;
 
 use crate::environment::Environment;
 use crate::probes::Limits;
-use crate::report::{TrialResult, Verdict};
+use crate::report::TrialResult;
 
 /// What the lint rules need besides the result itself.
 #[derive(Clone, Copy, Debug)]
@@ -52,7 +52,7 @@ pub struct Context<'a> {
 pub fn evaluate(result: &TrialResult, cx: &Context) -> Vec<Lint> {
     let mut lints = Vec::new();
     // A trial that never ran has no samples, placement or figures to judge.
-    if matches!(result.verdict, Verdict::Unsupported | Verdict::Invalid) {
+    if !result.verdict.ran() {
         return lints;
     }
     lints.extend(placement::threads(result, cx.pin_requested));

@@ -545,16 +545,14 @@ struct Distinct {
     timeouts: BTreeSet<u64>,
 }
 
-/// Whether a trial ran at all: an `unsupported` or `invalid` trial was never sampled.
-fn ran(r: &TrialResult) -> bool {
-    !matches!(r.verdict, Verdict::Unsupported | Verdict::Invalid)
-}
-
 impl Distinct {
     fn of(rows: &[&TrialResult]) -> Distinct {
         // Rows that never ran (unsupported, invalid) have no sample counts of their own.
         let distinct = |f: &dyn Fn(&TrialResult) -> String| -> BTreeSet<String> {
-            rows.iter().filter(|r| ran(r)).map(|r| f(r)).collect()
+            rows.iter()
+                .filter(|r| r.verdict.ran())
+                .map(|r| f(r))
+                .collect()
         };
         Distinct {
             capacities: rows.iter().filter_map(|r| r.params.capacity).collect(),
@@ -916,14 +914,14 @@ fn row(
     }
     cells.extend([short_semantics(&r.semantics), r.verdict.to_string()]);
     if varying.messages {
-        cells.push(if ran(r) {
+        cells.push(if r.verdict.ran() {
             fmt::count(r.params.messages)
         } else {
             "–".into()
         });
     }
     if varying.samples {
-        cells.push(if ran(r) {
+        cells.push(if r.verdict.ran() {
             format!("{}+{}", r.params.samples, r.params.warmup)
         } else {
             "–".into()

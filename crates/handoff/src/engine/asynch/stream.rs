@@ -4,7 +4,7 @@
 use super::driver::Tasks;
 use crate::engine::crew::{Cadence, Progress};
 use crate::engine::same_worker::{Noter, Tally, Where};
-use crate::engine::sample::{self, Engine, Members, Refused, Shape};
+use crate::engine::sample::{self, Engine, Flow, Members, Refused, Shape};
 use crate::message::Message;
 use crate::outcome::{SampleOutcome, SampleStatus};
 use crate::placement::Placement;
@@ -116,15 +116,9 @@ pub(in crate::engine) fn run<T: AsyncTransport, M: Message>(
     spec: &TrialSpec,
     messages: u64,
 ) -> SampleOutcome {
-    let per = (messages / spec.producers as u64).max(1);
     let engine = Stream::<T, M> {
         t,
-        shape: Streams {
-            sem,
-            spec,
-            per,
-            total: per * spec.producers as u64,
-        },
+        shape: Streams(Flow::new(sem, spec, messages)),
         message: PhantomData,
     };
     sample::run(spec, engine)
@@ -141,14 +135,7 @@ struct Stream<'a, T, M> {
 /// An async stream's [`Shape`]: its tasks under the trial's driver, and the outcome from their
 /// reports.
 #[derive(Clone, Copy)]
-struct Streams<'a> {
-    sem: &'a Semantics,
-    spec: &'a TrialSpec,
-    /// Messages per producer.
-    per: u64,
-    /// Messages in all.
-    total: u64,
-}
+struct Streams<'a>(Flow<'a>);
 
 impl<'a, T: AsyncTransport, M: Message> Engine for Stream<'a, T, M> {
     type Shape = Streams<'a>;
@@ -164,12 +151,12 @@ impl<'a, T: AsyncTransport, M: Message> Engine for Stream<'a, T, M> {
 
     fn spawn(&mut self, ends: Self::Ends, tasks: &mut Tasks<'a, Member>) {
         let Endpoints { senders, receivers } = ends;
-        let Streams {
+        let Flow {
             sem,
             spec,
             per,
             total,
-        } = self.shape;
+        } = self.shape.0;
         let (producers, consumers) = (spec.producers, spec.consumers);
         let form = M::form(spec.payload);
         // Where each producer last ran, for the same-worker count.
@@ -199,15 +186,15 @@ impl<'a> Shape for Streams<'a> {
     type Members = Tasks<'a, Member>;
 
     fn topology(&self) -> (usize, usize) {
-        (self.spec.producers, self.spec.consumers)
+        (self.0.spec.producers, self.0.spec.consumers)
     }
 
     fn total(&self) -> u64 {
-        self.total
+        self.0.total
     }
 
     fn members(&self, progress: Arc<Progress>) -> Tasks<'a, Member> {
-        Tasks::new(self.spec, progress)
+        Tasks::new(self.0.spec, progress)
     }
 
     fn finish(self, members: Vec<Member>, place: Placement) -> SampleOutcome {
