@@ -354,6 +354,31 @@ mod tests {
         assert_eq!(s.next, s.cadence.next());
     }
 
+    /// A producer builds every message in the form it is given: `boxed:4096` bodies are 4096
+    /// bytes, not the default length.
+    #[test]
+    fn a_producer_builds_in_the_payload_s_form() {
+        use crate::payload::{Boxed, PayloadKind};
+        struct Lengths(std::sync::mpsc::Sender<usize>);
+        impl Sender<Boxed> for Lengths {
+            fn send(&mut self, m: Boxed) -> Result<(), Boxed> {
+                self.0.send(m.body().len() * 8).unwrap();
+                Ok(())
+            }
+        }
+        for batch in [None, Some(3)] {
+            let (tx, rx) = std::sync::mpsc::channel();
+            let form = Boxed::form(PayloadKind::Boxed(4096));
+            let report = produce::<Boxed, _>(Lengths(tx), form, 0, 10, batch);
+            assert_eq!(report.refused_after, None);
+            assert_eq!(
+                rx.iter().collect::<Vec<_>>(),
+                vec![4096; 10],
+                "batch {batch:?}"
+            );
+        }
+    }
+
     #[test]
     fn a_consumer_publishes_its_count_and_a_stream_its_total() {
         use crate::payload::Word;
