@@ -67,25 +67,18 @@ pub enum PreflightError {
     #[error(transparent)]
     UnknownTransport(#[from] crate::suggest::LookupError),
     /// Parameters some trials' transports cannot honour.
-    #[error("impossible parameters:\n  {}", list(.0))]
+    #[error("impossible parameters:\n  {}", lines(.0))]
     Impossible(Vec<Refusal>),
     /// No trial of the plan can run: every one is unsupported by its transport.
-    #[error("nothing to run: no trial of the plan can run:\n  {}", skips(.0))]
+    #[error("nothing to run: no trial of the plan can run:\n  {}", lines(.0))]
     NothingRuns(Vec<Skip>),
 }
 
-fn skips(skips: &[Skip]) -> String {
-    skips
+/// One item a line, indented under the error's first line.
+fn lines<T: fmt::Display>(items: &[T]) -> String {
+    items
         .iter()
-        .map(|s| format!("{}: {}", s.transport, s.reason))
-        .collect::<Vec<_>>()
-        .join("\n  ")
-}
-
-fn list(refusals: &[Refusal]) -> String {
-    refusals
-        .iter()
-        .map(|r| format!("{}: {}", r.trial, r.reason))
+        .map(T::to_string)
         .collect::<Vec<_>>()
         .join("\n  ")
 }
