@@ -9,21 +9,13 @@ use handoff::plan::value::{
 use handoff::workload::{Delivery, Driver, PacerMode, WorkloadKind};
 use std::path::PathBuf;
 
-const AFTER_HELP: &str = "\
-Exit codes:
-  0  every trial passed (unsupported combinations are reported, not failed)
-  1  at least one trial failed verification, hung or crashed, or (under consensus) a
-     transport delivered another stream than the others of its stream
-  2  bad input: unknown name (the closest are suggested), malformed suite file, impossible
-     parameter, a value outside its range, more trials than --max-trials allows
-     (docs/suites.md, \"Bounds\"), an unknown run id or baseline, a malformed store
-     location, an output that cannot be written (refused before anything runs)
-  3  the run could not be completed (e.g. the output could not be written at the end, the
-     history store could not be opened or written): the report is still written, and every
-     result is kept in the run's journal, named on standard error
-  4  a result is significantly slower than --max-regression allows, or a suite's gate failed
-  130  interrupted (Ctrl-C, SIGTERM): the results finished so far are in the run's journal
+/// What `handoff --help` prints after the options: the exit codes (from [`crate::exit::CODES`])
+/// and where the history is kept.
+pub fn after_help() -> String {
+    format!("{}\n{STORE_HELP}", crate::exit::plain())
+}
 
+const STORE_HELP: &str = "\
 History store: `--store`, else $HANDOFF_STORE, else $XDG_DATA_HOME/handoff/history.sqlite,
 else ~/.local/share/handoff/history.sqlite. `--store` takes a file path or a
 postgres://user@host:port/db URL.";
@@ -33,7 +25,7 @@ postgres://user@host:port/db URL.";
 /// Every delivered message is verified (exactly once, declared order, intact body); results
 /// show throughput or latency percentiles with their spread, next to the machine's limits.
 #[derive(Parser, Debug)]
-#[command(name = "handoff", version, after_help = AFTER_HELP)]
+#[command(name = "handoff", version)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
@@ -309,6 +301,10 @@ pub struct RunArgs {
     /// With --baseline: the largest significant slowdown allowed (e.g. 5%).
     #[arg(long, requires = "baseline")]
     pub max_regression: Option<crate::percent::Percent>,
+    /// With --baseline: what cannot be judged (no result matches the baseline, too few
+    /// samples, a side that did not pass) passes, listed, instead of failing the gate.
+    #[arg(long, requires = "baseline")]
+    pub allow_unjudged: bool,
 
     /// Output format: table, json, markdown, csv, bmf (Bencher Metric Format), html (a self-contained page with charts).
     #[arg(long, short = 'f', default_value = "table")]
@@ -339,9 +335,13 @@ pub struct CompareArgs {
     pub before: String,
     /// The after side, as BEFORE.
     pub after: String,
-    /// Exit 4 when a result is significantly slower than this (e.g. 5%), naming each.
+    /// Exit 4 when a result is significantly slower than this (e.g. 5%), naming each, or when
+    /// nothing can be judged (no matched result, too few samples, a side that did not pass).
     #[arg(long)]
     pub max_regression: Option<crate::percent::Percent>,
+    /// With --max-regression: what cannot be judged passes, listed, instead of failing.
+    #[arg(long, requires = "max_regression")]
+    pub allow_unjudged: bool,
     /// A significant change smaller than this is shown as `~` (default 5%).
     #[arg(long)]
     pub threshold: Option<crate::percent::Percent>,

@@ -21,7 +21,7 @@ pub fn compare(args: &CompareArgs, source: &dyn ReportSource) -> Result<u8, CliE
         message: format!("rendering: {e}"),
     })?;
     crate::destination::Destination::check(args.out.as_deref(), "--out")?.write(&buf)?;
-    Ok(gate_code(&c))
+    Ok(gate_code(&c, &args.before, args.allow_unjudged))
 }
 
 /// How to judge, from the flags.
@@ -46,36 +46,27 @@ pub fn judgement(
     Ok(j)
 }
 
-/// Exit 4 when a result regressed beyond the maximum, naming each on standard error (the table
-/// marks them; a JSON or BMF output goes to a file or a pipe and a CI log still shows them).
-pub fn gate_code(c: &Comparison) -> u8 {
+/// Exit 4 when the regression gate fails: a result significantly slower than the maximum, or
+/// (unless `allow_unjudged`) nothing that could be judged. Judged as `handoff run --baseline`
+/// and a suite's regression gate judge ([`handoff::gates::judge`]); the reasons go to standard
+/// error (the table marks the regressions; a JSON or BMF output goes to a file or a pipe and a
+/// CI log still shows why).
+pub fn gate_code(c: &Comparison, before: &str, allow_unjudged: bool) -> u8 {
     let Some(max) = c.judgement.max_regression else {
         return exit::OK;
     };
-    let slower: Vec<String> = c
-        .regressions()
-        .map(|r| {
-            format!(
-                "{} ({}: {})",
-                r.identity,
-                r.metric,
-                r.ratio
-                    .map_or("–".into(), |x| format!("{:+.1}%", (x - 1.0) * 100.0))
-            )
-        })
-        .collect();
-    if slower.is_empty() {
+    let (status, details) = handoff::gates::judge(c, before, allow_unjudged);
+    if status != handoff::gates::GateStatus::Failed {
         return exit::OK;
     }
     let mut err = std::io::stderr().lock();
     let _ = writeln!(
         err,
-        "regression: {} result(s) significantly slower than {:.1}%:",
-        slower.len(),
+        "handoff: exit 4: the regression gate failed (--max-regression {:.1}%):",
         max * 100.0
     );
-    for s in slower {
-        let _ = writeln!(err, "  {s}");
+    for d in details {
+        let _ = writeln!(err, "  {d}");
     }
     exit::REGRESSION
 }

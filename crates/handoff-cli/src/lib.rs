@@ -31,7 +31,7 @@ pub mod source;
 pub mod store;
 
 use args::{Cli, Command};
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 use handoff::catalog::Catalog;
 use std::process::ExitCode;
 
@@ -81,7 +81,8 @@ pub fn main_with(catalog: Catalog) -> ExitCode {
         handoff::testing::register_all(&mut catalog);
         catalog
     };
-    let cli = Cli::parse();
+    let matches = Cli::command().after_help(args::after_help()).get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     if !matches!(
         cli.command,
         Command::Worker(_) | Command::DescribePlugin { .. }
@@ -147,6 +148,6 @@ fn end_workers_on_signals() {
             ));
         }
         eprintln!("\n{said}");
-        std::process::exit(130);
+        std::process::exit(exit::INTERRUPTED.into());
     });
 }

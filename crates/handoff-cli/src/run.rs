@@ -81,6 +81,7 @@ pub fn run(
             max: args
                 .max_regression
                 .map_or(handoff::compare::DEFAULT_THRESHOLD, |p| p.0),
+            allow_unjudged: args.allow_unjudged,
         });
     }
     let baselines = load_baselines(&suite.gates, args.baseline.as_deref(), source)?;
@@ -161,13 +162,11 @@ pub fn run(
         }
         (_, written) => written.map_err(with_kept)?,
     }
-    Ok(if report.has_failures() {
-        exit::VERDICT_FAILED
-    } else if report.gates_failed() {
-        exit::REGRESSION
-    } else {
-        exit::OK
-    })
+    let (code, cause) = exit::of_run(&report);
+    if let Some(cause) = cause {
+        eprintln!("handoff: {cause}");
+    }
+    Ok(code)
 }
 
 /// Loads the baseline of every regression gate before anything runs, so that the run is

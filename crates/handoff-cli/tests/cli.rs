@@ -173,6 +173,17 @@ fn faulty_transports_get_their_verdicts_and_the_run_goes_on() {
         "--no-probes",
     ]);
     assert_eq!(code, Some(1), "a failing verdict exits 1; stderr: {stderr}");
+    // Standard error says why in one line, whatever went to standard output.
+    let cause: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("handoff: exit 1: "))
+        .collect();
+    assert_eq!(cause.len(), 1, "{stderr}");
+    assert!(
+        cause[0].contains("6 trials failed: faulty-drop spsc (FAIL)")
+            && cause[0].ends_with("and 3 more"),
+        "{stderr}"
+    );
     let got = verdicts(&v);
     let expect = [
         ("faulty-drop", "fail"),
@@ -258,6 +269,12 @@ fn consensus_names_the_transport_that_delivered_another_stream_and_fails_the_run
     let out = handoff().args(args).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{text}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("handoff: exit 1: consensus failed for 1 stream (faulty-shuffle")
+            && stderr.contains("delivered another stream than the others)"),
+        "{stderr}"
+    );
     // Its own verification passed; consensus is what failed.
     assert!(!text.contains("FAIL —"), "{text}");
     assert!(

@@ -177,6 +177,72 @@ fn scaled_reports_are_judged_by_the_threshold() {
     }
 }
 
+/// `report` edited: `edit` applied to every result.
+fn edited(report: &Path, to: &Path, edit: impl Fn(&mut Value)) {
+    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(report).unwrap()).unwrap();
+    for r in v["results"].as_array_mut().unwrap() {
+        edit(r);
+    }
+    std::fs::write(to, serde_json::to_string(&v).unwrap()).unwrap();
+}
+
+#[test]
+fn a_gate_that_cannot_judge_fails_unless_allowed() {
+    let _serial = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let before = planted_run(dir.path(), "before.json", 0);
+
+    // Nothing in common: the other report's results are of another transport.
+    let other = dir.path().join("other.json");
+    edited(&before, &other, |r| r["transport"] = "renamed-queue".into());
+    let (code, out, err) = compare(&before, &other, &["--max-regression", "5%"]);
+    assert_eq!(
+        code,
+        Some(4),
+        "{out}
+{err}"
+    );
+    assert!(
+        err.contains("handoff: exit 4: the regression gate failed"),
+        "{err}"
+    );
+    assert!(
+        err.contains("cannot be evaluated: no result matches one of"),
+        "{err}"
+    );
+    let (code, out, err) = compare(
+        &before,
+        &other,
+        &["--max-regression", "5%", "--allow-unjudged"],
+    );
+    assert_eq!(
+        code,
+        Some(0),
+        "{out}
+{err}"
+    );
+
+    // Three samples a side: no change could be significant.
+    let few = dir.path().join("few.json");
+    edited(&before, &few, |r| {
+        r["samples"].as_array_mut().unwrap().truncate(3);
+    });
+    let (code, out, err) = compare(&few, &few, &["--max-regression", "5%"]);
+    assert_eq!(
+        code,
+        Some(4),
+        "{out}
+{err}"
+    );
+    assert!(err.contains("too few samples"), "{err}");
+
+    // Without a maximum nothing is gated; the flag alone is refused.
+    let (code, _, _) = compare(&before, &other, &[]);
+    assert_eq!(code, Some(0));
+    let (code, _, err) = compare(&before, &other, &["--allow-unjudged"]);
+    assert_eq!(code, Some(2), "{err}");
+}
+
 #[test]
 fn bad_reports_get_clear_errors() {
     let dir = tempfile::tempdir().unwrap();

@@ -42,6 +42,10 @@ pub enum Gate {
         baseline: String,
         /// The largest slowdown allowed, as a fraction.
         max: f64,
+        /// What cannot be judged (no matched result, too few samples, a side that did not
+        /// pass) passes, listed, instead of failing the gate. Off unless asked for.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        allow_unjudged: bool,
     },
 }
 
@@ -75,9 +79,18 @@ impl Gate {
                 };
                 format!("ratio: {who} ≥ {min}× {over} at each point")
             }
-            Gate::Regression { baseline, max } => format!(
-                "regression: no result significantly slower than baseline `{baseline}` by more than {:.1}%",
-                max * 100.0
+            Gate::Regression {
+                baseline,
+                max,
+                allow_unjudged,
+            } => format!(
+                "regression: no result significantly slower than baseline `{baseline}` by more than {:.1}%{}",
+                max * 100.0,
+                if *allow_unjudged {
+                    " (what cannot be judged passes)"
+                } else {
+                    ""
+                }
             ),
         }
     }

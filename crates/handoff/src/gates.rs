@@ -6,7 +6,7 @@
 //! and says why: a gate that silently passes on missing data is no gate.
 
 use crate::compare::metric::{self, Metric};
-use crate::compare::{compare, Change, Judgement};
+use crate::compare::{compare, Change, Comparison, Judgement};
 use crate::report::{RunReport, TrialResult, Verdict};
 use crate::stats::median;
 use handoff_model::gate::{Gate, Over};
@@ -47,7 +47,11 @@ pub fn evaluate(gates: &[Gate], report: &RunReport, load: &Loader<'_>) -> Vec<Ga
                     over,
                     min,
                 } => ratio(report, transport, options, over, *min),
-                Gate::Regression { baseline, max } => regression(report, baseline, *max, load),
+                Gate::Regression {
+                    baseline,
+                    max,
+                    allow_unjudged,
+                } => regression(report, baseline, *max, *allow_unjudged, load),
             };
             GateOutcome {
                 gate: g.clone(),
@@ -289,6 +293,7 @@ fn regression(
     report: &RunReport,
     baseline: &str,
     max: f64,
+    allow_unjudged: bool,
     load: &Loader<'_>,
 ) -> (GateStatus, Vec<String>) {
     let base = match load(baseline) {
@@ -305,7 +310,21 @@ fn regression(
         ..Judgement::default()
     };
     let c = compare((baseline, &base), ("this run", report), j);
-    let mut details: Vec<String> = c
+    judge(&c, baseline, allow_unjudged)
+}
+
+/// The regression verdict on a comparison whose judgement has a `max_regression`: the one
+/// semantics of `handoff compare --max-regression`, `handoff run --baseline` and a suite's
+/// `regression` gate.
+///
+/// It fails on every result significantly slower than allowed, and on what it cannot judge: no
+/// matched result at all, a result that did not pass on a side, too few samples for any change
+/// to be significant. With `allow_unjudged`, what cannot be judged is listed and passes. A
+/// ramp's sustained rate (one figure per run) is never judged by a test, by design, and is only
+/// counted. The details name each failing point first, then a summary line and the comparison's
+/// warnings.
+pub fn judge(c: &Comparison, baseline: &str, allow_unjudged: bool) -> (GateStatus, Vec<String>) {
+    let mut failing: Vec<String> = c
         .regressions()
         .map(|r| {
             format!(
@@ -317,44 +336,52 @@ fn regression(
             )
         })
         .collect();
-    // What this gate cannot judge fails it, saying why: no matched result at all, a result
-    // that did not pass on a side, too few samples for any change to be significant. A ramp's
-    // sustained rate (one figure per run) is never judged by a test, by design, and is only
-    // listed.
-    let mut unjudged = 0;
+    let mut unjudged = Vec::new();
+    let mut sustained = 0;
     for r in &c.rows {
         match &r.change {
             Change::NotComparable { reason } => {
-                details.push(format!(
-                    "{} {}: cannot be evaluated: {reason}",
-                    r.identity, r.metric
-                ));
+                unjudged.push((format!("{} {}: ", r.identity, r.metric), reason.clone()));
             }
             Change::TooFewSamples { need } if r.metric != Metric::SustainedRate => {
-                details.push(format!(
-                    "{} {}: cannot be evaluated: too few samples for any change to be significant (at least {need} on each side)",
-                    r.identity, r.metric
+                unjudged.push((
+                    format!("{} {}: ", r.identity, r.metric),
+                    format!("too few samples for any change to be significant (at least {need} on each side)"),
                 ));
             }
-            Change::TooFewSamples { .. } => unjudged += 1,
+            Change::TooFewSamples { .. } => sustained += 1,
             _ => {}
         }
     }
     if c.rows.is_empty() {
-        details.push(format!(
-            "cannot be evaluated: no result of this run matches one of `{baseline}`"
+        unjudged.push((
+            String::new(),
+            format!("no result matches one of `{baseline}`"),
         ));
     }
-    let status = if details.is_empty() {
-        GateStatus::Passed
+    let mut details = Vec::new();
+    details.append(&mut failing);
+    let unjudged_label = if allow_unjudged {
+        "not judged (allowed)"
     } else {
+        "cannot be evaluated"
+    };
+    let failed = !details.is_empty() || (!allow_unjudged && !unjudged.is_empty());
+    details.extend(
+        unjudged
+            .into_iter()
+            .map(|(who, why)| format!("{who}{unjudged_label}: {why}")),
+    );
+    let status = if failed {
         GateStatus::Failed
+    } else {
+        GateStatus::Passed
     };
     details.push(format!(
         "{} figure(s) compared with `{baseline}`{}",
-        c.rows.len() - unjudged,
-        if unjudged > 0 {
-            format!(" ({unjudged} sustained rate(s) shown by `handoff compare`, never judged)")
+        c.rows.len() - sustained,
+        if sustained > 0 {
+            format!(" ({sustained} sustained rate(s) shown by `handoff compare`, never judged)")
         } else {
             String::new()
         }

@@ -130,6 +130,7 @@ fn regression_fails_on_a_significant_slowdown_beyond_max_only() {
     let gate = Gate::Regression {
         baseline: "main".into(),
         max: 0.05,
+        allow_unjudged: false,
     };
     let base = report(vec![at("q", 1, &RATES)], 8);
     let load = |_: &str| Ok(base.clone());
@@ -150,6 +151,7 @@ fn regression_cannot_pass_on_what_it_cannot_judge() {
     let gate = Gate::Regression {
         baseline: "main".into(),
         max: 0.05,
+        allow_unjudged: false,
     };
     // Three samples a side: no ordering of them reaches p < 0.05.
     let base = report(vec![at("q", 1, &RATES[..3])], 8);
@@ -177,8 +179,35 @@ fn regression_cannot_pass_on_what_it_cannot_judge() {
     let o = one(gate, &report(vec![at("other", 1, &RATES)], 8), &load);
     assert_eq!(o.status, GateStatus::Failed, "{:?}", o.details);
     assert!(
-        o.details[0].contains("no result of this run matches"),
+        o.details[0].contains("cannot be evaluated: no result matches one of `main`"),
         "{:?}",
         o.details
     );
+}
+
+#[test]
+fn allowed_unjudged_points_pass_listed_and_regressions_still_fail() {
+    let gate = Gate::Regression {
+        baseline: "main".into(),
+        max: 0.05,
+        allow_unjudged: true,
+    };
+    let base = report(vec![at("q", 1, &RATES)], 8);
+    let load = |_: &str| Ok(base.clone());
+    // Nothing matches: passes, and says what was not judged.
+    let o = one(
+        gate.clone(),
+        &report(vec![at("other", 1, &RATES)], 8),
+        &load,
+    );
+    assert_eq!(o.status, GateStatus::Passed, "{:?}", o.details);
+    assert!(
+        o.details[0].contains("not judged (allowed): no result matches one of `main`"),
+        "{:?}",
+        o.details
+    );
+    // A real slowdown still fails.
+    let o = one(gate, &report(vec![at("q", 1, &scaled(0.8))], 8), &load);
+    assert_eq!(o.status, GateStatus::Failed, "{:?}", o.details);
+    assert!(o.details[0].contains("-20.0%"), "{:?}", o.details);
 }

@@ -95,6 +95,7 @@ fn check_one(s: &GateSpec, at: &Origin, catalog: &Catalog) -> Result<Gate, Broke
             unused("baseline", s.baseline.is_some())?;
             unused("max", s.max.is_some())?;
             unused("options", s.options.is_some())?;
+            unused("allow_unjudged", s.allow_unjudged.is_some())?;
             Ok(Gate::Scaling {
                 transports,
                 min: min("scaling")?,
@@ -103,6 +104,7 @@ fn check_one(s: &GateSpec, at: &Origin, catalog: &Catalog) -> Result<Gate, Broke
         "ratio" => {
             unused("baseline", s.baseline.is_some())?;
             unused("max", s.max.is_some())?;
+            unused("allow_unjudged", s.allow_unjudged.is_some())?;
             let [transport] = transports.as_slice() else {
                 return Err(Broken::new(
                     Kind::Conflict,
@@ -164,6 +166,7 @@ fn check_one(s: &GateSpec, at: &Origin, catalog: &Catalog) -> Result<Gate, Broke
             Ok(Gate::Regression {
                 baseline: baseline.value.clone(),
                 max: v / 100.0,
+                allow_unjudged: s.allow_unjudged.as_ref().is_some_and(|a| a.value),
             })
         }
         other => {

@@ -210,4 +210,8 @@ pub struct GateSpec {
     /// Regression: the largest significant slowdown allowed, e.g. `"5%"`.
     #[serde(default)]
     pub max: Option<At<String>>,
+    /// Regression: what cannot be judged (no matched result, too few samples) passes, listed,
+    /// instead of failing the gate.
+    #[serde(default)]
+    pub allow_unjudged: Option<At<bool>>,
 }

@@ -1445,3 +1445,29 @@ fn errors_carry_their_kind_and_key() {
     let e = Plan::load(Path::new("/nonexistent/suite.toml"), &catalog()).unwrap_err();
     assert_eq!(e.kind, PlanErrorKind::Unreadable);
 }
+
+#[test]
+fn a_regression_gate_may_let_what_it_cannot_judge_pass() {
+    let base = "[[benchmark]]\nworkload = \"spsc\"\ntransports = [\"opt-queue\"]\n";
+    let gate = "[[gate]]\nkind = \"regression\"\nbaseline = \"main\"\nmax = \"5%\"\n";
+    for (extra, allowed) in [("", false), ("allow_unjudged = true\n", true)] {
+        let plan = parse(&format!("{base}{gate}{extra}")).unwrap();
+        assert_eq!(
+            plan.gates,
+            [handoff_model::gate::Gate::Regression {
+                baseline: "main".into(),
+                max: 0.05,
+                allow_unjudged: allowed,
+            }]
+        );
+    }
+    // Only a regression gate takes it.
+    let e = err(&format!(
+        "{base}[[gate]]\nkind = \"scaling\"\nmin = 1.5\nallow_unjudged = true\n"
+    ));
+    assert_eq!(
+        (&e.kind, e.key.as_deref()),
+        (&PlanErrorKind::Conflict, Some("allow_unjudged")),
+        "{e}"
+    );
+}
