@@ -76,8 +76,40 @@ pub enum Bound {
         /// Capacity must be a power of two.
         power_of_two: bool,
     },
+    /// The transport holds at most `capacity` messages, and a full one overwrites its oldest
+    /// message instead of applying backpressure: a receiver that lags loses messages. A flood
+    /// (a closed-loop stream) cannot be verified over it; a paced stream or a ping-pong can.
+    Overwriting {
+        /// Smallest capacity accepted.
+        min_capacity: usize,
+        /// Capacity must be a power of two.
+        power_of_two: bool,
+    },
     /// The transport grows without limit; the workload's capacity is ignored.
     Unbounded,
+}
+
+impl Bound {
+    /// The capacities accepted (the least, and whether only powers of two), for a transport
+    /// that has a capacity.
+    pub fn limits(self) -> Option<(usize, bool)> {
+        match self {
+            Bound::Bounded {
+                min_capacity,
+                power_of_two,
+            }
+            | Bound::Overwriting {
+                min_capacity,
+                power_of_two,
+            } => Some((min_capacity, power_of_two)),
+            Bound::Unbounded => None,
+        }
+    }
+
+    /// Whether the workload's capacity applies.
+    pub fn has_capacity(self) -> bool {
+        self.limits().is_some()
+    }
 }
 
 /// What a blocked producer or consumer does while it waits.
@@ -239,6 +271,26 @@ impl Semantics {
         }
     }
 
+    /// A bounded transport that overwrites its oldest message when full instead of applying
+    /// backpressure (see [`Bound::Overwriting`]); after [`bounded`](Self::bounded).
+    pub const fn overwriting(self) -> Semantics {
+        let bound = match self.bound {
+            Bound::Bounded {
+                min_capacity,
+                power_of_two,
+            }
+            | Bound::Overwriting {
+                min_capacity,
+                power_of_two,
+            } => Bound::Overwriting {
+                min_capacity,
+                power_of_two,
+            },
+            Bound::Unbounded => Bound::Unbounded,
+        };
+        Semantics { bound, ..self }
+    }
+
     /// Unbounded: the workload's capacity is ignored.
     pub const fn unbounded(self) -> Semantics {
         Semantics {
@@ -304,6 +356,10 @@ impl Semantics {
                 power_of_two: true, ..
             } => "bounded (2^n)",
             Bound::Bounded { .. } => "bounded",
+            Bound::Overwriting {
+                power_of_two: true, ..
+            } => "bounded (2^n), overwrites when full",
+            Bound::Overwriting { .. } => "bounded, overwrites when full",
             Bound::Unbounded => "unbounded",
         };
         let mut s = format!(

@@ -233,12 +233,9 @@ fn produce<M: Message>(tx: &mut impl Sender<M>, p: usize, n: u64, batch: bool) {
 /// Capacities worth testing for a transport: the smallest it accepts (full and empty all the
 /// time) and a moderate one; 0 for the capacity-ignoring unbounded ones.
 fn capacities(sem: &Semantics, producers: usize) -> Vec<usize> {
-    match sem.bound {
-        Bound::Unbounded => vec![0],
-        Bound::Bounded {
-            min_capacity,
-            power_of_two,
-        } => {
+    match sem.bound.limits() {
+        None => vec![0],
+        Some((min_capacity, power_of_two)) => {
             let mut small = min_capacity.max(1);
             if sem.consumer_style == ConsumerStyle::Callback && producers > 1 {
                 small = MIN_MULTI_PRODUCER_CAPACITY;
@@ -427,10 +424,9 @@ impl PullVisitor for ManyConsumers {
 }
 
 fn cap_floor(sem: &Semantics) -> usize {
-    match sem.bound {
-        Bound::Bounded { min_capacity, .. } => min_capacity,
-        Bound::Unbounded => 0,
-    }
+    sem.bound
+        .limits()
+        .map_or(0, |(min_capacity, _)| min_capacity)
 }
 
 #[test]
@@ -508,7 +504,7 @@ impl PullVisitor for DrainAfterDisconnect {
                 self.drain(t, 0, 0);
                 (4, 4)
             }
-            Bound::Bounded { .. } => (4, 4),
+            Bound::Bounded { .. } | Bound::Overwriting { .. } => (4, 4),
         };
         self.drain(t, cap, k);
     }
@@ -563,7 +559,7 @@ impl PullVisitor for SendAfterConsumersGone {
         let info = t.info();
         let (cap, allowed) = match info.semantics.bound {
             Bound::Unbounded => (0, 1),
-            Bound::Bounded { .. } => (4, 5),
+            Bound::Bounded { .. } | Bound::Overwriting { .. } => (4, 5),
         };
         let ep = t
             .channel::<Tracked<2>>(&ChannelConfig::new(cap, 1, 1))
@@ -1120,10 +1116,7 @@ fn registered_names_are_the_public_interface_and_all_tested() {
         assert!(!info.description.is_empty(), "{name}");
         let (_, summary, min_capacity) = EXPECTED.iter().find(|e| e.0 == name).unwrap();
         assert_eq!(sem.summary(), *summary, "{name}: declared semantics");
-        let declared_min = match sem.bound {
-            Bound::Bounded { min_capacity, .. } => Some(min_capacity),
-            Bound::Unbounded => None,
-        };
+        let declared_min = sem.bound.limits().map(|(min_capacity, _)| min_capacity);
         assert_eq!(declared_min, *min_capacity, "{name}: smallest capacity");
         if sem.locality == Locality::SameThread {
             assert_eq!(

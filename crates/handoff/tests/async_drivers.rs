@@ -81,7 +81,7 @@ fn registered_async_transports_declare_their_semantics() {
         ),
         (
             "tokio-broadcast",
-            "MPMC broadcast, per-producer FIFO, bounded (2^n), async, cross-thread",
+            "MPMC broadcast, per-producer FIFO, bounded (2^n), overwrites when full, async, cross-thread",
         ),
         (
             "tokio-watch",

@@ -470,7 +470,7 @@ fn every_hop_carries_the_whole_stamped_message() {
     use handoff::message::Message;
     use handoff::open_loop::Stamped;
     use handoff::payload::Word;
-    use handoff::semantics::{Bound, ConsumerStyle};
+    use handoff::semantics::ConsumerStyle;
     use handoff::transport::ChannelConfig;
     let c = testing::catalog();
     let mut hops = Vec::new();
@@ -481,10 +481,11 @@ fn every_hop_carries_the_whole_stamped_message() {
         }
         // Room for every message: a broadcast ring that never waits (tokio's) would otherwise
         // overwrite what its receiver had not read yet.
-        let capacity = match info.semantics.bound {
-            Bound::Bounded { min_capacity, .. } => min_capacity.max(256),
-            Bound::Unbounded => 0,
-        };
+        let capacity = info
+            .semantics
+            .bound
+            .limits()
+            .map_or(0, |(min_capacity, _)| min_capacity.max(256));
         let mut ends: BoxedHop<Stamped<Word>> = e
             .runner()
             .hop::<Word>(&ChannelConfig::new(capacity, 1, 1))

@@ -21,7 +21,7 @@ use super::support::check_support;
 use crate::open_loop::Stamped;
 use crate::outcome::{SampleOutcome, SampleStatus};
 use crate::placement::Placement;
-use crate::semantics::{Bound, Ordering};
+use crate::semantics::Ordering;
 use crate::transport::ChannelConfig;
 use crate::workload::{Delivery, PipelineSpec, TrialSpec, WorkloadKind};
 
@@ -199,8 +199,8 @@ fn run_typed<M: HopPayload>(
             capacity: match info.semantics.bound {
                 // A conflating hop holds one value, whatever capacity was asked for.
                 _ if ordering == Ordering::Latest => Some(1),
-                Bound::Bounded { .. } => Some(hop.capacity),
-                Bound::Unbounded => None,
+                b if b.has_capacity() => Some(hop.capacity),
+                _ => None,
             },
             latest: ordering == Ordering::Latest,
         });

@@ -5,7 +5,7 @@ use crate::outcome::{SampleOutcome, SampleStatus};
 use crate::placement::Placement;
 use crate::semantics::{Arity, Bound, ConsumerStyle, Ordering, WaitStrategy};
 use crate::transport::TransportInfo;
-use crate::workload::{Pacing, TrialSpec, WorkloadKind};
+use crate::workload::{Messages, Pacing, TrialSpec, WorkloadKind};
 
 /// `Ok` if the transport can run `spec`; otherwise the `unsupported` or `invalid` outcome.
 pub fn check_support(info: &TransportInfo, spec: &TrialSpec) -> Result<(), Box<SampleOutcome>> {
@@ -109,11 +109,26 @@ pub fn check_support(info: &TransportInfo, spec: &TrialSpec) -> Result<(), Box<S
             info.name, spec.workload
         ));
     }
-    if let Bound::Bounded {
-        min_capacity,
-        power_of_two,
-    } = sem.bound
+    if matches!(sem.bound, Bound::Overwriting { .. })
+        && matches!(
+            spec.workload,
+            WorkloadKind::Spsc | WorkloadKind::Mpsc | WorkloadKind::Mpmc
+        )
     {
+        // A flood outruns a receiver now and then; only a ring that holds the whole sample
+        // never overwrites what a lagging receiver has not read.
+        let most = match spec.messages {
+            Messages::Fixed(n) => n,
+            Messages::Auto { max, .. } => max,
+        };
+        if most > spec.capacity as u64 {
+            return unsupported(format!(
+                "{} floods the channel and this transport has no backpressure (a full one overwrites what a lagging receiver has not read): give it a capacity of at least the messages of a sample ({most}), or run it paced (`-w paced`) or in ping-pong",
+                spec.workload
+            ));
+        }
+    }
+    if let Some((min_capacity, power_of_two)) = sem.bound.limits() {
         // A limit of this transport's own, not of the parameters: other transports of the same
         // sweep may run this capacity.
         if spec.capacity < min_capacity {
@@ -152,4 +167,76 @@ pub fn check_support(info: &TransportInfo, spec: &TrialSpec) -> Result<(), Box<S
         return invalid("batch size must be at least 1".into());
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::Catalog;
+    use crate::payload::PayloadKind;
+    use std::collections::BTreeMap;
+
+    fn spec(workload: WorkloadKind, capacity: usize, messages: Messages) -> TrialSpec {
+        TrialSpec {
+            transport: "tokio-broadcast".into(),
+            workload,
+            driver: Default::default(),
+            payload: PayloadKind::U64,
+            capacity,
+            producers: 1,
+            consumers: 1,
+            messages,
+            batch: None,
+            options: BTreeMap::new(),
+            samples: 5,
+            warmup: 1,
+            timeout_ms: 1000,
+            pin: false,
+            fresh_process: false,
+            pacing: Pacing::Closed,
+            pacer: Default::default(),
+            pipeline: None,
+            layout: None,
+        }
+    }
+
+    fn why(r: Result<(), Box<SampleOutcome>>) -> Option<String> {
+        match r.err()?.status {
+            SampleStatus::Unsupported(s) => Some(s),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// A ring that overwrites when full runs a flood only if it holds the whole sample.
+    #[test]
+    fn an_overwriting_ring_runs_a_flood_only_when_it_holds_the_sample() {
+        let catalog = Catalog::builtin();
+        let info = catalog.lookup("tokio-broadcast").unwrap().info();
+        assert!(matches!(info.semantics.bound, Bound::Overwriting { .. }));
+        let auto = Messages::Auto {
+            target_ms: 25,
+            min: 10_000,
+            max: 20_000_000,
+        };
+        for w in [WorkloadKind::Spsc, WorkloadKind::Mpsc] {
+            let said = why(check_support(info, &spec(w, 1024, auto))).expect("refused");
+            assert!(said.contains("no backpressure"), "{said}");
+            assert!(said.contains("(20000000)"), "{said}");
+            assert_eq!(
+                why(check_support(
+                    info,
+                    &spec(w, 1 << 20, Messages::Fixed(1 << 20))
+                )),
+                None
+            );
+        }
+        // One message in flight: nothing to overwrite.
+        assert_eq!(
+            why(check_support(
+                info,
+                &spec(WorkloadKind::PingPong, 1024, auto)
+            )),
+            None
+        );
+    }
 }

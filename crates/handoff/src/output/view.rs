@@ -179,6 +179,7 @@ pub(crate) fn short_semantics(s: &Semantics) -> String {
     };
     let bound = match s.bound {
         Bound::Bounded { .. } => "bounded",
+        Bound::Overwriting { .. } => "overwriting",
         Bound::Unbounded => "unbounded",
     };
     let wait = match s.wait {

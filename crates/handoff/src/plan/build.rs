@@ -31,7 +31,7 @@ use super::schema::{Benchmark, Params, SuiteFile};
 use super::value::{At, Count, Int, List, OptValue, Origin, Rate, Values};
 use super::Plan;
 use crate::catalog::Catalog;
-use crate::semantics::{Bound, Ordering};
+use crate::semantics::Ordering;
 use crate::suggest::{LookupError, Thing};
 use crate::transport::OptionSpec;
 use crate::workload::{
@@ -604,7 +604,7 @@ impl Bench<'_> {
         let bounded = d
             .transports
             .iter()
-            .any(|t| entry(t).is_some_and(|i| matches!(i.semantics.bound, Bound::Bounded { .. })));
+            .any(|t| entry(t).is_some_and(|i| i.semantics.bound.has_capacity()));
         let capacity = d.capacities.iter().copied().max().unwrap_or(0) as u128;
         if !is_pipeline && bounded && capacity * size > budget {
             let at = s.capacity.as_ref().map_or(self.at, |c| &c.origin);

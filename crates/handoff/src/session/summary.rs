@@ -18,7 +18,7 @@ use crate::outcome::{SampleOutcome, SampleStatus, WorkerShare};
 use crate::placement::Placement;
 use crate::probes::Limits;
 use crate::report::{Latency, Params, RampResult, RawSample, TrialResult, Verdict};
-use crate::semantics::{Bound, Locality, Semantics};
+use crate::semantics::{Locality, Semantics};
 use crate::stats::modes::{self, Modes};
 use crate::stats::Summary;
 use crate::workload::{Driver, Pacing, TrialSpec, WorkloadKind};
@@ -76,8 +76,8 @@ pub(super) fn summarise(
         saturating_hop: paced::saturating_hop(spec, search),
     });
     let capacity = match semantics.bound {
-        Bound::Bounded { .. } => Some(spec.capacity),
-        Bound::Unbounded => None,
+        b if b.has_capacity() => Some(spec.capacity),
+        _ => None,
     };
     let same_worker = t
         .outcomes

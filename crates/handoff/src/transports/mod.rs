@@ -36,7 +36,7 @@
 //! | `crossbeam-fanout`      | one `crossbeam_channel` per consumer, copied into | MPMC broadcast, per-producer FIFO, bounded ≥ 1       |
 //! | `tokio-mpsc-bounded`    | `tokio::sync::mpsc::channel(capacity)`            | MPSC, per-producer FIFO, bounded ≥ 1, async          |
 //! | `tokio-mpsc-unbounded`  | `tokio::sync::mpsc::unbounded_channel()`          | MPSC, per-producer FIFO, unbounded, async            |
-//! | `tokio-broadcast`       | `tokio::sync::broadcast` of `Arc`, lag = failure  | MPMC broadcast, per-producer FIFO, bounded 2^n, async|
+//! | `tokio-broadcast`       | `tokio::sync::broadcast` of `Arc`, lag = failure  | MPMC broadcast, per-producer FIFO, bounded 2^n, overwrites, async|
 //! | `tokio-watch`           | `tokio::sync::watch`, latest value                | MPSC, latest value (conflating), async               |
 //! | `tokio-oneshot`         | a fresh `tokio::sync::oneshot` per message        | SPSC, FIFO, unbounded, async                         |
 //! | `async-channel-bounded` | `async_channel::bounded(capacity)`                | MPMC, per-producer FIFO, bounded ≥ 1, async          |

@@ -185,7 +185,7 @@ transport! {
     /// `tokio-broadcast`: `tokio::sync::broadcast::channel(capacity)` of `Arc<M>`.
     TokioBroadcast("tokio-broadcast"): AsyncTransport<BroadcastTx<M>, BroadcastRx<M>> {
         description: "tokio::sync::broadcast::channel(capacity) of Arc<M>; every receiver gets every message; no backpressure: a lagging receiver loses messages (reported as a failure)",
-        semantics: TOKIO.bounded(1, true).broadcast(),
+        semantics: TOKIO.bounded(1, true).overwriting().broadcast(),
         channel(cfg) => {
             // tokio panics above this.
             if cfg.capacity > usize::MAX >> 1 {

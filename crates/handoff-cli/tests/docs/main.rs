@@ -1,0 +1,413 @@
+//! Docs as tests: every command shown in README.md and docs/*.md is run as written, in the
+//! order written, and must exit as `commands.toml` says with the output it names.
+//!
+//! A small runner of our own rather than `trycmd`: the documented commands measure, so their
+//! output is never the same twice and is checked by fragments, not snapshots; they share state
+//! the way a reader's terminal does (a run recorded, then shown, named and compared), and their
+//! runs need a quick form. So each document's commands run in one `bash` in a scratch
+//! directory that looks like the repository (its `suites`, `scripts`, `examples` and `include`),
+//! with a throwaway history store, where `handoff` is the binary under test and `handoff run`
+//! gets the quick form of `shims::QUICK` unless the command sets those flags itself. A
+//! document that names stored runs (`handoff show 42`) gets a store of 42 runs first (see
+//! [`setup`]).
+//!
+//! A command in the docs that `commands.toml` does not list fails the test, and so does an
+//! entry no document shows: a new example cannot go untested, nor a test outlive its example.
+//! Commands against a PostgreSQL server run against the test server when
+//! `HANDOFF_TEST_POSTGRES` names one (`scripts/test` starts it); without it they are listed as
+//! not run.
+
+mod extract;
+mod shims;
+
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// What `commands.toml` says about one documented command.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Expect {
+    /// The document it is in.
+    doc: String,
+    /// The command, as the document writes it (without its comment).
+    text: String,
+    /// The exit codes it may end with (default: 0 only).
+    #[serde(default)]
+    exit: Option<Vec<i32>>,
+    /// Fragments its standard output must contain.
+    #[serde(default)]
+    stdout: Vec<String>,
+    /// Fragments its standard error must contain.
+    #[serde(default)]
+    stderr: Vec<String>,
+    /// Files (relative to the scratch directory) it must write.
+    #[serde(default)]
+    writes: Vec<String>,
+    /// Not run, and why (said in the document next to it, too).
+    #[serde(default)]
+    skip: Option<String>,
+    /// Its runs keep 5 samples (no `--quick`): what it does compares their figures.
+    #[serde(default)]
+    full_samples: bool,
+    /// It needs the PostgreSQL server: its `…@db.example…/handoff` URLs name the test
+    /// server's database instead.
+    #[serde(default)]
+    postgres: bool,
+}
+
+/// One document's settings.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Doc {
+    name: String,
+    /// Whether its commands name stored runs: the store gets runs 1 to 42 first.
+    #[serde(default)]
+    store: bool,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Manifest {
+    doc: Vec<Doc>,
+    command: Vec<Expect>,
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn manifest() -> Manifest {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/docs/commands.toml");
+    toml::from_str(&std::fs::read_to_string(&path).unwrap())
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Each documented command with its entry: the k-th time a document shows a command goes with
+/// the k-th entry of that document and text. Returns the pairs, the commands without an entry
+/// and the entries without a command.
+fn paired<'a>(
+    shown: &'a [extract::Documented],
+    m: &'a Manifest,
+) -> (
+    Vec<(&'a extract::Documented, &'a Expect)>,
+    Vec<&'a extract::Documented>,
+    Vec<&'a Expect>,
+) {
+    let mut used = vec![false; m.command.len()];
+    let mut pairs = Vec::new();
+    let mut missing = Vec::new();
+    for c in shown {
+        let entry = m
+            .command
+            .iter()
+            .enumerate()
+            .find(|(i, e)| !used[*i] && e.doc == c.doc && e.text == c.text);
+        match entry {
+            Some((i, e)) => {
+                used[i] = true;
+                pairs.push((c, e));
+            }
+            None => missing.push(c),
+        }
+    }
+    let stale = m
+        .command
+        .iter()
+        .zip(&used)
+        .filter(|(_, u)| !**u)
+        .map(|(e, _)| e)
+        .collect();
+    (pairs, missing, stale)
+}
+
+#[test]
+fn every_documented_command_is_listed_and_every_listed_command_is_documented() {
+    let m = manifest();
+    let shown = extract::commands(&root());
+    let (_, missing, stale) = paired(&shown, &m);
+    let missing: Vec<String> = missing
+        .iter()
+        .map(|c| format!("{}:{}: {}", c.doc, c.line, c.text))
+        .collect();
+    let stale: Vec<String> = stale
+        .iter()
+        .map(|e| format!("{}: {}", e.doc, e.text))
+        .collect();
+    assert!(
+        missing.is_empty() && stale.is_empty(),
+        "documented but not in tests/docs/commands.toml:\n  {}\nin commands.toml but in no document:\n  {}",
+        missing.join("\n  "),
+        stale.join("\n  ")
+    );
+}
+
+/// A scratch directory that looks like the repository to the documented commands.
+fn scratch() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["suites", "scripts", "examples", "include"] {
+        std::os::unix::fs::symlink(root().join(name), dir.path().join(name)).unwrap();
+    }
+    shims::write(
+        &dir.path().join(".bin"),
+        Path::new(env!("CARGO_BIN_EXE_handoff")),
+    );
+    dir
+}
+
+/// Runs `args` with the binary under test in `dir`, and requires it to pass.
+fn handoff_in(dir: &Path, args: &[&str]) {
+    let out = Command::new(env!("CARGO_BIN_EXE_handoff"))
+        .current_dir(dir)
+        .env("HANDOFF_STORE", dir.join("history.sqlite"))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "setup `handoff {}` failed: {}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// For a document that names stored runs: runs 1 to 40 (one small trial each), then 41 and 42
+/// (the ingress suite, in the quick form), and two JSON reports, `before.json` and `after.json`.
+fn setup(dir: &Path) {
+    let tiny = [
+        "run",
+        "-t",
+        "rtrb",
+        "-w",
+        "spsc",
+        "--messages",
+        "1000",
+        "--samples",
+        "1",
+        "--warmup",
+        "0",
+        "--no-probes",
+        "--quiet",
+    ];
+    for _ in 0..40 {
+        handoff_in(dir, &tiny);
+    }
+    let ingress = [
+        "run",
+        "suites/ingress.toml",
+        "--no-probes",
+        "--messages",
+        "5000",
+        "--samples",
+        "5",
+        "--warmup",
+        "0",
+        "--quiet",
+    ];
+    for _ in 0..2 {
+        handoff_in(dir, &ingress);
+    }
+    for name in ["before.json", "after.json"] {
+        let mut args = ingress.to_vec();
+        args.extend(["--no-store", "--format", "json", "--out", name]);
+        handoff_in(dir, &args);
+    }
+}
+
+/// A database of its own on the test server, if there is one.
+fn postgres_url() -> Option<String> {
+    let base = std::env::var("HANDOFF_TEST_POSTGRES").ok()?;
+    let name = format!("handoff_docs_{}", std::process::id());
+    let mut admin = postgres::Client::connect(&base, postgres::NoTls).expect("the test server");
+    admin
+        .batch_execute(&format!("DROP DATABASE IF EXISTS {name}"))
+        .unwrap();
+    admin
+        .batch_execute(&format!("CREATE DATABASE {name}"))
+        .unwrap();
+    let (head, _) = base.split_once('?').unwrap_or((&base, ""));
+    let server = &head[..head.rfind('/').expect("a URL with a database")];
+    Some(format!("{server}/{name}"))
+}
+
+/// `postgres://USER@db.example:5432/handoff` → the test database.
+fn on_test_server(text: &str, url: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("postgres://") {
+        out.push_str(&rest[..at]);
+        let end = rest[at..]
+            .find(|c: char| c.is_whitespace())
+            .map_or(rest.len(), |e| at + e);
+        out.push_str(url);
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// What one document's commands did: the failures, and the commands not run with why.
+#[derive(Default)]
+struct Outcome {
+    failures: Vec<String>,
+    not_run: Vec<String>,
+}
+
+#[test]
+fn every_documented_command_works() {
+    let m = manifest();
+    let shown = extract::commands(&root());
+    let (pairs, _, _) = paired(&shown, &m);
+    let pg = postgres_url();
+    let mut docs: Vec<&str> = shown.iter().map(|c| c.doc.as_str()).collect();
+    docs.dedup();
+    // The documents are independent (each has a scratch directory and store of its own), so
+    // they run side by side; nothing here is timed.
+    let outcomes: Vec<Outcome> = std::thread::scope(|s| {
+        let handles: Vec<_> = docs
+            .iter()
+            .map(|doc| {
+                let cmds: Vec<&(&extract::Documented, &Expect)> =
+                    pairs.iter().filter(|(c, _)| c.doc == *doc).collect();
+                let store = m.doc.iter().any(|d| d.name == *doc && d.store);
+                let pg = pg.as_deref();
+                s.spawn(move || run_doc(doc, &cmds, store, pg))
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let not_run: Vec<String> = outcomes.iter().flat_map(|o| o.not_run.clone()).collect();
+    let failures: Vec<String> = outcomes.iter().flat_map(|o| o.failures.clone()).collect();
+    if !not_run.is_empty() {
+        eprintln!("documented commands not run:\n  {}", not_run.join("\n  "));
+    }
+    assert!(
+        failures.is_empty(),
+        "{} documented command(s) do not work as documented:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// Runs one document's commands, in order, in one shell.
+fn run_doc(
+    doc: &str,
+    cmds: &[&(&extract::Documented, &Expect)],
+    store: bool,
+    pg: Option<&str>,
+) -> Outcome {
+    let began = std::time::Instant::now();
+    let mut outcome = Outcome::default();
+    let dir = scratch();
+    if store {
+        setup(dir.path());
+    }
+    // One shell per document, as a reader's terminal: what one line sets, the next sees.
+    let mut script = String::from("set +e\n");
+    let mut ran = Vec::new();
+    for (i, (c, e)) in cmds.iter().enumerate() {
+        let text = match (&e.skip, e.postgres, pg) {
+            (Some(why), _, _) => {
+                outcome
+                    .not_run
+                    .push(format!("{}:{}: {} ({why})", c.doc, c.line, c.text));
+                continue;
+            }
+            (None, true, None) => {
+                outcome.not_run.push(format!(
+                    "{}:{}: {} (needs HANDOFF_TEST_POSTGRES)",
+                    c.doc, c.line, c.text
+                ));
+                continue;
+            }
+            (None, true, Some(url)) => on_test_server(&c.text, url),
+            (None, false, _) => c.text.clone(),
+        };
+        // An assignment in front of a command is the environment of that command only.
+        let text = if e.full_samples {
+            format!("HANDOFF_DOCS_FULL=1 {text}")
+        } else {
+            text
+        };
+        script.push_str(&format!(
+            "{text} >.out/{i} 2>.err/{i}\necho $? >.code/{i}\n"
+        ));
+        ran.push((i, *c, *e));
+    }
+    for d in [".out", ".err", ".code"] {
+        std::fs::create_dir_all(dir.path().join(d)).unwrap();
+    }
+    let path = format!(
+        "{}:{}",
+        dir.path().join(".bin").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let status = Command::new("bash")
+        .arg("-c")
+        .arg(&script)
+        .current_dir(dir.path())
+        .env("PATH", path)
+        .env("HANDOFF_STORE", dir.path().join("history.sqlite"))
+        // Scripts that run handoff (`scripts/false-alarms`) run it in the quick form too.
+        .env("HANDOFF_BIN", dir.path().join(".bin/handoff"))
+        .env_remove("HANDOFF_PLANTED_DELAY_NS")
+        .env_remove("HANDOFF_DOCS_FULL")
+        .status()
+        .unwrap();
+    assert!(status.success(), "{doc}: the shell itself failed");
+    let read = |d: &str, i: usize| {
+        std::fs::read_to_string(dir.path().join(d).join(i.to_string())).unwrap_or_default()
+    };
+    for (i, c, e) in ran {
+        let code: i32 = read(".code", i).trim().parse().unwrap_or(-1);
+        let (out, err) = (read(".out", i), read(".err", i));
+        let exits = e.exit.clone().unwrap_or_else(|| vec![0]);
+        let mut wrong = Vec::new();
+        if !exits.contains(&code) {
+            wrong.push(format!("exit {code}, expected {exits:?}"));
+        }
+        for f in &e.stdout {
+            if !out.contains(f.as_str()) {
+                wrong.push(format!("no `{f}` on standard output"));
+            }
+        }
+        for f in &e.stderr {
+            if !err.contains(f.as_str()) {
+                wrong.push(format!("no `{f}` on standard error"));
+            }
+        }
+        for f in &e.writes {
+            if !dir.path().join(f).is_file() {
+                wrong.push(format!("`{f}` not written"));
+            }
+        }
+        if !wrong.is_empty() {
+            outcome.failures.push(format!(
+                "{}:{}: {}\n    {}\n    --- stdout (end)\n{}\n    --- stderr (end)\n{}",
+                c.doc,
+                c.line,
+                c.text,
+                wrong.join("; "),
+                tail(&out),
+                tail(&err)
+            ));
+        }
+    }
+    eprintln!(
+        "{doc}: {} command(s) in {:.0} s",
+        cmds.len(),
+        began.elapsed().as_secs_f64()
+    );
+    outcome
+}
+
+/// The last lines of an output, for a failure message.
+fn tail(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let from = lines.len().saturating_sub(12);
+    lines[from..]
+        .iter()
+        .map(|l| format!("    {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
