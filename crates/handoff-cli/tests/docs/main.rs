@@ -214,10 +214,10 @@ fn setup(dir: &Path) {
     }
 }
 
-/// A database of its own on the test server, if there is one.
-fn postgres_url() -> Option<String> {
+/// A database of its own on the test server for document number `doc`, if there is a server.
+fn postgres_url(doc: usize) -> Option<String> {
     let base = std::env::var("HANDOFF_TEST_POSTGRES").ok()?;
-    let name = format!("handoff_docs_{}", std::process::id());
+    let name = format!("handoff_docs_{}_{doc}", std::process::id());
     let mut admin = postgres::Client::connect(&base, postgres::NoTls).expect("the test server");
     admin
         .batch_execute(&format!("DROP DATABASE IF EXISTS {name}"))
@@ -258,7 +258,6 @@ fn every_documented_command_works() {
     let m = manifest();
     let shown = extract::commands(&root());
     let (pairs, _, _) = paired(&shown, &m);
-    let pg = postgres_url();
     let mut docs: Vec<&str> = shown.iter().map(|c| c.doc.as_str()).collect();
     docs.dedup();
     // The documents are independent (each has a scratch directory and store of its own), so
@@ -266,12 +265,18 @@ fn every_documented_command_works() {
     let outcomes: Vec<Outcome> = std::thread::scope(|s| {
         let handles: Vec<_> = docs
             .iter()
-            .map(|doc| {
+            .enumerate()
+            .map(|(n, doc)| {
                 let cmds: Vec<&(&extract::Documented, &Expect)> =
                     pairs.iter().filter(|(c, _)| c.doc == *doc).collect();
                 let store = m.doc.iter().any(|d| d.name == *doc && d.store);
-                let pg = pg.as_deref();
-                s.spawn(move || run_doc(doc, &cmds, store, pg))
+                // Each document's history is its own, on PostgreSQL as on SQLite.
+                let pg = cmds
+                    .iter()
+                    .any(|(_, e)| e.postgres)
+                    .then(|| postgres_url(n))
+                    .flatten();
+                s.spawn(move || run_doc(doc, &cmds, store, pg.as_deref()))
             })
             .collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
