@@ -116,6 +116,7 @@ fn strip_markdown(s: &str) -> String {
     out.replace('`', "")
 }
 
+use handoff::model::fmt::plural;
 use handoff::report::RunReport;
 
 /// The exit code a finished run ends with and, unless it is [`OK`], its cause in one line for
@@ -133,7 +134,7 @@ pub fn of_run(report: &RunReport) -> (u8, Option<String>) {
         if !failed.is_empty() {
             causes.push(format!(
                 "{} failed: {}",
-                count(failed.len(), "trial"),
+                plural(failed.len(), "trial"),
                 listed(&failed)
             ));
         }
@@ -150,7 +151,7 @@ pub fn of_run(report: &RunReport) -> (u8, Option<String>) {
             };
             causes.push(format!(
                 "consensus failed for {} ({} {said})",
-                count(groups.len(), "stream"),
+                plural(groups.len(), "stream"),
                 listed(&who)
             ));
         }
@@ -170,17 +171,12 @@ pub fn of_run(report: &RunReport) -> (u8, Option<String>) {
             REGRESSION,
             Some(format!(
                 "exit {REGRESSION}: {} failed: {}",
-                count(failed.len(), "gate"),
+                plural(failed.len(), "gate"),
                 listed(&failed)
             )),
         );
     }
     (OK, None)
-}
-
-/// "1 trial", "3 trials".
-fn count(n: usize, what: &str) -> String {
-    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
 }
 
 /// The first three, and how many more: one line stays one line.

@@ -83,6 +83,15 @@ pub fn bandwidth(bytes_per_s: f64) -> String {
     }
 }
 
+/// A count with its noun: `1 trial`, `3 trials`.
+pub fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("{n} {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
 /// An exact count, always in one format: the largest unit it reaches (`k`, `M`, `G`) with as many
 /// decimals as it takes to lose nothing: `999`, `12 k`, `1.2 M`, `1.25 M`, `101.024 k`,
 /// `1.234567 M`. Message counts are parameters echoed with a result (and, under consensus, what

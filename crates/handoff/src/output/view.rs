@@ -200,14 +200,6 @@ pub(crate) fn short_semantics(s: &Semantics) -> String {
     out
 }
 
-fn plural(n: usize, word: &str) -> String {
-    if n == 1 {
-        format!("{n} {word}")
-    } else {
-        format!("{n} {word}s")
-    }
-}
-
 /// How an open-loop group is paced, for its title.
 fn pacing_label(p: &Pacing) -> String {
     match p {
@@ -278,7 +270,7 @@ pub(crate) fn build(report: &RunReport) -> View {
                 report.suite,
                 report.started_at,
                 fmt::duration(report.duration_s * 1e9),
-                plural(report.results.len(), "result")
+                fmt::plural(report.results.len(), "result")
             ),
         ),
         ("environment".to_string(), report.environment.summary()),
@@ -374,7 +366,7 @@ pub(crate) fn consensus_lines(c: &Consensus, rows: &[usize]) -> Vec<String> {
             if !g.not_compared.is_empty() {
                 line.push_str(&format!(
                     "; {} not compared (did not pass)",
-                    plural(g.not_compared.len(), "trial")
+                    fmt::plural(g.not_compared.len(), "trial")
                 ));
             }
             line
@@ -416,7 +408,7 @@ fn consensus_verdict(g: &ConsensusGroup, rows: &[usize]) -> String {
             1 => format!(": 1 transport, nothing to compare it with (digest {digest})"),
             _ => format!(
                 ": {} delivered the same stream (digest {digest}{also})",
-                plural(here, "transport")
+                fmt::plural(here, "transport")
             ),
         };
     }
@@ -728,8 +720,8 @@ fn heading_params(
     if !varying.samples {
         params.push(format!(
             "{} + {}",
-            plural(p.samples, "sample"),
-            plural(p.warmup, "warm-up")
+            fmt::plural(p.samples, "sample"),
+            fmt::plural(p.warmup, "warm-up")
         ));
     }
     if p.fresh_process {
@@ -756,8 +748,8 @@ fn title(first: &TrialResult) -> String {
         first.workload,
         p.payload,
         fmt::bytes(p.payload_bytes),
-        plural(p.producers, "producer"),
-        plural(p.consumers, "consumer"),
+        fmt::plural(p.producers, "producer"),
+        fmt::plural(p.consumers, "consumer"),
     );
     if let Some(b) = p.batch {
         t.push_str(&format!(" · batch {b}"));
