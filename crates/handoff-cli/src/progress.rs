@@ -3,15 +3,18 @@
 //! The timed samples of a run are interleaved: round 1 takes one sample of every trial, round 2
 //! the next … so every trial finishes in the last round, and a count of finished trials stands
 //! still for the whole run. What moves is the round: on a terminal the bar counts timed samples
-//! and its message says the round and the time left at the pace so far (see [`crate::eta`]);
-//! elsewhere (a CI log) a line follows each round of a run of several trials, with the time
-//! elapsed and left. Either way a line names each trial as it finishes, numbered by trials
-//! finished, and each trial that stops early says why.
+//! and its message says the round and the time left by the schedule and the pace so far (see
+//! [`crate::eta`]); elsewhere (a CI log) a line follows each round of a run of several trials,
+//! with the time elapsed and left. Either way a line names each trial as it finishes (a ramp
+//! when its search ends), numbered by trials finished, and each trial that stops early says
+//! why. What the session plans (trials, their samples and schedules) comes with its
+//! [`Event::Planned`].
 
 use crate::eta::{self, Pace};
 use handoff::outcome::SampleStatus;
 use handoff::session::Event;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::time::Instant;
 
@@ -22,9 +25,10 @@ type Lines = Box<dyn FnMut(&str)>;
 pub struct Progress {
     bar: Option<ProgressBar>,
     lines: Option<Lines>,
-    samples_per_trial: Vec<usize>,
-    timed_done: Vec<usize>,
     finished: usize,
+    /// Ramps searching, by trial index, with their labels: each is finished when its search
+    /// ends, unless it stopped before.
+    ramps: BTreeMap<usize, String>,
     started: Instant,
     pace: Pace,
     /// The last round finished, and the rounds in all.
@@ -32,17 +36,15 @@ pub struct Progress {
 }
 
 impl Progress {
-    /// A progress display for trials taking `samples_per_trial` timed samples each: a bar if
-    /// standard error is a terminal, lines on it otherwise, nothing if `quiet`.
-    pub fn new(quiet: bool, samples_per_trial: Vec<usize>) -> Progress {
-        let total = samples_per_trial.iter().sum::<usize>();
+    /// A progress display: a bar if standard error is a terminal, lines on it otherwise,
+    /// nothing if `quiet`.
+    pub fn new(quiet: bool) -> Progress {
         let tty = std::io::stderr().is_terminal();
         let mut p = Progress::with_lines(
-            samples_per_trial,
             (!quiet && !tty).then(|| Box::new(|l: &str| eprintln!("{l}")) as Lines),
         );
         p.bar = (!quiet && tty).then(|| {
-            let b = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
+            let b = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
             b.set_style(
                 ProgressStyle::with_template(
                     "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} samples  {msg}",
@@ -55,18 +57,14 @@ impl Progress {
     }
 
     /// A progress display without a bar that hands each line to `lines` (none: silent).
-    pub fn with_lines(samples_per_trial: Vec<usize>, lines: Option<Lines>) -> Progress {
-        let n = samples_per_trial.len();
-        let mut pace = Pace::default();
-        pace.plan(samples_per_trial.iter().sum());
+    pub fn with_lines(lines: Option<Lines>) -> Progress {
         Progress {
             bar: None,
             lines,
-            samples_per_trial,
-            timed_done: vec![0; n],
             finished: 0,
+            ramps: BTreeMap::new(),
             started: Instant::now(),
-            pace,
+            pace: Pace::default(),
             round: None,
         }
     }
@@ -89,7 +87,15 @@ impl Progress {
                 },
                 l.stream_bytes() / 1e9
             )),
-            Event::Planned { timed_samples } => self.pace.plan(timed_samples),
+            Event::Planned {
+                timed_samples,
+                trials,
+            } => {
+                self.pace.plan(trials);
+                if let Some(b) = &self.bar {
+                    b.set_length(timed_samples as u64);
+                }
+            }
             Event::CountFixed {
                 stream,
                 messages,
@@ -102,12 +108,17 @@ impl Progress {
                     b.set_message(format!(
                         "preparing {}/{}: {label}",
                         trial + 1,
-                        self.samples_per_trial.len()
+                        self.pace.trials()
                     ));
                 }
             }
-            // Results are recorded by the run's journal, not shown here.
-            Event::TrialDone { .. } => {}
+            // Results are recorded by the run's journal, not shown here; a ramp's search has
+            // ended (its step count was an estimate until now).
+            Event::TrialDone { trial, .. } => {
+                if let Some(label) = self.ramps.remove(&trial) {
+                    self.finished_line(&label, "pass");
+                }
+            }
             Event::RoundDone {
                 round,
                 rounds,
@@ -127,7 +138,7 @@ impl Progress {
     /// group is said first: `group 2/7 · round 3/5 done · …`.
     fn round_done(&mut self, round: usize, rounds: usize, group: (usize, usize)) {
         self.round = Some((round, rounds));
-        if self.bar.is_none() && self.samples_per_trial.len() > 1 {
+        if self.bar.is_none() && self.pace.trials() > 1 {
             let now = Instant::now();
             let group = match group {
                 (_, 1) => String::new(),
@@ -150,13 +161,14 @@ impl Progress {
     }
 
     fn sample(&mut self, trial: usize, label: &str, timed: bool, status: &SampleStatus) {
-        let planned = self.samples_per_trial.get(trial).copied().unwrap_or(0);
-        let Some(done) = self.timed_done.get_mut(trial) else {
+        let Some(plan) = self.pace.trial(trial).copied() else {
             return;
         };
         if timed {
-            *done += 1;
-            self.pace.sample(Instant::now());
+            self.pace.sample(trial, Instant::now());
+            if plan.ramp {
+                self.ramps.entry(trial).or_insert_with(|| label.to_string());
+            }
             if let Some(b) = &self.bar {
                 b.inc(1);
                 // `round 3/5 · about 1:22 left · rtrb spsc u64 cap=1024`
@@ -173,20 +185,20 @@ impl Progress {
             }
         }
         let stopped = !status.is_pass();
-        let complete = timed && self.timed_done[trial] == planned;
+        // A ramp is finished when its search ends (see `TrialDone`), not at a count.
+        let complete = timed && !plan.ramp && self.pace.done_of(trial) == plan.samples;
         if !(stopped || complete) {
             return;
         }
         if stopped {
             // The trial stops here; its remaining samples will not run.
-            let left = planned.saturating_sub(self.timed_done[trial]);
+            let left = plan.samples.saturating_sub(self.pace.done_of(trial));
             if let Some(b) = &self.bar {
                 b.inc(left as u64);
             }
-            self.pace.skip(left);
-            self.timed_done[trial] = planned;
+            self.pace.stop(trial);
+            self.ramps.remove(&trial);
         }
-        self.finished += 1;
         let status = match status {
             SampleStatus::Pass => "pass".to_string(),
             SampleStatus::Fail(v) => format!("FAIL: {v}"),
@@ -196,14 +208,25 @@ impl Progress {
             SampleStatus::Invalid(s) => format!("invalid: {s}"),
         };
         if self.lines.is_some() {
+            self.finished_line(label, &status);
+        } else if stopped {
+            self.finished += 1;
+            self.say(&format!("{label}: {status}"));
+        } else {
+            self.finished += 1;
+        }
+    }
+
+    /// `[2/7] rtrb spsc u64 cap=1024: pass`, on lines (a bar shows only the stops).
+    fn finished_line(&mut self, label: &str, status: &str) {
+        self.finished += 1;
+        if self.lines.is_some() {
             let line = format!(
                 "[{}/{}] {label}: {status}",
                 self.finished,
-                self.samples_per_trial.len()
+                self.pace.trials()
             );
             self.say(&line);
-        } else if stopped {
-            self.say(&format!("{label}: {status}"));
         }
     }
 
@@ -228,7 +251,15 @@ mod tests {
     use super::*;
     use handoff::outcome::{SampleOutcome, Violation, ViolationKind};
     use handoff::placement::Placement;
+    use handoff::session::TrialPlan;
     use std::sync::{Arc, Mutex};
+
+    fn closed(samples: usize) -> TrialPlan {
+        TrialPlan {
+            samples,
+            ..TrialPlan::default()
+        }
+    }
 
     fn outcome(status: SampleStatus) -> SampleOutcome {
         SampleOutcome::status_only(status, Placement::default())
@@ -239,10 +270,9 @@ mod tests {
     fn an_interleaved_run_says_each_round_and_numbers_trials_as_they_finish() {
         let seen = Arc::new(Mutex::new(Vec::<String>::new()));
         let sink = seen.clone();
-        let mut p = Progress::with_lines(
-            vec![2, 2, 2],
-            Some(Box::new(move |l: &str| sink.lock().unwrap().push(l.into()))),
-        );
+        let mut p = Progress::with_lines(Some(Box::new(move |l: &str| {
+            sink.lock().unwrap().push(l.into())
+        })));
         let pass = outcome(SampleStatus::Pass);
         let fail = outcome(SampleStatus::Fail(Violation {
             kind: ViolationKind::Missing,
@@ -251,7 +281,10 @@ mod tests {
             got: 1,
             consumer: None,
         }));
-        p.on(Event::Planned { timed_samples: 6 });
+        p.on(Event::Planned {
+            timed_samples: 6,
+            trials: &[closed(2); 3],
+        });
         for (i, label) in ["a", "b", "c"].iter().enumerate() {
             p.on(Event::Preparing { trial: i, label });
             // A warm-up sample: not timed, not counted.
@@ -300,10 +333,13 @@ mod tests {
     fn a_single_trial_has_no_round_lines_and_a_trial_that_stops_early_is_finished() {
         let seen = Arc::new(Mutex::new(Vec::<String>::new()));
         let sink = seen.clone();
-        let mut p = Progress::with_lines(
-            vec![5],
-            Some(Box::new(move |l: &str| sink.lock().unwrap().push(l.into()))),
-        );
+        let mut p = Progress::with_lines(Some(Box::new(move |l: &str| {
+            sink.lock().unwrap().push(l.into())
+        })));
+        p.on(Event::Planned {
+            timed_samples: 5,
+            trials: &[closed(5)],
+        });
         let hung = outcome(SampleStatus::Hung("no end after 10 ms".into()));
         p.on(Event::Sample {
             trial: 0,
@@ -317,12 +353,49 @@ mod tests {
             group: (1, 1),
         });
         assert_eq!(*seen.lock().unwrap(), ["[1/1] x: HUNG: no end after 10 ms"]);
-        assert_eq!(p.timed_done, [5]);
+        assert_eq!(p.pace.done(), 0);
+        assert_eq!(p.pace.left(Instant::now()), None);
+    }
+
+    /// A ramp's steps are an estimate until its search ends: it is finished then, not when
+    /// the count of its steps reaches the estimate.
+    #[test]
+    fn a_ramp_is_finished_when_its_search_ends() {
+        let seen = Arc::new(Mutex::new(Vec::<String>::new()));
+        let sink = seen.clone();
+        let mut p = Progress::with_lines(Some(Box::new(move |l: &str| {
+            sink.lock().unwrap().push(l.into())
+        })));
+        let ramp = TrialPlan {
+            samples: 2,
+            scheduled: Some(std::time::Duration::from_millis(200)),
+            ramp: true,
+        };
+        p.on(Event::Planned {
+            timed_samples: 2,
+            trials: &[ramp],
+        });
+        let pass = outcome(SampleStatus::Pass);
+        for _ in 0..3 {
+            p.on(Event::Sample {
+                trial: 0,
+                label: "r",
+                timed: true,
+                outcome: &pass,
+            });
+        }
+        assert!(seen.lock().unwrap().is_empty());
+        let result = handoff_model::fixture::stream();
+        p.on(Event::TrialDone {
+            trial: 0,
+            result: &result,
+        });
+        assert_eq!(*seen.lock().unwrap(), ["[1/1] r: pass"]);
     }
 
     #[test]
     fn quiet_says_nothing() {
-        let mut p = Progress::with_lines(vec![1], None);
+        let mut p = Progress::with_lines(None);
         p.on(Event::RoundDone {
             round: 1,
             rounds: 1,

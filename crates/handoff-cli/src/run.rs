@@ -110,7 +110,7 @@ pub fn run(
             return Err(e);
         }
     };
-    let mut progress = Progress::new(args.quiet, suite.trials.iter().map(|t| t.samples).collect());
+    let mut progress = Progress::new(args.quiet);
     let report = bench::run(catalog, suite, &opts, strictness, &baselines, &mut |ev| {
         match &ev {
             Event::ProbesDone(limits) => journal.limits(limits),

@@ -38,7 +38,7 @@ use crate::time::now_rfc3339;
 use crate::workload::TrialSpec;
 use schedule::{Launcher, Trial};
 use std::rc::Rc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Where trials run.
 #[derive(Clone, Debug)]
@@ -91,10 +91,13 @@ pub enum Event<'a> {
         /// What it produced.
         outcome: &'a SampleOutcome,
     },
-    /// Units of work (samples) expected in all, updated as calibration settles.
+    /// Units of work (samples) expected in all, updated as calibration settles and as ramps
+    /// end their searches.
     Planned {
         /// Timed samples planned over all trials.
         timed_samples: usize,
+        /// Per trial (by trial index), its timed samples and how long each is scheduled to take.
+        trials: &'a [TrialPlan],
     },
     /// Under consensus: every trial of a stream runs this count.
     CountFixed {
@@ -126,6 +129,20 @@ pub enum Event<'a> {
     },
 }
 
+/// One trial's timed samples as the session plans them: what a progress display needs to say
+/// how long is left.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct TrialPlan {
+    /// Timed samples (for a ramp, its steps: an estimate until its search ends).
+    pub samples: usize,
+    /// How long one of them lasts by its schedule, for an open-loop trial (its message count
+    /// over its rate; a ramp's step length); `None` for a closed loop, which goes as fast as the
+    /// transport does.
+    pub scheduled: Option<Duration>,
+    /// Whether it is a ramp, whose step count is known only when its search ends.
+    pub ramp: bool,
+}
+
 /// Runs `specs` and reports. Names must already be valid in `catalog` (an unknown name is
 /// reported as an `invalid` result, not a panic).
 pub fn run(
@@ -155,8 +172,10 @@ pub fn run(
         .iter()
         .filter_map(|&i| Some(Trial::new(i, &launcher, &opts.layout, specs[i].take()?)))
         .collect();
+    let mut plan = schedule::planned(&trials);
     on(Event::Planned {
-        timed_samples: schedule::planned(&trials),
+        timed_samples: plan.iter().map(|p| p.samples).sum(),
+        trials: &plan,
     });
     // Under consensus every trial of a stream is calibrated before any runs its count: with
     // several groups, all are calibrated first, each group's workers closed after it.
@@ -191,8 +210,10 @@ pub fn run(
             });
             results[t.index] = Some(result);
         }
+        plan = schedule::planned(&trials);
         on(Event::Planned {
-            timed_samples: schedule::planned(&trials),
+            timed_samples: plan.iter().map(|p| p.samples).sum(),
+            trials: &plan,
         });
     }
     let results: Vec<TrialResult> = results.into_iter().flatten().collect();

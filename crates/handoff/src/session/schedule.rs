@@ -10,11 +10,12 @@ mod calibrate;
 mod ramp;
 mod trial;
 
-use super::{Event, Isolation};
+use super::{Event, Isolation, TrialPlan};
 use crate::consensus::{self, StreamKey};
 use crate::groups;
 use crate::workload::{Pacing, TrialSpec};
 use std::ops::Range;
+use std::time::Duration;
 
 pub(super) use trial::{Launcher, Trial};
 
@@ -40,16 +41,33 @@ pub(super) fn close_all(trials: &mut [Trial]) {
     trials.iter_mut().for_each(Trial::close);
 }
 
-/// Timed samples planned over all trials (a ramp's steps count as its samples).
-pub(super) fn planned(trials: &[Trial]) -> usize {
-    trials
-        .iter()
-        .map(|t| match (&t.spec.pacing, &t.ramp) {
-            (Pacing::Ramp(_), Some(done)) => done.steps.len(),
-            (Pacing::Ramp(r), None) => ramp::planned_ramp_steps(r),
-            _ => t.spec.samples,
-        })
-        .sum()
+/// Each trial's timed samples and their schedule, by trial index (a ramp's steps count as its
+/// samples).
+pub(super) fn planned(trials: &[Trial]) -> Vec<TrialPlan> {
+    let mut plan = vec![TrialPlan::default(); trials.len()];
+    for t in trials {
+        let (samples, scheduled) = match (&t.spec.pacing, &t.ramp) {
+            (Pacing::Ramp(r), done) => (
+                done.as_ref()
+                    .map_or_else(|| ramp::planned_ramp_steps(r), |d| d.steps.len()),
+                Some(Duration::from_millis(r.step_ms)),
+            ),
+            (Pacing::Rate(rate), _) => (
+                t.spec.samples,
+                calibrate::paced_count(&t.spec)
+                    .map(|n| Duration::from_secs_f64(n as f64 / (*rate).max(1) as f64)),
+            ),
+            (Pacing::Closed, _) => (t.spec.samples, None),
+        };
+        if let Some(p) = plan.get_mut(t.index) {
+            *p = TrialPlan {
+                samples,
+                scheduled,
+                ramp: t.is_ramp(),
+            };
+        }
+    }
+    plan
 }
 
 /// Calibrates every trial, in order; a trial that stops there is closed.

@@ -4,7 +4,7 @@
 use super::ramp::step_messages;
 use super::trial::Trial;
 use crate::outcome::SampleOutcome;
-use crate::workload::{Messages, Pacing};
+use crate::workload::{Messages, Pacing, TrialSpec};
 
 /// Pilot samples allowed while calibrating an `auto` message count.
 const MAX_PILOTS: usize = 6;
@@ -30,6 +30,23 @@ fn untimed(t: &mut Trial, n: u64, on: &mut dyn FnMut(&SampleOutcome)) -> Option<
     }
 }
 
+/// The message count of a trial paced at a fixed rate: as given, or `auto`'s target duration
+/// at that rate (no pilot needed: a sample lasts as long as its schedule); `None` for other
+/// pacing.
+pub(super) fn paced_count(spec: &TrialSpec) -> Option<u64> {
+    let Pacing::Rate(rate) = spec.pacing else {
+        return None;
+    };
+    Some(match spec.messages {
+        Messages::Fixed(n) => n,
+        Messages::Auto {
+            target_ms,
+            min,
+            max,
+        } => round_count((rate.saturating_mul(target_ms) / 1000).clamp(min.max(1), max)),
+    })
+}
+
 /// Runs the warm-up samples at the trial's count.
 pub(super) fn warm_up(t: &mut Trial, on: &mut dyn FnMut(&SampleOutcome)) {
     for _ in 0..t.spec.warmup {
@@ -45,15 +62,7 @@ pub(super) fn calibrate(t: &mut Trial, on: &mut dyn FnMut(&SampleOutcome)) {
     t.messages = match (&t.spec.pacing, t.spec.messages) {
         // Open loop: a sample lasts as long as its schedule, so no pilot is needed.
         (Pacing::Ramp(r), _) => step_messages(r, r.start),
-        (Pacing::Rate(_), Messages::Fixed(n)) => n,
-        (
-            Pacing::Rate(rate),
-            Messages::Auto {
-                target_ms,
-                min,
-                max,
-            },
-        ) => round_count((rate.saturating_mul(target_ms) / 1000).clamp(min.max(1), max)),
+        (Pacing::Rate(_), _) => paced_count(&t.spec).unwrap_or(1),
         (Pacing::Closed, Messages::Fixed(n)) => n,
         (
             Pacing::Closed,
