@@ -110,7 +110,7 @@ pub enum Lint {
     /// trial (a thread lost its core, or the two sides fell into a slot-by-slot chase at the
     /// full or empty edge). The median shows the common regime; the spread can look small.
     Outliers {
-        /// Samples below [`OUTLIER_FRACTION`] of the median.
+        /// Samples below `OUTLIER_FRACTION` of the median.
         slow: usize,
         /// Samples in all.
         samples: usize,

@@ -502,7 +502,7 @@ pub struct Hop {
     pub capacity: usize,
 }
 
-/// The shape of a pipeline: injector -> hops[0] -> stage -> hops[1] -> ... -> sink.
+/// The shape of a pipeline: injector -> hops\[0\] -> stage -> hops\[1\] -> ... -> sink.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PipelineSpec {
     /// The hops, in order.

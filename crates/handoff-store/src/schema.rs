@@ -4,7 +4,7 @@
 //! in order and in one transaction, every migration it has not seen yet, so a store is always
 //! at one version, never between two. A store whose version is newer than this build knows was
 //! written by a newer handoff and is refused rather than misread. A new version is a new entry
-//! at the end of [`MIGRATIONS`]; an entry once released never changes.
+//! at the end of `MIGRATIONS`; an entry once released never changes.
 //!
 //! What is stored (version 1):
 //!

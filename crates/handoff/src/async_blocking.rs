@@ -17,10 +17,10 @@ use crate::transport::{Endpoints, Receiver, Sender, TrySendError};
 use crate::transport_async::{AsyncReceiver, AsyncSender};
 
 /// An async sender used from a thread: one `block_on` per send.
-pub struct BlockingTx<S>(pub S);
+pub(crate) struct BlockingTx<S>(pub S);
 
 /// An async receiver used from a thread: one `block_on` per receive.
-pub struct BlockingRx<R>(pub R);
+pub(crate) struct BlockingRx<R>(pub R);
 
 impl<M: Message, S: AsyncSender<M>> Sender<M> for BlockingTx<S> {
     fn send(&mut self, msg: M) -> Result<(), M> {
@@ -39,7 +39,7 @@ impl<M: Message, R: AsyncReceiver<M>> Receiver<M> for BlockingRx<R> {
 }
 
 /// Wraps every endpoint of an async channel.
-pub fn blocking<S, R>(e: Endpoints<S, R>) -> Endpoints<BlockingTx<S>, BlockingRx<R>> {
+pub(crate) fn blocking<S, R>(e: Endpoints<S, R>) -> Endpoints<BlockingTx<S>, BlockingRx<R>> {
     Endpoints {
         senders: e.senders.into_iter().map(BlockingTx).collect(),
         receivers: e.receivers.into_iter().map(BlockingRx).collect(),

@@ -2,7 +2,7 @@
 //!
 //! [`run`] is what the `handoff run` command does between reading its flags and writing its
 //! output: the semantic preflight ([`crate::preflight`]), the interleaved session
-//! ([`crate::session::run`]) and the gates ([`crate::gates::evaluate`]), so that a program
+//! ([`crate::session::run`]) and the gates (`crate::gates::evaluate`), so that a program
 //! embedding the harness gets the same checks and the same verdict as the command line.
 //!
 //! ```

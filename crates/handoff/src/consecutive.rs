@@ -11,7 +11,7 @@
 /// Returns 0 if and only if `words[i] == first + i` (wrapping) for every `i`; otherwise some
 /// non-zero value (which bits are set says nothing useful).
 #[inline]
-pub fn deviation(words: &[u64], first: u64) -> u64 {
+pub(crate) fn deviation(words: &[u64], first: u64) -> u64 {
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("avx2") {
@@ -48,7 +48,7 @@ fn deviation_portable(words: &[u64], first: u64) -> u64 {
 /// `first + (first + 1) + … + (first + n - 1)`, wrapping: what the words of a run that passes
 /// [`deviation`] add up to.
 #[inline]
-pub fn sum(first: u64, n: u64) -> u64 {
+pub(crate) fn sum(first: u64, n: u64) -> u64 {
     // n(n-1)/2 without losing the top bit: halve whichever factor is even first.
     let triangle = if n % 2 == 0 {
         (n / 2).wrapping_mul(n.wrapping_sub(1))

@@ -14,7 +14,7 @@ pub use handoff_model::gate::{GateOutcome, GateStatus};
 use std::collections::BTreeMap;
 
 /// Loads a baseline report by reference, for regression gates.
-pub type Loader<'a> = dyn Fn(&str) -> Result<RunReport, Unavailable> + 'a;
+pub(crate) type Loader<'a> = dyn Fn(&str) -> Result<RunReport, Unavailable> + 'a;
 
 /// A baseline that could not be loaded, and why: the regression gate that names it fails with
 /// this reason.
@@ -35,7 +35,7 @@ impl Unavailable {
 }
 
 /// Checks every gate against `report`.
-pub fn evaluate(gates: &[Gate], report: &RunReport, load: &Loader<'_>) -> Vec<GateOutcome> {
+pub(crate) fn evaluate(gates: &[Gate], report: &RunReport, load: &Loader<'_>) -> Vec<GateOutcome> {
     gates
         .iter()
         .map(|g| {

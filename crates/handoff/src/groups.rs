@@ -16,7 +16,7 @@ use crate::workload::TrialSpec;
 use std::ops::Range;
 
 /// Workers alive at once, at most: trials run in groups of this many (see the module docs).
-pub const MAX_LIVE_WORKERS: usize = 32;
+pub(crate) const MAX_LIVE_WORKERS: usize = 32;
 
 /// Descriptors the parent holds per live worker (its three pipes, and one to spare while a
 /// worker starts).
@@ -28,7 +28,7 @@ const FDS_RESERVED: u64 = 64;
 
 /// How many workers may be alive at once: [`MAX_LIVE_WORKERS`], or fewer where the limit on
 /// open descriptors (`ulimit -n`) leaves room for fewer; never less than one.
-pub fn live_worker_limit() -> usize {
+pub(crate) fn live_worker_limit() -> usize {
     let by_descriptors = open_file_limit()
         .map(|n| (n.saturating_sub(FDS_RESERVED) / FDS_PER_WORKER).max(1))
         .unwrap_or(MAX_LIVE_WORKERS as u64);
@@ -58,13 +58,13 @@ fn open_file_limit() -> Option<u64> {
 
 /// What puts two trials in one table of the report (see [`TableKey`]: the report's tables use
 /// the same key).
-pub fn table_key(spec: &TrialSpec) -> TableKey {
+pub(crate) fn table_key(spec: &TrialSpec) -> TableKey {
     TableKey::of_spec(spec)
 }
 
 /// The groups of trials: the order to run them in (`order[i]` is the plan index of the `i`th
 /// trial run) and the groups as ranges of that order, each at most `limit` long.
-pub fn plan<K: PartialEq>(keys: &[K], limit: usize) -> (Vec<usize>, Vec<Range<usize>>) {
+pub(crate) fn plan<K: PartialEq>(keys: &[K], limit: usize) -> (Vec<usize>, Vec<Range<usize>>) {
     let limit = limit.max(1);
     let n = keys.len();
     if n <= limit {

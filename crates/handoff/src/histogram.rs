@@ -9,25 +9,25 @@ use hdrhistogram::Histogram;
 const HIGHEST_NS: u64 = 3_600_000_000_000;
 
 /// An empty histogram; allocated once, outside the timed region.
-pub fn new() -> Histogram<u64> {
+pub(crate) fn new() -> Histogram<u64> {
     Histogram::new_with_bounds(1, HIGHEST_NS, 3).expect("valid histogram bounds")
 }
 
 /// Records one value, saturating at the highest trackable value (never allocates).
 #[inline]
-pub fn record(h: &mut Histogram<u64>, ns: u64) {
+pub(crate) fn record(h: &mut Histogram<u64>, ns: u64) {
     h.saturating_record(ns.clamp(1, HIGHEST_NS));
 }
 
 /// Adds every value of `from` into `into` (both made by [`new`], so the bounds agree and nothing
 /// can fail).
-pub fn merge(into: &mut Histogram<u64>, from: &Histogram<u64>) {
+pub(crate) fn merge(into: &mut Histogram<u64>, from: &Histogram<u64>) {
     into.add(from)
         .expect("histograms made by new() share their bounds");
 }
 
 /// Encodes a histogram (V2 + deflate, base64).
-pub fn encode(h: &Histogram<u64>) -> String {
+pub(crate) fn encode(h: &Histogram<u64>) -> String {
     let mut buf = Vec::new();
     V2DeflateSerializer::new()
         .serialize(h, &mut buf)
@@ -35,7 +35,7 @@ pub fn encode(h: &Histogram<u64>) -> String {
     base64::engine::general_purpose::STANDARD.encode(buf)
 }
 
-/// Decodes a histogram produced by [`encode`].
+/// Decodes a histogram produced by `encode`.
 pub fn decode(s: &str) -> Result<Histogram<u64>, String> {
     let bytes = base64::engine::general_purpose::STANDARD
         .decode(s)

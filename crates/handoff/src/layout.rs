@@ -33,10 +33,10 @@ use std::sync::OnceLock;
 
 /// The heap pad of a sample: freed when dropped.
 #[derive(Debug)]
-pub struct HeapPad(#[allow(dead_code)] Vec<u8>);
+pub(crate) struct HeapPad(#[allow(dead_code)] Vec<u8>);
 
 /// Allocates the heap pad of `layout`; hold it until the sample ends.
-pub fn allocate_pad(layout: &SampleLayout) -> HeapPad {
+pub(crate) fn allocate_pad(layout: &SampleLayout) -> HeapPad {
     let mut v = Vec::with_capacity(layout.heap_pad());
     // Touch the block so it is a real allocation, not one the optimiser may elide.
     v.push(0u8);
@@ -44,12 +44,12 @@ pub fn allocate_pad(layout: &SampleLayout) -> HeapPad {
 }
 
 /// What the report records of `layout` for a sample of `threads` harness threads, on this build.
-pub fn record(layout: &SampleLayout, threads: usize) -> LayoutRecord {
+pub(crate) fn record(layout: &SampleLayout, threads: usize) -> LayoutRecord {
     layout.record(threads, frame_bytes())
 }
 
 /// Runs `f` after descending `frames` padding frames of this thread's stack.
-pub fn with_stack_pad<R>(frames: usize, f: impl FnOnce() -> R) -> R {
+pub(crate) fn with_stack_pad<R>(frames: usize, f: impl FnOnce() -> R) -> R {
     let mut f = Some(f);
     let mut out = None;
     descend(frames, &mut || {
@@ -74,7 +74,7 @@ fn descend(frames: usize, f: &mut dyn FnMut()) {
 }
 
 /// Bytes one padding frame takes on this build, measured once.
-pub fn frame_bytes() -> usize {
+pub(crate) fn frame_bytes() -> usize {
     static BYTES: OnceLock<usize> = OnceLock::new();
     *BYTES.get_or_init(|| {
         let depth = |frames| {

@@ -53,7 +53,7 @@ pub mod session;
 pub use handoff_model::stats;
 pub use handoff_model::suggest;
 pub use handoff_model::time;
-pub mod table_key;
+pub(crate) mod table_key;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 pub mod transport;

@@ -11,7 +11,7 @@
 pub use handoff_model::memory::{MemoryFigures, SampleMemory};
 
 /// A sample about to run: resets the peak. Returns whether it could.
-pub fn before_sample() -> bool {
+pub(crate) fn before_sample() -> bool {
     #[cfg(target_os = "linux")]
     {
         std::fs::write("/proc/self/clear_refs", "5").is_ok()
@@ -24,7 +24,7 @@ pub fn before_sample() -> bool {
 
 /// A sample just ended: its figures, if this system shows them. `reset` is what
 /// [`before_sample`] returned.
-pub fn after_sample(reset: bool) -> Option<SampleMemory> {
+pub(crate) fn after_sample(reset: bool) -> Option<SampleMemory> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let (peak, after) = parse_status(&status)?;
     Some(SampleMemory {

@@ -166,7 +166,7 @@ pub struct SampleOutcome {
     /// The placement the sample ran under, when layouts are randomised (see [`crate::layout`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub layout: Option<crate::layout::LayoutRecord>,
-    /// The worker's memory during and after the sample (see [`crate::memory`]); `None` in
+    /// The worker's memory during and after the sample (see `crate::memory`); `None` in
     /// process and where the system does not show it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory: Option<crate::memory::SampleMemory>,
@@ -184,7 +184,7 @@ pub struct WorkerShare {
 
 impl WorkerShare {
     /// The sum of two counts.
-    pub fn merge(self, other: WorkerShare) -> WorkerShare {
+    pub(crate) fn merge(self, other: WorkerShare) -> WorkerShare {
         WorkerShare {
             observed: self.observed + other.observed,
             same: self.same + other.same,
@@ -202,7 +202,7 @@ impl WorkerShare {
 pub struct PacedFigures {
     /// Requested rate, messages per second over every producer.
     pub requested_rate: u64,
-    /// Rate the producers achieved (sum over producers; see [`crate::open_loop::pacer::achieved_rate`]).
+    /// Rate the producers achieved (sum over producers; see `crate::open_loop::pacer::achieved_rate`).
     pub achieved_rate: f64,
     /// Sends refused because the transport was full when the message was due (the message was
     /// then sent blocking, and its wait counts in its latency).

@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 
 /// A plan: the core each thread should be pinned to, if any.
 #[derive(Clone, Debug)]
-pub struct Plan {
+pub(crate) struct Plan {
     /// Core per thread index (`None` = leave to the scheduler).
     pub cores: Vec<Option<core_affinity::CoreId>>,
     /// The placement this plan will record if every pin succeeds.
@@ -18,7 +18,7 @@ pub struct Plan {
 }
 
 /// Chooses cores for `threads` threads.
-pub fn plan(threads: usize, pin: bool) -> Plan {
+pub(crate) fn plan(threads: usize, pin: bool) -> Plan {
     let ids = core_affinity::get_core_ids().unwrap_or_default();
     let available = ids.len().max(1);
     let mut placement = Placement {
@@ -73,7 +73,7 @@ pub fn plan(threads: usize, pin: bool) -> Plan {
 }
 
 /// Pins the calling thread as planned; returns false if the OS refused.
-pub fn apply(core: Option<core_affinity::CoreId>) -> bool {
+pub(crate) fn apply(core: Option<core_affinity::CoreId>) -> bool {
     match core {
         Some(c) => core_affinity::set_for_current(c),
         None => true,
@@ -81,7 +81,7 @@ pub fn apply(core: Option<core_affinity::CoreId>) -> bool {
 }
 
 /// The physical core a logical CPU belongs to (its lowest SMT sibling), from sysfs.
-pub fn physical_core(cpu: usize) -> usize {
+pub(crate) fn physical_core(cpu: usize) -> usize {
     let path = format!("/sys/devices/system/cpu/cpu{cpu}/topology/thread_siblings_list");
     std::fs::read_to_string(path)
         .ok()

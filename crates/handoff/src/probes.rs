@@ -4,7 +4,7 @@
 //! * **Cache-line round trip** — two threads on two cores bounce one cache line: A writes `i`,
 //!   B waits for it and writes `i + 1`, A waits for that. No transport's ping-pong can beat this.
 //!   It is measured twice: timed in bulk (the hardware's figure), and with each round trip
-//!   stamped by the [`RoundTripTimer`] exactly as the ping-pong workload stamps its round trips
+//!   stamped by the `RoundTripTimer` exactly as the ping-pong workload stamps its round trips
 //!   (the yardstick a ping-pong percentile is compared with: both carry the timer's cost and
 //!   step). The timer's step is recorded next to them.
 //! * **Streaming bandwidth** — a producer fills a 64 KiB ring of cache lines with plain
@@ -63,7 +63,7 @@ impl ProbeBudget {
 }
 
 /// Runs both probes (the round trip both ways), `budget.repetitions` times each, interleaved.
-pub fn measure(budget: ProbeBudget) -> Limits {
+pub(crate) fn measure(budget: ProbeBudget) -> Limits {
     let plan = placement::plan(2, true);
     let mut note = plan.placement.note.clone();
     if plan.placement.cores_available < 2 {
@@ -241,7 +241,7 @@ impl StreamGeometry {
     };
 
     /// Checks that blocks are whole lines and the ring whole blocks.
-    pub fn validate(self) -> Result<Self, GeometryError> {
+    pub(crate) fn validate(self) -> Result<Self, GeometryError> {
         if self.block_bytes == 0 || self.block_bytes % 64 != 0 {
             return Err(GeometryError::Block(self.block_bytes));
         }

@@ -14,7 +14,7 @@
 
 /// Stamps the start and end of round trips.
 #[derive(Clone, Debug)]
-pub struct RoundTripTimer {
+pub(crate) struct RoundTripTimer {
     clock: quanta::Clock,
 }
 

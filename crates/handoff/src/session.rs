@@ -3,8 +3,8 @@
 //! Order of work:
 //! 1. limit probes (cache-line round trip, streaming bandwidth);
 //! 2. the trials, in groups of at most
-//!    [`groups::live_worker_limit`](crate::groups::live_worker_limit) (one group when they run
-//!    in process; a table's trials together, see [`crate::groups`]), one group after the other;
+//!    `groups::live_worker_limit` (one group when they run
+//!    in process; a table's trials together, see `crate::groups`), one group after the other;
 //!    in each group:
 //!    1. per trial: start its executor (a worker process, as its first sample needs it),
 //!       calibrate the message count if it is `auto` (the pilot samples double as warm-up);
@@ -14,7 +14,7 @@
 //!    4. timed samples, interleaved across the group's trials (round 1 of A, B, C, then round
 //!       2 …) so drift of a shared machine hits every transport alike; then the ramps;
 //!    5. the group's workers closed, and per trial its result: verdict, statistics, figures and
-//!       limit distances, then the lints over that result (see [`crate::lints`]), each said
+//!       limit distances, then the lints over that result (see `crate::lints`), each said
 //!       ([`Event::TrialDone`]) as soon as it is final;
 //! 3. under consensus, the comparison of the results' digests.
 //!
@@ -43,7 +43,7 @@ use std::time::{Duration, Instant};
 /// Where trials run.
 #[derive(Clone, Debug)]
 pub enum Isolation {
-    /// In this process (see [`InProcess`](crate::executor::InProcess)).
+    /// In this process (see `InProcess`).
     InProcess,
     /// Each trial in a child process started with this command (see
     /// [`Child`](crate::executor::Child)).
@@ -123,7 +123,7 @@ pub enum Event<'a> {
         /// Rounds in all (the most timed samples any trial of the group takes).
         rounds: usize,
         /// The group of trials whose round it was, from 1, and the groups in all (see
-        /// [`groups::live_worker_limit`](crate::groups::live_worker_limit)); `(1, 1)` when every
+        /// `groups::live_worker_limit`); `(1, 1)` when every
         /// trial runs in one.
         group: (usize, usize),
     },

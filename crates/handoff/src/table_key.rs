@@ -17,7 +17,7 @@ use crate::workload::{Pacing, TrialSpec, WorkloadKind};
 
 /// What puts two trials, or two results, in one table (see the module docs).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct TableKey {
+pub(crate) struct TableKey {
     workload: WorkloadKind,
     payload: PayloadKind,
     producers: usize,
@@ -61,7 +61,7 @@ impl TableKey {
     }
 
     /// The table of a result: the same as its trial's.
-    pub fn of_result(r: &TrialResult) -> TableKey {
+    pub(crate) fn of_result(r: &TrialResult) -> TableKey {
         let p = &r.params;
         TableKey {
             workload: r.workload,
@@ -72,11 +72,6 @@ impl TableKey {
             pacing: PacingKey::from(&p.pacing),
         }
     }
-}
-
-/// The table of a result (see [`TableKey`]).
-pub fn table_key(r: &TrialResult) -> TableKey {
-    TableKey::of_result(r)
 }
 
 #[cfg(test)]
@@ -92,16 +87,16 @@ mod tests {
         b.transport = "other".into();
         b.params.capacity = None;
         b.params.options.insert("wait".into(), "spin".into());
-        assert_eq!(table_key(&a), table_key(&b));
+        assert_eq!(TableKey::of_result(&a), TableKey::of_result(&b));
 
         let at = |rate| {
             let mut r = stream();
             r.params.pacing = Pacing::Rate(rate);
-            table_key(&r)
+            TableKey::of_result(&r)
         };
         assert_eq!(at(1_000_000), at(1_000_000));
         assert_ne!(at(1_000_000), at(1_000_400));
-        assert_ne!(at(1_000_000), table_key(&a));
+        assert_ne!(at(1_000_000), TableKey::of_result(&a));
 
         let ramp = |start| {
             let mut r = stream();
@@ -113,7 +108,7 @@ mod tests {
                 p99_bound_ns: None,
                 step_ms: 100,
             });
-            table_key(&r)
+            TableKey::of_result(&r)
         };
         assert_eq!(ramp(1000), ramp(5000));
     }

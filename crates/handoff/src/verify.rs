@@ -20,7 +20,7 @@
 //! bitmap tells a message seen before (a duplicate) from one that comes after a later one (an
 //! order violation); in set mode only the first is a fault; in latest mode a value equal to the
 //! newest delivered is a duplicate, and an older one is stale. Missing messages are found
-//! at the end of the stream ([`Verifier::finish`], [`merge`]).
+//! at the end of the stream ([`Verifier::finish`], `merge`).
 //!
 //! Global FIFO cannot be observed without a global clock; for transports declaring it the
 //! verifier checks per-producer FIFO, which global FIFO implies.
@@ -287,7 +287,7 @@ impl Verifier {
 
     /// Records that the stream ended early because the transport refused a send (every consumer
     /// gone) — a fault unless a violation was already found.
-    pub fn note_disconnect(&mut self, producer: u32, sent: u64) {
+    pub(crate) fn note_disconnect(&mut self, producer: u32, sent: u64) {
         self.violate(
             ViolationKind::Disconnected,
             producer,
@@ -300,7 +300,7 @@ impl Verifier {
     /// (a lagging broadcast receiver): a fault unless a violation was already found. The
     /// violation names the first producer whose stream is incomplete and the sequence number
     /// this consumer was waiting for.
-    pub fn note_lagged(&mut self, lost: u64) {
+    pub(crate) fn note_lagged(&mut self, lost: u64) {
         self.sync();
         let p = (0..self.producers)
             .find(|&p| self.next[p as usize] < self.per_producer)
@@ -406,7 +406,7 @@ impl Drop for Stream<'_> {
 
 /// Ends the stream seen by several consumers together: checks that no message was delivered to
 /// two of them and that none is missing. The first violation any of them saw wins.
-pub fn merge(verifiers: Vec<Verifier>) -> Verdict {
+pub(crate) fn merge(verifiers: Vec<Verifier>) -> Verdict {
     let mut count = 0u64;
     let mut digest = 0u64;
     let mut violation: Option<Violation> = None;

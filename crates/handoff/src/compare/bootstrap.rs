@@ -10,7 +10,7 @@ use crate::stats::median;
 use serde::{Deserialize, Serialize};
 
 /// Resamples drawn.
-pub const RESAMPLES: usize = 2000;
+pub(crate) const RESAMPLES: usize = 2000;
 
 /// A confidence interval.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -30,7 +30,7 @@ impl Interval {
 
 /// The 95% interval of median(after) / median(before); `None` when a side is empty or a
 /// resampled median of `before` is 0.
-pub fn ratio_of_medians(before: &[f64], after: &[f64]) -> Option<Interval> {
+pub(crate) fn ratio_of_medians(before: &[f64], after: &[f64]) -> Option<Interval> {
     if before.is_empty() || after.is_empty() {
         return None;
     }

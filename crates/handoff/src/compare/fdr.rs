@@ -17,7 +17,7 @@
 //! and Yekutieli, 2001), which is what figures of one machine's runs are.
 
 /// The Benjamini–Hochberg adjusted p-values of `ps`, in the order given.
-pub fn adjust(ps: &[f64]) -> Vec<f64> {
+pub(crate) fn adjust(ps: &[f64]) -> Vec<f64> {
     let m = ps.len();
     let mut order: Vec<usize> = (0..m).collect();
     order.sort_by(|&a, &b| ps[a].total_cmp(&ps[b]));

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 
 /// The largest total sample count for which the exact distribution is counted (its counts fit
 /// an `i128` well past this).
-pub const EXACT_MAX_TOTAL: usize = 100;
+pub(crate) const EXACT_MAX_TOTAL: usize = 100;
 
 /// How the p-value was computed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -42,7 +42,7 @@ pub struct MannWhitney {
 }
 
 /// Tests `x` against `y`; `None` when either is empty.
-pub fn test(x: &[f64], y: &[f64]) -> Option<MannWhitney> {
+pub(crate) fn test(x: &[f64], y: &[f64]) -> Option<MannWhitney> {
     let (n1, n2) = (x.len(), y.len());
     if n1 == 0 || n2 == 0 {
         return None;
@@ -90,7 +90,7 @@ pub fn test(x: &[f64], y: &[f64]) -> Option<MannWhitney> {
 
 /// The smallest two-sided p-value any data can give with `n1` and `n2` samples: every sample of
 /// one side above every sample of the other.
-pub fn min_p(n1: usize, n2: usize) -> f64 {
+pub(crate) fn min_p(n1: usize, n2: usize) -> f64 {
     if n1 == 0 || n2 == 0 {
         return 1.0;
     }
@@ -104,7 +104,7 @@ pub fn min_p(n1: usize, n2: usize) -> f64 {
 }
 
 /// The fewest samples per side (equal counts) with which a difference can reach `alpha`.
-pub fn samples_needed(alpha: f64) -> usize {
+pub(crate) fn samples_needed(alpha: f64) -> usize {
     (1..).find(|&n| min_p(n, n) <= alpha).unwrap_or(usize::MAX)
 }
 

@@ -29,7 +29,7 @@ pub enum Metric {
 
 impl Metric {
     /// Whether a larger figure is the better one.
-    pub fn higher_is_better(self) -> bool {
+    pub(crate) fn higher_is_better(self) -> bool {
         matches!(self, Metric::Throughput | Metric::SustainedRate)
     }
 
@@ -63,7 +63,7 @@ impl fmt::Display for Metric {
 
 /// The metrics of `r` with their per-sample figures; empty when `r` measured nothing
 /// comparable (it did not pass).
-pub fn figures(r: &TrialResult) -> Vec<(Metric, Vec<f64>)> {
+pub(crate) fn figures(r: &TrialResult) -> Vec<(Metric, Vec<f64>)> {
     if let Some(ramp) = &r.ramp {
         return ramp
             .search

@@ -1,21 +1,21 @@
 //! Comparing two runs: did a change make it faster or slower?
 //!
-//! Results are matched by their [`crate::identity::Identity`]; each metric (see [`metric`]) is
-//! tested with the Mann–Whitney U test on the per-sample figures ([`mann_whitney`]), its ratio
-//! of medians given with a bootstrap interval ([`bootstrap`]), its p-value adjusted for every
-//! figure judged at once ([`fdr`]), and judged in [`model`]. What
-//! makes a comparison less than clean is said in [`warnings`]; [`crate::output::compare`]
+//! Results are matched by their [`crate::identity::Identity`]; each metric (see `metric`) is
+//! tested with the Mann–Whitney U test on the per-sample figures (`mann_whitney`), its ratio
+//! of medians given with a bootstrap interval (`bootstrap`), its p-value adjusted for every
+//! figure judged at once (`fdr`), and judged in [`model`]. What
+//! makes a comparison less than clean is said in `warnings`; [`crate::output::compare`]
 //! renders it as a table, markdown, HTML, JSON or the Bencher Metric Format.
 
-pub mod bootstrap;
-pub mod fdr;
-pub mod mann_whitney;
-pub mod metric;
+pub(crate) mod bootstrap;
+pub(crate) mod fdr;
+pub(crate) mod mann_whitney;
+pub(crate) mod metric;
 pub mod model;
-pub mod normal;
-pub mod warnings;
+pub(crate) mod normal;
+pub(crate) mod warnings;
 
-pub use model::{compare, Change, Comparison, Judgement, Row, DEFAULT_ALPHA, DEFAULT_THRESHOLD};
+pub use model::{compare, Change, Comparison, Judgement, Row, DEFAULT_THRESHOLD};
 
 #[cfg(test)]
 mod tests;

@@ -20,10 +20,10 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// Version of the comparison's JSON; bumped on any incompatible change.
-pub const COMPARE_SCHEMA_VERSION: u32 = 1;
+pub(crate) const COMPARE_SCHEMA_VERSION: u32 = 1;
 
 /// Significance level of the rank test.
-pub const DEFAULT_ALPHA: f64 = 0.05;
+pub(crate) const DEFAULT_ALPHA: f64 = 0.05;
 
 /// The default noise threshold and maximum regression: a significant change smaller than this
 /// is shown as `~`, and `run --baseline` without `--max-regression` fails on a significant
@@ -123,7 +123,7 @@ pub struct Row {
     /// The rank test.
     pub test: Option<MannWhitney>,
     /// The test's p-value adjusted for every figure the comparison tested (Benjamini–Hochberg,
-    /// see [`super::fdr`]); the verdict and the regression flag are decided on it.
+    /// see `super::fdr`); the verdict and the regression flag are decided on it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub p_adjusted: Option<f64>,
     /// The verdict.
@@ -139,7 +139,7 @@ pub struct Row {
 impl Row {
     /// How much better the after side is, as a factor above 1 when better (the ratio for a
     /// figure where higher is better, its inverse otherwise).
-    pub fn speedup(&self) -> Option<f64> {
+    pub(crate) fn speedup(&self) -> Option<f64> {
         let r = self.ratio?;
         Some(if self.metric.higher_is_better() {
             r
@@ -172,7 +172,7 @@ pub struct Rollup {
 /// A whole comparison.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Comparison {
-    /// [`COMPARE_SCHEMA_VERSION`].
+    /// `COMPARE_SCHEMA_VERSION`.
     pub schema_version: u32,
     /// The old side.
     pub before: SideInfo,
@@ -356,7 +356,7 @@ fn compare_result(before: &TrialResult, after: &TrialResult, j: &Judgement) -> V
 }
 
 /// Tests one metric's figures and gives the verdict.
-pub fn judge(
+pub(crate) fn judge(
     identity: Identity,
     transport: &str,
     metric: Metric,

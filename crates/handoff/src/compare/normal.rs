@@ -1,7 +1,7 @@
 //! The standard normal distribution's upper tail, for the large-sample Mann–Whitney test.
 
 /// P(Z > z) for a standard normal Z.
-pub fn upper_tail(z: f64) -> f64 {
+pub(crate) fn upper_tail(z: f64) -> f64 {
     0.5 * libm::erfc(z / std::f64::consts::SQRT_2)
 }
 

@@ -7,7 +7,7 @@ use crate::report::{RunReport, TrialResult};
 
 /// The fingerprint fields that differ between two environments, as `field: a → b`. The tool's
 /// own version and commit are not listed: comparing two builds is the point.
-pub fn environments_differ(before: &Environment, after: &Environment) -> Vec<String> {
+pub(crate) fn environments_differ(before: &Environment, after: &Environment) -> Vec<String> {
     let mut d = Vec::new();
     let mut field = |name: &str, a: String, b: String| {
         if a != b {
@@ -52,7 +52,7 @@ pub fn environments_differ(before: &Environment, after: &Environment) -> Vec<Str
 /// How a matched result's measurement differed (messages per sample as asked, samples,
 /// warm-up). Two `auto` counts calibrate to different numbers from run to run by design: that
 /// is not a difference in what was asked.
-pub fn params_differ(before: &TrialResult, after: &TrialResult) -> Vec<String> {
+pub(crate) fn params_differ(before: &TrialResult, after: &TrialResult) -> Vec<String> {
     let (b, a) = (&before.params, &after.params);
     let mut d = Vec::new();
     if b.messages_requested != a.messages_requested {
@@ -71,7 +71,7 @@ pub fn params_differ(before: &TrialResult, after: &TrialResult) -> Vec<String> {
 }
 
 /// Whether the two runs placed their samples differently (fixed against random layouts).
-pub fn layouts_differ(before: &RunReport, after: &RunReport) -> Vec<String> {
+pub(crate) fn layouts_differ(before: &RunReport, after: &RunReport) -> Vec<String> {
     let name = |r: &RunReport| match r.layout {
         Some(crate::layout::LayoutMode::Fixed) => "fixed",
         Some(crate::layout::LayoutMode::Random { .. }) => "random",
@@ -89,7 +89,7 @@ pub fn layouts_differ(before: &RunReport, after: &RunReport) -> Vec<String> {
 
 /// A run in which several results were slow in the same rounds changed regime as a machine,
 /// not per transport: a median from it depends on how long the machine stayed slow.
-pub fn regimes(before: (&str, &RunReport), after: (&str, &RunReport)) -> Vec<String> {
+pub(crate) fn regimes(before: (&str, &RunReport), after: (&str, &RunReport)) -> Vec<String> {
     [before, after]
         .into_iter()
         .filter_map(|(side, r)| {

@@ -14,14 +14,14 @@ use crate::workload::{Messages, TrialSpec};
 
 /// The one count a stream's trials run: the smallest of their calibrated counts (see the module
 /// docs), or `None` if none of them calibrated.
-pub fn one_count(calibrated: impl IntoIterator<Item = u64>) -> Option<u64> {
+pub(crate) fn one_count(calibrated: impl IntoIterator<Item = u64>) -> Option<u64> {
     calibrated.into_iter().min()
 }
 
 /// For each trial (its stream, `None` if left out; its calibrated count, `None` if it stopped),
 /// the count it runs under consensus: the one count of its stream, or `None` where nothing
 /// changes (left out, or stopped).
-pub fn unify(trials: &[(Option<StreamKey>, Option<u64>)]) -> Vec<Option<u64>> {
+pub(crate) fn unify(trials: &[(Option<StreamKey>, Option<u64>)]) -> Vec<Option<u64>> {
     trials
         .iter()
         .map(|(key, count)| {
@@ -39,7 +39,7 @@ pub fn unify(trials: &[(Option<StreamKey>, Option<u64>)]) -> Vec<Option<u64>> {
 
 /// Two trials of one stream whose requested counts cannot be made one.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Conflict {
+pub(crate) struct Conflict {
     /// The first trial of the stream that asked for a count (index into the trials).
     pub first: usize,
     /// A later trial of the same stream that asked for another one.
@@ -50,7 +50,7 @@ pub struct Conflict {
 
 /// The first pair of trials of one stream that ask for counts that cannot be made one: two
 /// different fixed counts, or a fixed count and `auto`.
-pub fn conflict(trials: &[TrialSpec]) -> Option<Conflict> {
+pub(crate) fn conflict(trials: &[TrialSpec]) -> Option<Conflict> {
     let mut seen: Vec<(StreamKey, usize)> = Vec::new();
     for (i, t) in trials.iter().enumerate() {
         let Ok(key) = StreamKey::of_spec(t) else {

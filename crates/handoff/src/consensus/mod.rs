@@ -12,9 +12,9 @@
 //! A run asks for consensus with `consensus = true` at the top of its suite file or with
 //! `--consensus`. Then:
 //! 1. the plan refuses trials of one stream that ask for different fixed counts (see
-//!    [`count::conflict`]): their digests could not be compared;
+//!    `count::conflict`): their digests could not be compared;
 //! 2. the session calibrates every `auto` trial as usual, then gives every trial of a stream the
-//!    one count of [`count::one_count`] (the smallest calibrated, so no sample runs longer than
+//!    one count of `count::one_count` (the smallest calibrated, so no sample runs longer than
 //!    its target) before the warm-ups and timed samples;
 //! 3. after the run, [`judge`] groups the results and compares their digests into a
 //!    [`Consensus`], which the report carries and the views state under each table. A failed
@@ -26,7 +26,7 @@
 //! | `count.rs`  | one message count per stream                                        |
 //! | `judge.rs`  | results → verdict                                                  |
 
-pub mod count;
+pub(crate) mod count;
 mod judge;
 pub mod stream;
 

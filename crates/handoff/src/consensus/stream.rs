@@ -4,7 +4,7 @@
 //! of producers and consumers, and for an open-loop trial its rate. Everything else is a setting
 //! of the transport or of how it is driven (capacity, batch size, options, driver, pinning), and
 //! does not change what must arrive. The message count is not part of the key: consensus gives
-//! every trial of a key one count (see [`super::count`]).
+//! every trial of a key one count (see `super::count`).
 //!
 //! Two kinds of trial deliver no stream that can be compared, and are left out:
 //! * a ramp: its samples are those of the highest rate it sustained, so its count follows its
@@ -46,7 +46,7 @@ impl StreamKey {
     }
 
     /// The stream of a trial that ran, or why it cannot be compared.
-    pub fn of_result(r: &TrialResult) -> Result<StreamKey, &'static str> {
+    pub(crate) fn of_result(r: &TrialResult) -> Result<StreamKey, &'static str> {
         let p = &r.params;
         StreamKey::new(
             r.workload,

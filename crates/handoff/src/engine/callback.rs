@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 /// The harness's consumer as handed to a callback transport.
-pub struct EngineSink {
+pub(crate) struct EngineSink {
     verifier: Verifier,
     total: u64,
     end: Option<Instant>,

@@ -40,7 +40,7 @@ use std::time::{Duration, Instant};
 /// false sharing to what it measures, whatever the allocator's placement.
 #[derive(Default)]
 #[repr(align(128))]
-pub struct Progress {
+pub(crate) struct Progress {
     /// Messages delivered so far, over every consumer that publishes (as of each one's last
     /// publication).
     pub delivered: AtomicU64,
@@ -56,7 +56,7 @@ thread_local! {
 impl Progress {
     /// The progress of a sample starting on this thread: the one [`watched`] installed, or a
     /// fresh one.
-    pub fn for_sample() -> Arc<Progress> {
+    pub(crate) fn for_sample() -> Arc<Progress> {
         WATCHED.with(|w| w.borrow().clone()).unwrap_or_default()
     }
 }
@@ -65,7 +65,7 @@ impl Progress {
 /// thread, so that another thread can follow the sample while it runs: the worker process
 /// reports it to its parent (see [`crate::worker`]). Samples keep their usual signature; the
 /// engine takes its progress from [`Progress::for_sample`].
-pub fn watched<T>(progress: Arc<Progress>, f: impl FnOnce() -> T) -> T {
+pub(crate) fn watched<T>(progress: Arc<Progress>, f: impl FnOnce() -> T) -> T {
     struct Restore(Option<Arc<Progress>>);
     impl Drop for Restore {
         fn drop(&mut self) {
@@ -78,10 +78,10 @@ pub fn watched<T>(progress: Arc<Progress>, f: impl FnOnce() -> T) -> T {
 }
 
 /// The most messages a consumer delivers between two publications of its progress.
-pub const PROGRESS_EVERY: u64 = 16_384;
+pub(crate) const PROGRESS_EVERY: u64 = 16_384;
 
 /// The time a consumer aims to leave between two publications while messages arrive.
-pub const PUBLISH_PERIOD: Duration = Duration::from_millis(10);
+pub(crate) const PUBLISH_PERIOD: Duration = Duration::from_millis(10);
 
 /// When a consumer publishes its progress: every `stride` messages, the stride adapted at each
 /// publication so that publications come about every [`PUBLISH_PERIOD`] (doubled while they come
@@ -93,7 +93,7 @@ pub const PUBLISH_PERIOD: Duration = Duration::from_millis(10);
 /// cold path: every [`PROGRESS_EVERY`] messages on a fast stream, about every
 /// [`PUBLISH_PERIOD`] on a slow one. A consumer never writes the shared count per message.
 #[derive(Clone, Copy, Debug)]
-pub struct Cadence {
+pub(crate) struct Cadence {
     stride: u64,
     published: u64,
     last: Instant,
@@ -126,7 +126,7 @@ impl Cadence {
     /// stride to the time since the last publication.
     #[cold]
     #[inline(never)]
-    pub fn publish(&mut self, delivered: u64, progress: &AtomicU64) {
+    pub(crate) fn publish(&mut self, delivered: u64, progress: &AtomicU64) {
         self.publish_at(delivered, progress, Instant::now());
     }
 
@@ -165,7 +165,7 @@ impl Cadence {
 /// tens of microseconds apart on some machines, and that skew would be timed as if it were the
 /// transport's. Spinning releases every member within a cache-line transfer of each other.
 #[repr(align(128))]
-pub struct StartLine {
+pub(crate) struct StartLine {
     arrived: AtomicU64,
     members: u64,
 }
@@ -196,7 +196,7 @@ impl StartLine {
 }
 
 /// The crew under construction and, once started, being collected.
-pub struct Crew<R> {
+pub(crate) struct Crew<R> {
     tx: mpsc::Sender<(usize, thread::Result<R>)>,
     rx: mpsc::Receiver<(usize, thread::Result<R>)>,
     barrier: Arc<StartLine>,
@@ -209,7 +209,7 @@ pub struct Crew<R> {
 }
 
 /// Why collecting failed.
-pub enum CrewError {
+pub(crate) enum CrewError {
     /// No message was delivered for a whole watchdog interval, with members still running.
     Hung {
         /// Members that reported.
@@ -228,7 +228,7 @@ impl CrewError {
     /// `no message delivered for 10.0 s (watchdog 10000 ms): 1 of 2 threads finished, about 9 of
     /// 5000 messages delivered`. `delivered` is the count last published; `what` says who had
     /// finished.
-    pub fn hang_report(
+    pub(crate) fn hang_report(
         quiet: Duration,
         watchdog: Duration,
         what: String,
@@ -269,7 +269,7 @@ impl<R: Send + 'static> Crew<R> {
     }
 
     /// The crew with its members' stacks padded as `layout` says (nothing when `None`).
-    pub fn laid_out(mut self, layout: Option<SampleLayout>) -> Crew<R> {
+    pub(crate) fn laid_out(mut self, layout: Option<SampleLayout>) -> Crew<R> {
         self.layout = layout;
         self
     }
@@ -392,7 +392,7 @@ impl<R: Send + 'static> Crew<R> {
 }
 
 /// The text of a panic payload.
-pub fn panic_message(p: &(dyn Any + Send)) -> String {
+pub(crate) fn panic_message(p: &(dyn Any + Send)) -> String {
     if let Some(s) = p.downcast_ref::<&str>() {
         format!("panicked: {s}")
     } else if let Some(s) = p.downcast_ref::<String>() {

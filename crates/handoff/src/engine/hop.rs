@@ -21,7 +21,7 @@ use crate::transport::{BuildError, ChannelConfig, Endpoints, Receiver, Sender, T
 pub type BoxedHop<M> = Endpoints<Box<dyn Sender<M>>, Box<dyn Receiver<M>>>;
 
 /// Boxes a hop's endpoints.
-pub fn boxed<M: 'static, S: Sender<M>, R: Receiver<M>>(e: Endpoints<S, R>) -> BoxedHop<M> {
+pub(crate) fn boxed<M: 'static, S: Sender<M>, R: Receiver<M>>(e: Endpoints<S, R>) -> BoxedHop<M> {
     Endpoints {
         senders: e
             .senders

@@ -5,7 +5,7 @@
 //! the sample's time runs from the earliest of those reads to the moment the consumer received
 //! the last expected message. Consumers verify every message and publish their progress; a
 //! watchdog turns a sample in which no message is delivered for the watchdog interval into
-//! `hung` (a slow one that keeps delivering runs to its end; see [`crew`]), and a panic into
+//! `hung` (a slow one that keeps delivering runs to its end; see `crew`), and a panic into
 //! `crashed`.
 //!
 //! That skeleton is written once (`sample`): the closed-loop engines (`stream`, `pingpong`,
@@ -21,7 +21,7 @@
 
 mod asynch;
 mod callback;
-pub mod crew;
+pub(crate) mod crew;
 pub mod hop;
 mod open_loop;
 mod pingpong;
@@ -38,7 +38,7 @@ use crate::transport_async::AsyncTransport;
 use crate::workload::{TrialSpec, WorkloadKind};
 use std::sync::Arc;
 
-pub use support::check_support;
+pub(crate) use support::check_support;
 
 /// Refuses an async driver for a blocking transport, whatever its declared wait strategy.
 fn threads_only(info: &TransportInfo, spec: &TrialSpec) -> Result<(), Box<SampleOutcome>> {
@@ -55,7 +55,7 @@ fn threads_only(info: &TransportInfo, spec: &TrialSpec) -> Result<(), Box<Sample
 }
 
 /// Runs one sample of a pull transport.
-pub fn run_pull<T: Transport>(t: &Arc<T>, spec: &TrialSpec, messages: u64) -> SampleOutcome {
+pub(crate) fn run_pull<T: Transport>(t: &Arc<T>, spec: &TrialSpec, messages: u64) -> SampleOutcome {
     let info = t.info();
     if let Err(o) = check_support(&info, spec).and_then(|()| threads_only(&info, spec)) {
         return *o;
@@ -79,7 +79,7 @@ pub fn run_pull<T: Transport>(t: &Arc<T>, spec: &TrialSpec, messages: u64) -> Sa
 }
 
 /// Runs one sample of a callback transport.
-pub fn run_callback<T: CallbackTransport>(
+pub(crate) fn run_callback<T: CallbackTransport>(
     t: &Arc<T>,
     spec: &TrialSpec,
     messages: u64,
@@ -93,7 +93,11 @@ pub fn run_callback<T: CallbackTransport>(
 
 /// Runs one sample of an async transport under the trial's driver (see `asynch`: OS threads
 /// each driving one future, or tasks on a tokio runtime).
-pub fn run_async<T: AsyncTransport>(t: &Arc<T>, spec: &TrialSpec, messages: u64) -> SampleOutcome {
+pub(crate) fn run_async<T: AsyncTransport>(
+    t: &Arc<T>,
+    spec: &TrialSpec,
+    messages: u64,
+) -> SampleOutcome {
     let info = t.info();
     if let Err(o) = check_support(&info, spec) {
         return *o;

@@ -25,7 +25,7 @@ use crate::semantics::Ordering;
 use crate::transport::ChannelConfig;
 use crate::workload::{Delivery, PipelineSpec, TrialSpec, WorkloadKind};
 
-pub use super::hop::{boxed, BoxedHop, HopSource};
+pub use super::hop::{BoxedHop, HopSource};
 
 /// The hops of an open-loop trial: a pipeline's own, or the trial's transport as the one hop of
 /// `paced` and `ramp`.
@@ -48,7 +48,7 @@ fn hops_of(spec: &TrialSpec) -> Option<std::borrow::Cow<'_, PipelineSpec>> {
 
 /// Checks every hop of a pipeline trial against its transport's declared semantics (each hop
 /// seen as a stream of its own: the injectors into the first, one stage into each other).
-pub fn check(source: &dyn HopSource, spec: &TrialSpec) -> Result<(), Box<SampleOutcome>> {
+pub(crate) fn check(source: &dyn HopSource, spec: &TrialSpec) -> Result<(), Box<SampleOutcome>> {
     let fail = |status| {
         Err(Box::new(SampleOutcome::status_only(
             status,
@@ -141,7 +141,7 @@ pub fn check(source: &dyn HopSource, spec: &TrialSpec) -> Result<(), Box<SampleO
 }
 
 /// Runs one pipeline sample, its hops built by `source`.
-pub fn run(source: &dyn HopSource, spec: &TrialSpec, messages: u64) -> SampleOutcome {
+pub(crate) fn run(source: &dyn HopSource, spec: &TrialSpec, messages: u64) -> SampleOutcome {
     crate::with_payload!(spec.payload, M => run_typed::<M>(source, spec, messages))
 }
 

@@ -8,7 +8,10 @@ use crate::transport::TransportInfo;
 use crate::workload::{Messages, Pacing, TrialSpec, WorkloadKind};
 
 /// `Ok` if the transport can run `spec`; otherwise the `unsupported` or `invalid` outcome.
-pub fn check_support(info: &TransportInfo, spec: &TrialSpec) -> Result<(), Box<SampleOutcome>> {
+pub(crate) fn check_support(
+    info: &TransportInfo,
+    spec: &TrialSpec,
+) -> Result<(), Box<SampleOutcome>> {
     let sem = &info.semantics;
     let unsupported = |why: String| {
         Err(Box::new(SampleOutcome::status_only(

@@ -1,6 +1,6 @@
 //! Executors: where a trial's samples run.
 //!
-//! * [`InProcess`] calls the transport's runner directly. A hung sample leaves its threads behind
+//! * `InProcess` calls the transport's runner directly. A hung sample leaves its threads behind
 //!   (they cannot be killed from inside the process) and an aborting transport takes the whole
 //!   process down; fine for tests and library use with trusted transports.
 //! * [`Child`] runs the trial in a worker process speaking the [`crate::worker`] protocol. The
@@ -64,7 +64,7 @@ pub trait Executor {
 }
 
 /// Runs samples in this process.
-pub struct InProcess {
+pub(crate) struct InProcess {
     catalog: Catalog,
     spec: TrialSpec,
 }

@@ -2,15 +2,15 @@
 //!
 //! The lifecycle of a worker (see also `docs/methodology.md`, "Workers"):
 //!
-//! * **Started** by [`start`] with its three standard streams piped to the parent, in a
+//! * **Started** by `start` with its three standard streams piped to the parent, in a
 //!   **process group of its own** (so that ending it also ends anything its transport started),
 //!   and, on Linux, with a **parent-death signal**: if the parent dies, however it dies (even by
-//!   `SIGKILL`), the kernel sends the worker [`PARENT_DEATH_SIGNAL`], on which the worker kills
+//!   `SIGKILL`), the kernel sends the worker `PARENT_DEATH_SIGNAL`, on which the worker kills
 //!   its whole group, itself included (see [`crate::worker`]). A worker whose parent is
 //!   already gone when it starts exits at once.
 //! * **Watched**: a worker also ends itself when its protocol input closes while a sample runs
 //!   (see [`crate::worker`]), which covers systems without a parent-death signal.
-//! * **Ended** by [`end`]: its whole process group is killed and the worker reaped.
+//! * **Ended** by `end`: its whole process group is killed and the worker reaped.
 //! * **On Ctrl-C or a termination signal** the command line calls [`end_all`], which kills the
 //!   process group of every worker still alive, before it exits.
 //!
@@ -25,7 +25,7 @@ use std::sync::Mutex;
 /// answers by killing its whole process group; until it has set that answer up, the signal's
 /// default action ends the worker alone, which has started nothing yet.
 #[cfg(unix)]
-pub const PARENT_DEATH_SIGNAL: libc::c_int = libc::SIGTERM;
+pub(crate) const PARENT_DEATH_SIGNAL: libc::c_int = libc::SIGTERM;
 
 /// The process groups of the workers alive now.
 static LIVE: Mutex<BTreeSet<u32>> = Mutex::new(BTreeSet::new());
@@ -36,7 +36,7 @@ fn live() -> std::sync::MutexGuard<'static, BTreeSet<u32>> {
 
 /// Starts `cmd` as a worker: standard streams piped, its own process group, and (on Linux) a
 /// parent-death signal.
-pub fn start(cmd: &WorkerCommand) -> std::io::Result<std::process::Child> {
+pub(crate) fn start(cmd: &WorkerCommand) -> std::io::Result<std::process::Child> {
     let mut command = Command::new(&cmd.program);
     command
         .args(&cmd.args)
@@ -76,7 +76,7 @@ pub fn start(cmd: &WorkerCommand) -> std::io::Result<std::process::Child> {
 }
 
 /// Ends a worker: kills its process group (the worker and whatever it started) and reaps it.
-pub fn end(child: &mut std::process::Child) {
+pub(crate) fn end(child: &mut std::process::Child) {
     kill_group(child.id());
     let _ = child.kill();
     let _ = child.wait();

@@ -9,7 +9,7 @@ use crate::report::{Latency, TrialResult};
 /// `q` is shown without a lint only if at least `MIN_TAIL_OBSERVATIONS / (1 - q)` values were
 /// recorded (so at least this many lie beyond it): 1,000 for p99, 10,000 for p99.9 and 100,000
 /// for p99.99.
-pub const MIN_TAIL_OBSERVATIONS: f64 = 10.0;
+pub(crate) const MIN_TAIL_OBSERVATIONS: f64 = 10.0;
 
 /// A latency is flagged ([`Lint::ClockStep`]) when the timer's step is over this share of its p50.
 const CLOCK_STEP_SHARE: f64 = 0.1;

@@ -17,10 +17,10 @@ use super::Lint;
 use crate::report::TrialResult;
 
 /// Growth from the first timed sample to the last below this is not judged: 8 MiB.
-pub const GROWTH_MIN: u64 = 8 << 20;
+pub(crate) const GROWTH_MIN: u64 = 8 << 20;
 
 /// Growth below this share of the resident set after the first sample is not judged.
-pub const GROWTH_SHARE: f64 = 0.10;
+pub(crate) const GROWTH_SHARE: f64 = 0.10;
 
 /// [`Lint::MemoryGrowth`]: the worker's resident set grew sample after sample.
 pub(super) fn growth(r: &TrialResult) -> Option<Lint> {

@@ -22,7 +22,7 @@ mod duration;
 mod latency;
 mod limits;
 pub use handoff_model::lint;
-pub mod memory;
+pub(crate) mod memory;
 mod open_loop;
 mod placement;
 mod samples;
@@ -38,7 +38,7 @@ use crate::report::TrialResult;
 
 /// What the lint rules need besides the result itself.
 #[derive(Clone, Copy, Debug)]
-pub struct Context<'a> {
+pub(crate) struct Context<'a> {
     /// Whether the trial asked for its threads to be pinned.
     pub pin_requested: bool,
     /// The machine's limits measured in the run, if they were.
@@ -49,7 +49,7 @@ pub struct Context<'a> {
 
 /// Every lint of `result`, in a fixed order: placement, locality (same-thread, same-worker), the
 /// samples and their duration, latency, batch, build, open loop, the limit.
-pub fn evaluate(result: &TrialResult, cx: &Context) -> Vec<Lint> {
+pub(crate) fn evaluate(result: &TrialResult, cx: &Context) -> Vec<Lint> {
     let mut lints = Vec::new();
     // A trial that never ran has no samples, placement or figures to judge.
     if !result.verdict.ran() {

@@ -7,10 +7,10 @@ use crate::stats::{Summary, NOISY_SPREAD};
 use crate::workload::WorkloadKind;
 
 /// A sample below this fraction of its trial's median is an outlier (see [`Lint::Outliers`]).
-pub const OUTLIER_FRACTION: f64 = 1.0 / 3.0;
+pub(crate) const OUTLIER_FRACTION: f64 = 1.0 / 3.0;
 
 /// The [`Lint::Outliers`] of a trial's throughput samples, if any sample is one.
-pub fn outliers(samples: &[f64]) -> Option<Lint> {
+pub(crate) fn outliers(samples: &[f64]) -> Option<Lint> {
     let s = Summary::of(samples)?;
     if s.n < 3 || s.median <= 0.0 {
         return None;

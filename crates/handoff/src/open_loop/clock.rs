@@ -3,14 +3,14 @@
 //! Reads the CPU's time-stamp counter where it is invariant (through `quanta`, which calibrates
 //! it against the OS clock once and falls back to the OS monotonic clock where the counter is not
 //! reliable), so a read costs a few nanoseconds instead of a system call. Every thread of a
-//! sample uses clones of one [`Clock`], hence one calibration and one epoch: a stamp taken on one
+//! sample uses clones of one `Clock`, hence one calibration and one epoch: a stamp taken on one
 //! core and a read taken on another are on the same scale.
 
 use crate::histogram;
 
 /// A clock reading nanoseconds since an epoch shared by its clones.
 #[derive(Clone, Debug)]
-pub struct Clock {
+pub(crate) struct Clock {
     inner: quanta::Clock,
     epoch: u64,
 }
@@ -25,7 +25,7 @@ impl Clock {
 
     /// Nanoseconds since the epoch.
     #[inline(always)]
-    pub fn now_ns(&self) -> u64 {
+    pub(crate) fn now_ns(&self) -> u64 {
         self.inner.delta_as_nanos(self.epoch, self.inner.raw())
     }
 }
@@ -34,7 +34,7 @@ pub use handoff_model::open_loop::Overhead;
 
 /// Measures [`Overhead`] with `iterations` back-to-back reads and records (outside any timed
 /// region; about a millisecond for 20 000 iterations).
-pub fn measure_overhead(clock: &Clock, iterations: u64) -> Overhead {
+pub(crate) fn measure_overhead(clock: &Clock, iterations: u64) -> Overhead {
     let n = iterations.max(1);
     let t0 = clock.now_ns();
     let mut sink = 0u64;

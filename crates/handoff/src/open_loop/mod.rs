@@ -9,9 +9,9 @@
 //! and the latency from the actual send is kept beside it so the difference is visible.
 
 pub mod clock;
-pub mod pacer;
+pub(crate) mod pacer;
 pub mod ramp;
 pub mod stamped;
 
-pub use clock::Clock;
+pub(crate) use clock::Clock;
 pub use stamped::Stamped;

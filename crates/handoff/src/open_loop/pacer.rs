@@ -12,7 +12,7 @@ use super::Clock;
 
 /// How the pacer waits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Wait {
+pub(crate) enum Wait {
     /// Read the clock in a tight loop.
     Spin,
     /// Yield the core between reads (for oversubscribed trials).
@@ -21,7 +21,7 @@ pub enum Wait {
 
 /// One producer's schedule.
 #[derive(Clone, Debug)]
-pub struct Pacer {
+pub(crate) struct Pacer {
     clock: Clock,
     first_ns: u64,
     interval_ns: f64,
@@ -40,7 +40,7 @@ impl Pacer {
     }
 
     /// The interval for `producers` producers sharing a total `rate` (messages per second).
-    pub fn interval_ns(rate: u64, producers: usize) -> f64 {
+    pub(crate) fn interval_ns(rate: u64, producers: usize) -> f64 {
         1e9 * producers.max(1) as f64 / rate.max(1) as f64
     }
 
@@ -53,7 +53,7 @@ impl Pacer {
     /// Waits until `due` and returns the time read when it had come (or at once, with the
     /// current time, if it is already past).
     #[inline]
-    pub fn wait_until(&self, due: u64) -> u64 {
+    pub(crate) fn wait_until(&self, due: u64) -> u64 {
         loop {
             let now = self.clock.now_ns();
             if now >= due {
@@ -69,7 +69,7 @@ impl Pacer {
 
 /// The rate a producer achieved: `sent` messages, the first due at `first_ns`, the last sent at
 /// `last_sent_ns`, on a schedule of `interval_ns`. On schedule this equals the requested rate.
-pub fn achieved_rate(sent: u64, first_ns: u64, last_sent_ns: u64, interval_ns: f64) -> f64 {
+pub(crate) fn achieved_rate(sent: u64, first_ns: u64, last_sent_ns: u64, interval_ns: f64) -> f64 {
     if sent == 0 {
         return 0.0;
     }

@@ -19,7 +19,7 @@ pub use handoff_model::open_loop::{RampOutcome, RampStep, StepFigures, MIN_ACHIE
 /// Why a step was not sustained.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[non_exhaustive]
-pub enum NotSustained {
+pub(crate) enum NotSustained {
     /// Sends were refused (a full queue).
     #[error("{0} sends refused")]
     Refused(u64),
@@ -45,7 +45,7 @@ pub enum NotSustained {
 }
 
 /// Whether a step was sustained; `Err` says why not.
-pub fn judge(spec: &RampSpec, f: &StepFigures) -> Result<(), NotSustained> {
+pub(crate) fn judge(spec: &RampSpec, f: &StepFigures) -> Result<(), NotSustained> {
     if f.refused > 0 {
         return Err(NotSustained::Refused(f.refused));
     }
@@ -65,7 +65,7 @@ pub fn judge(spec: &RampSpec, f: &StepFigures) -> Result<(), NotSustained> {
 
 /// Runs the search. `step(rate)` runs one step at `rate`; an `Err` (the sample failed
 /// verification, hung or crashed) ends the search at once and is returned with what was found.
-pub fn search<E>(
+pub(crate) fn search<E>(
     spec: &RampSpec,
     mut step: impl FnMut(u64) -> Result<StepFigures, E>,
 ) -> (RampOutcome, Option<E>) {

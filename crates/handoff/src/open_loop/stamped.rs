@@ -3,7 +3,7 @@
 use crate::message::Message;
 
 /// A message of any payload shape with two send stamps (nanoseconds on the sample's shared
-/// [`super::Clock`]). The header and body checks are the wrapped message's, so the verifier
+/// `super::Clock`). The header and body checks are the wrapped message's, so the verifier
 /// treats a stamped message exactly like a bare one.
 #[derive(Clone, Debug)]
 pub struct Stamped<M> {

@@ -28,7 +28,7 @@ impl Exporter for BmfExporter {
 }
 
 /// The measure a metric is reported under.
-pub fn measure(m: Metric) -> &'static str {
+pub(crate) fn measure(m: Metric) -> &'static str {
     match m {
         Metric::Throughput => "throughput",
         Metric::SustainedRate => "sustained-rate",

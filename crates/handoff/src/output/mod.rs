@@ -79,7 +79,7 @@ impl Format {
     }
 
     /// The exporter that writes this format.
-    pub fn exporter(self) -> Box<dyn Exporter> {
+    pub(crate) fn exporter(self) -> Box<dyn Exporter> {
         match self {
             Format::Table => Box::new(table::TableExporter),
             Format::Json => Box::new(json::JsonExporter),

@@ -72,7 +72,7 @@ impl Svg {
     }
 
     /// A dot with a tooltip.
-    pub fn dot(&mut self, (x, y): (f64, f64), r: f64, class: &str, tip: &str) {
+    pub(crate) fn dot(&mut self, (x, y): (f64, f64), r: f64, class: &str, tip: &str) {
         let _ = writeln!(
             self.body,
             r#"<circle class="{class}" cx="{}" cy="{}" r="{}"><title>{}</title></circle>"#,
@@ -109,7 +109,7 @@ impl Svg {
     }
 
     /// Text turned a quarter counter-clockwise (a vertical axis's label).
-    pub fn vertical_text(&mut self, (x, y): (f64, f64), class: &str, text: &str) {
+    pub(crate) fn vertical_text(&mut self, (x, y): (f64, f64), class: &str, text: &str) {
         let _ = writeln!(
             self.body,
             r#"<text class="{class}" x="{}" y="{}" text-anchor="middle" transform="rotate(-90 {} {})">{}</text>"#,
@@ -148,7 +148,7 @@ pub(crate) struct Axis {
 impl Axis {
     /// An axis covering every value of `values` with some room, logarithmic when they span more
     /// than a factor of 20 (and are all positive), else linear from zero.
-    pub fn fitting(values: impl IntoIterator<Item = f64>, from: f64, to: f64) -> Axis {
+    pub(crate) fn fitting(values: impl IntoIterator<Item = f64>, from: f64, to: f64) -> Axis {
         let v: Vec<f64> = values.into_iter().filter(|x| x.is_finite()).collect();
         let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
         let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);

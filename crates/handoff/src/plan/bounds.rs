@@ -16,42 +16,42 @@
 use handoff_model::fmt;
 
 /// The most trials a plan may expand to unless the command line raises it (`--max-trials`).
-pub const MAX_TRIALS: u64 = 10_000;
+pub(crate) const MAX_TRIALS: u64 = 10_000;
 /// The highest `--max-trials` accepted.
-pub const MAX_TRIALS_CEILING: u64 = 1_000_000;
+pub(crate) const MAX_TRIALS_CEILING: u64 = 1_000_000;
 /// Timed samples per trial: 1 to this.
-pub const MAX_SAMPLES: u64 = 10_000;
+pub(crate) const MAX_SAMPLES: u64 = 10_000;
 /// Warm-up samples per trial: 0 to this.
-pub const MAX_WARMUP: u64 = 1_000;
+pub(crate) const MAX_WARMUP: u64 = 1_000;
 /// The watchdog interval (`timeout_ms`): 1 ms to one hour.
-pub const MAX_TIMEOUT_MS: u64 = 3_600_000;
+pub(crate) const MAX_TIMEOUT_MS: u64 = 3_600_000;
 /// An `auto` sample's target duration (`target_ms`): 1 ms to one minute.
-pub const MAX_TARGET_MS: u64 = 60_000;
+pub(crate) const MAX_TARGET_MS: u64 = 60_000;
 /// Messages per sample (and `min_messages`, `max_messages`): what the 48-bit sequence number of
 /// a message header can count, 2^48 − 1.
-pub const MAX_MESSAGES: u64 = crate::message::MAX_SEQ;
+pub(crate) const MAX_MESSAGES: u64 = crate::message::MAX_SEQ;
 /// A capacity (and a hop's): 2^32 slots, and within the memory budget.
-pub const MAX_CAPACITY: u64 = 1 << 32;
+pub(crate) const MAX_CAPACITY: u64 = 1 << 32;
 /// Producers, consumers, and a tokio multi-thread runtime's workers: each 1 to this.
-pub const MAX_THREADS: u64 = handoff_model::workload::MAX_THREADS;
+pub(crate) const MAX_THREADS: u64 = handoff_model::workload::MAX_THREADS;
 /// A batch size: 1 to 2^20 messages.
-pub const MAX_BATCH: u64 = 1 << 20;
+pub(crate) const MAX_BATCH: u64 = 1 << 20;
 /// An open-loop rate and a ramp's `start` and `max`: 1 to 10^9 messages per second.
-pub const MAX_RATE: u64 = 1_000_000_000;
+pub(crate) const MAX_RATE: u64 = 1_000_000_000;
 /// A pipeline stage's busy work per event (`stage_work_ns`): 0 to one second.
-pub const MAX_STAGE_WORK_NS: u64 = 1_000_000_000;
+pub(crate) const MAX_STAGE_WORK_NS: u64 = 1_000_000_000;
 /// The hops of a pipeline: 1 to this.
-pub const MAX_HOPS: usize = 64;
+pub(crate) const MAX_HOPS: usize = 64;
 /// A ramp's `factor`: 2 to this.
-pub const MAX_RAMP_FACTOR: u64 = 1_000;
+pub(crate) const MAX_RAMP_FACTOR: u64 = 1_000;
 /// A ramp's `refine` (bisection steps): 0 to this.
-pub const MAX_REFINE: u64 = 20;
+pub(crate) const MAX_REFINE: u64 = 20;
 /// A ramp's `step_ms`: 1 ms to one minute.
-pub const MAX_STEP_MS: u64 = 60_000;
+pub(crate) const MAX_STEP_MS: u64 = 60_000;
 /// A ramp's `p99_bound_us`: 1 µs to one minute (0 could never be met).
-pub const MAX_P99_BOUND_US: u64 = 60_000_000;
+pub(crate) const MAX_P99_BOUND_US: u64 = 60_000_000;
 /// The memory budget where the machine's memory cannot be read: 4 GiB.
-pub const FALLBACK_MEMORY: u64 = 4 << 30;
+pub(crate) const FALLBACK_MEMORY: u64 = 4 << 30;
 
 /// The limits a plan is built under.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -94,7 +94,7 @@ impl Limits {
     }
 
     /// "the memory budget is 8.2 GB (half of this machine's 16.4 GB of memory)".
-    pub fn memory_budget(&self) -> String {
+    pub(crate) fn memory_budget(&self) -> String {
         format!(
             "the memory budget is {} ({})",
             size(self.memory),
@@ -104,7 +104,7 @@ impl Limits {
 }
 
 /// The machine's physical memory in bytes (`MemTotal` of `/proc/meminfo`), if it can be read.
-pub fn total_memory() -> Option<u64> {
+pub(crate) fn total_memory() -> Option<u64> {
     let text = std::fs::read_to_string("/proc/meminfo").ok()?;
     parse_meminfo(&text)
 }
@@ -122,7 +122,7 @@ fn parse_meminfo(text: &str) -> Option<u64> {
 }
 
 /// A size in bytes, in decimal units: `125 GB`, `4.29 GB`, `512 B`.
-pub fn size(bytes: u64) -> String {
+pub(crate) fn size(bytes: u64) -> String {
     let s = fmt::si(bytes as f64);
     if s.ends_with(|c: char| c.is_ascii_digit()) {
         format!("{s} B")
@@ -132,12 +132,12 @@ pub fn size(bytes: u64) -> String {
 }
 
 /// Bytes of the verifier's bitmaps: one bit per message for each of `consumers` verifiers.
-pub fn bitmap_bytes(messages: u64, consumers: u64) -> u128 {
+pub(crate) fn bitmap_bytes(messages: u64, consumers: u64) -> u128 {
     u128::from(messages.div_ceil(64)) * 8 * u128::from(consumers)
 }
 
 /// `n` with a comma every three digits: `12,960,000`.
-pub fn thousands(n: u128) -> String {
+pub(crate) fn thousands(n: u128) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {

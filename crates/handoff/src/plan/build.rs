@@ -12,7 +12,7 @@
 //! Every benchmark is first checked and reduced to its dimensions (the values of each swept key,
 //! with the command line's filters already applied to the transports, workloads and drivers),
 //! whose product is how many trials it makes. No trial is made until the whole suite's count is
-//! known to be within [`Limits::max_trials`](super::bounds::Limits): a suite of a few lists of 60
+//! known to be within `Limits::max_trials`: a suite of a few lists of 60
 //! values is refused in microseconds with the keys that multiply it, not expanded into millions
 //! of trials. A list longer than the limit is refused as it is read.
 //!
@@ -54,10 +54,10 @@ pub struct Overlay {
     /// Ask for consensus whatever the suite says (`--consensus`).
     pub consensus: bool,
     /// The most trials the plan may expand to (`--max-trials`; default
-    /// [`bounds::MAX_TRIALS`]).
+    /// `bounds::MAX_TRIALS`).
     pub max_trials: Option<u64>,
     /// The memory budget of one trial's ring and verifier, bytes (default: half of the
-    /// machine's memory, see [`bounds`]).
+    /// machine's memory, see `bounds`).
     pub memory: Option<u64>,
 }
 
@@ -101,7 +101,7 @@ impl Overlay {
 }
 
 /// Builds the plan of `suite` (`stem` names it when it has no `name`) with `overlay` on top.
-pub fn build(
+pub(crate) fn build(
     suite: &SuiteFile,
     stem: &str,
     catalog: &Catalog,

@@ -8,35 +8,35 @@ use crate::payload::PayloadKind;
 use crate::workload::WorkloadKind;
 
 /// Timed samples.
-pub const SAMPLES: usize = 5;
+pub(crate) const SAMPLES: usize = 5;
 /// Warm-up samples.
-pub const WARMUP: usize = 1;
+pub(crate) const WARMUP: usize = 1;
 /// Target duration of one `auto` sample, milliseconds.
-pub const TARGET_MS: u64 = 40;
+pub(crate) const TARGET_MS: u64 = 40;
 /// Lower bound of an `auto` message count.
-pub const MIN_MESSAGES: u64 = 10_000;
+pub(crate) const MIN_MESSAGES: u64 = 10_000;
 /// Upper bound of an `auto` message count.
-pub const MAX_MESSAGES: u64 = 20_000_000;
+pub(crate) const MAX_MESSAGES: u64 = 20_000_000;
 /// Capacity (ignored by unbounded transports).
-pub const CAPACITY: usize = 1024;
+pub(crate) const CAPACITY: usize = 1024;
 /// The watchdog interval, milliseconds: a sample in which no message is delivered for this long
 /// is declared hung (a slow sample that keeps delivering is not).
-pub const TIMEOUT_MS: u64 = 10_000;
+pub(crate) const TIMEOUT_MS: u64 = 10_000;
 /// Payload.
-pub const PAYLOAD: PayloadKind = PayloadKind::U64;
+pub(crate) const PAYLOAD: PayloadKind = PayloadKind::U64;
 /// Threads are pinned to distinct cores where there are enough.
-pub const PIN: bool = true;
+pub(crate) const PIN: bool = true;
 /// The limit probes run before the trials.
-pub const PROBES: bool = true;
+pub(crate) const PROBES: bool = true;
 /// Busy work per pipeline stage and event, nanoseconds.
-pub const STAGE_WORK_NS: u64 = 0;
+pub(crate) const STAGE_WORK_NS: u64 = 0;
 /// A pipeline's hop capacities (the reference scenario's).
-pub const HOP_CAPACITIES: [usize; 3] = [64, 1024, 256];
+pub(crate) const HOP_CAPACITIES: [usize; 3] = [64, 1024, 256];
 /// The workload of an ad-hoc run that names none.
 pub const WORKLOAD: WorkloadKind = WorkloadKind::Spsc;
 
 /// Producer counts swept when none are given: 1, 2, 4, 8 for `mpsc` and `mpmc`, else 1.
-pub fn producers(workload: WorkloadKind) -> Vec<usize> {
+pub(crate) fn producers(workload: WorkloadKind) -> Vec<usize> {
     match workload {
         WorkloadKind::Mpsc | WorkloadKind::Mpmc => vec![1, 2, 4, 8],
         _ => vec![1],
@@ -44,7 +44,7 @@ pub fn producers(workload: WorkloadKind) -> Vec<usize> {
 }
 
 /// Consumers when none are given: 2 for `mpmc`, else 1.
-pub fn consumers(workload: WorkloadKind) -> usize {
+pub(crate) fn consumers(workload: WorkloadKind) -> usize {
     if workload == WorkloadKind::Mpmc {
         2
     } else {
@@ -54,7 +54,7 @@ pub fn consumers(workload: WorkloadKind) -> usize {
 
 /// The rate of an open-loop workload when none is given, messages per second: the pipeline
 /// reference scenario's 1000, else 10 000.
-pub fn rate(workload: WorkloadKind) -> u64 {
+pub(crate) fn rate(workload: WorkloadKind) -> u64 {
     if workload == WorkloadKind::Pipeline {
         1_000
     } else {

@@ -79,7 +79,11 @@ fn at(line: Option<usize>, column: Option<usize>) -> String {
 
 impl PlanError {
     /// A mistake in `file` as a whole (no line).
-    pub fn in_file(kind: PlanErrorKind, file: &str, message: impl Into<String>) -> PlanError {
+    pub(crate) fn in_file(
+        kind: PlanErrorKind,
+        file: &str,
+        message: impl Into<String>,
+    ) -> PlanError {
         PlanError {
             kind,
             file: file.into(),
@@ -115,7 +119,7 @@ impl PlanError {
 
 /// A rule broken while building the plan, before its position is resolved.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Broken {
+pub(crate) struct Broken {
     /// What kind of mistake it is.
     pub kind: PlanErrorKind,
     /// Where the offending key or value was written, if anywhere.
@@ -154,13 +158,13 @@ impl Broken {
     }
 
     /// The same, about `word`, one of the values written at `origin`.
-    pub fn at_word(self, origin: &Origin, word: &str) -> Broken {
+    pub(crate) fn at_word(self, origin: &Origin, word: &str) -> Broken {
         self.at_nth_word(origin, word, 0)
     }
 
     /// The same, about the `nth` occurrence (0: the first) of `word` among the values written
     /// at `origin`, e.g. the second of a value listed twice.
-    pub fn at_nth_word(mut self, origin: &Origin, word: &str, nth: usize) -> Broken {
+    pub(crate) fn at_nth_word(mut self, origin: &Origin, word: &str, nth: usize) -> Broken {
         self.word = Some((word.to_string(), nth));
         self.at(origin)
     }
@@ -173,7 +177,7 @@ impl Broken {
 }
 
 /// 1-based line and column (in characters) of byte `offset` in `text`.
-pub fn position(text: &str, offset: usize) -> (usize, usize) {
+pub(crate) fn position(text: &str, offset: usize) -> (usize, usize) {
     let offset = offset.min(text.len());
     let before = &text[..offset];
     let line = before.matches('\n').count() + 1;

@@ -30,7 +30,7 @@ pub use handoff_model::gate::{Gate, Over};
 const KINDS: [&str; 3] = ["scaling", "ratio", "regression"];
 
 /// Checks the gates as written.
-pub fn check(specs: &[At<GateSpec>], catalog: &Catalog) -> Result<Vec<Gate>, Broken> {
+pub(crate) fn check(specs: &[At<GateSpec>], catalog: &Catalog) -> Result<Vec<Gate>, Broken> {
     specs
         .iter()
         .map(|s| check_one(&s.value, &s.origin, catalog))

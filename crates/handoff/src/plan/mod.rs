@@ -10,7 +10,7 @@
 //! `docs/suites.md`. Every mistake is reported with the file, line and column of the offending
 //! key or value (or the flag that gave it), and unknown names come with the closest valid ones.
 
-pub mod bounds;
+pub(crate) mod bounds;
 pub mod build;
 pub mod defaults;
 mod error;
@@ -22,7 +22,8 @@ pub mod value;
 
 pub use self::build::Overlay;
 pub use self::error::{PlanError, PlanErrorKind};
-pub use self::schema::{Benchmark, Params, SuiteFile};
+pub(crate) use self::schema::SuiteFile;
+pub use self::schema::{Benchmark, Params};
 pub use self::value::{At, Origin};
 
 use crate::catalog::Catalog;

@@ -110,7 +110,7 @@ fn reads_as(v: &DeValue<'_>, word: &str) -> bool {
 /// The suite file in `text` read into its schema, or the first mistake, in the words of this
 /// tool: unknown keys with suggestions, misplaced keys named as such, value errors prefixed with
 /// their key.
-pub fn read(text: &str, file: &str) -> Result<SuiteFile, PlanError> {
+pub(crate) fn read(text: &str, file: &str) -> Result<SuiteFile, PlanError> {
     use PlanErrorKind as Kind;
     // Forget what an earlier parse on this thread refused.
     refused();
@@ -464,7 +464,7 @@ fn headers(text: &str) -> Vec<Range<usize>> {
 /// The first array of `text` holding more than `limit` values: the offset of its `[` and its key.
 /// Read from the parser's tokens before the document is built: a list of hundreds of thousands
 /// of values is refused after reading `limit` of them.
-pub fn long_list(text: &str, limit: u64) -> Option<(usize, Option<String>)> {
+pub(crate) fn long_list(text: &str, limit: u64) -> Option<(usize, Option<String>)> {
     /// An open bracket: an array (counting values) or an inline table.
     struct Open {
         array: bool,

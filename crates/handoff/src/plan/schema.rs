@@ -1,6 +1,6 @@
 //! The schema of a suite file, and of the command-line flags that stand for its keys.
 //!
-//! Every parameter key is declared once, in the [`params!`] list below: that one line gives the
+//! Every parameter key is declared once, in the `params!` list below: that one line gives the
 //! key of `[defaults]` and of `[[benchmark]]`, its type (and so its rules, see
 //! [`super::value`]), and its place in the layering of [`Params::over`]. Unknown keys are
 //! refused by serde (`deny_unknown_fields`); the plan's error layer turns serde's message into
@@ -16,7 +16,7 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 
 /// A name of a transport.
-pub type Name = String;
+pub(crate) type Name = String;
 
 /// Declares the parameter keys, once, and generates [`Params`] and [`Benchmark`] from them.
 macro_rules! params {
@@ -68,7 +68,7 @@ macro_rules! params {
             }
 
             /// The keys set, each with where it was written.
-            pub fn set_keys(&self) -> Vec<(&'static str, &super::value::Origin)> {
+            pub(crate) fn set_keys(&self) -> Vec<(&'static str, &super::value::Origin)> {
                 let mut out = Vec::new();
                 $( if let Some(x) = &self.$key { out.push((stringify!($key), &x.origin)); } )*
                 out
@@ -76,7 +76,7 @@ macro_rules! params {
 
             /// The values set, each with its key and where it was written (for the checks every
             /// list takes: its length and its repeated values).
-            pub fn set_values(&self) -> Vec<(&'static str, &super::value::Origin, &dyn Values)> {
+            pub(crate) fn set_values(&self) -> Vec<(&'static str, &super::value::Origin, &dyn Values)> {
                 let mut out: Vec<(&'static str, &super::value::Origin, &dyn Values)> = Vec::new();
                 $( if let Some(x) = &self.$key { out.push((stringify!($key), &x.origin, &x.value)); } )*
                 out
@@ -84,7 +84,7 @@ macro_rules! params {
         }
 
         /// Every parameter key, as `[defaults]` and `[[benchmark]]` take it.
-        pub const PARAM_KEYS: &[&str] = &[$( stringify!($key) ),*];
+        pub(crate) const PARAM_KEYS: &[&str] = &[$( stringify!($key) ),*];
     };
 }
 
@@ -136,7 +136,7 @@ params! {
 /// A suite file as written.
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, expecting = "a table")]
-pub struct SuiteFile {
+pub(crate) struct SuiteFile {
     /// The suite's name (default: the file's stem).
     #[serde(default)]
     pub name: Option<String>,
@@ -168,14 +168,15 @@ pub struct SuiteFile {
 }
 
 /// The keys of the top level (settings of the whole suite).
-pub const TOP_KEYS: [&str; 5] = ["name", "description", "probes", "consensus", "plugins"];
+pub(crate) const TOP_KEYS: [&str; 5] = ["name", "description", "probes", "consensus", "plugins"];
 
 /// The keys of a `[[benchmark]]` (and of a `[[gate]]`) that are aliases, each with its alias:
 /// writing both is writing the key twice.
-pub const ALIASES: [(&str, &str); 2] = [("workload", "workloads"), ("transports", "transport")];
+pub(crate) const ALIASES: [(&str, &str); 2] =
+    [("workload", "workloads"), ("transports", "transport")];
 
 /// The keys only a `[[benchmark]]` takes.
-pub const BENCHMARK_ONLY: [&str; 6] = [
+pub(crate) const BENCHMARK_ONLY: [&str; 6] = [
     "workload",
     "workloads",
     "transport",
@@ -187,7 +188,7 @@ pub const BENCHMARK_ONLY: [&str; 6] = [
 /// One `[[gate]]` as written.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct GateSpec {
+pub(crate) struct GateSpec {
     /// `scaling`, `ratio` or `regression` (required: a gate without it is refused when the gates
     /// are checked).
     #[serde(default)]

@@ -5,7 +5,7 @@
 //! rate), [`Parsed`] (a name, parsed by the named type's `FromStr`, which suggests the closest
 //! name on a typo) and [`OptValue`] (a transport option's value). Every one implements both
 //! `Deserialize` (for TOML, where an error carries the position of the offending value) and
-//! `FromStr` (for flags), through the [`Scalar`] trait, so a rule is never written twice.
+//! `FromStr` (for flags), through the `Scalar` trait, so a rule is never written twice.
 //!
 //! [`List`] is "one value or a non-empty list of them", and [`At`] remembers where a value was
 //! written ([`Origin`]): a span of the suite file or a flag.
@@ -218,7 +218,7 @@ impl Values for Ramp {}
 
 /// A value written as an integer, a word or a boolean, with one set of rules for a suite file
 /// and for the command line.
-pub trait Scalar: Sized {
+pub(crate) trait Scalar: Sized {
     /// What is expected, for type errors ("an integer from 1 to 10000", "\"auto\" or a count
     /// …"), with its range.
     fn expected() -> String;
@@ -392,14 +392,8 @@ fn range<const MIN: u64, const MAX: u64>() -> String {
     }
 }
 
-/// Any integer of at least 0.
-pub type Natural = Int<0, { u64::MAX }>;
-/// Any integer of at least 1.
-pub type Positive = Int<1, { u64::MAX }>;
-/// A producer or consumer count, or a runtime's worker count (see [`bounds::MAX_THREADS`]).
+/// A producer or consumer count, or a runtime's worker count (see `bounds::MAX_THREADS`).
 pub type ThreadCount = Int<1, { bounds::MAX_THREADS }>;
-/// A producer count (see [`ThreadCount`]; a message header could name 2^16).
-pub type ProducerCount = ThreadCount;
 /// A capacity: 0 (a rendezvous, where a transport takes it) to 2^32.
 pub type Capacity = Int<0, { bounds::MAX_CAPACITY }>;
 /// A pipeline hop's capacity: 1 to 2^32.
@@ -411,11 +405,11 @@ pub type Warmup = Int<0, { bounds::MAX_WARMUP }>;
 /// The watchdog interval, milliseconds.
 pub type TimeoutMs = Int<1, { bounds::MAX_TIMEOUT_MS }>;
 /// An `auto` sample's target duration, milliseconds.
-pub type TargetMs = Int<1, { bounds::MAX_TARGET_MS }>;
+pub(crate) type TargetMs = Int<1, { bounds::MAX_TARGET_MS }>;
 /// `min_messages`.
-pub type MinMessages = Int<0, { bounds::MAX_MESSAGES }>;
+pub(crate) type MinMessages = Int<0, { bounds::MAX_MESSAGES }>;
 /// `max_messages` (and a fixed count).
-pub type MaxMessages = Int<1, { bounds::MAX_MESSAGES }>;
+pub(crate) type MaxMessages = Int<1, { bounds::MAX_MESSAGES }>;
 /// A pipeline stage's busy work per event, nanoseconds.
 pub type StageWorkNs = Int<0, { bounds::MAX_STAGE_WORK_NS }>;
 /// The trial limit (`--max-trials`).
@@ -541,7 +535,7 @@ impl fmt::Display for Rate {
 }
 
 /// Messages per second: a rate, and a ramp's `start` and `max`.
-pub type RateValue = Int<1, { bounds::MAX_RATE }>;
+pub(crate) type RateValue = Int<1, { bounds::MAX_RATE }>;
 
 /// A name, parsed by `T`'s own `FromStr` (which suggests the closest names on a typo).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -685,13 +679,13 @@ mod tests {
 
     #[test]
     fn flags_and_words_follow_one_rule() {
-        assert_eq!("1_000".parse::<Positive>(), Ok(Int(1000)));
-        let e = "0".parse::<Positive>().unwrap_err();
+        assert_eq!("1_000".parse::<Int<1, { u64::MAX }>>(), Ok(Int(1000)));
+        let e = "0".parse::<Int<1, { u64::MAX }>>().unwrap_err();
         assert!(
             matches!(&e, ValueError::OutOfRange(m) if m.contains("at least 1")),
             "{e:?}"
         );
-        let e = "many".parse::<Natural>().unwrap_err();
+        let e = "many".parse::<Int<0, { u64::MAX }>>().unwrap_err();
         assert!(
             matches!(&e, ValueError::WrongType(m) if m.contains("integer")),
             "{e:?}"
@@ -705,7 +699,7 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("\"ramp\""));
-        assert!("65537".parse::<ProducerCount>().is_err());
+        assert!("65537".parse::<ThreadCount>().is_err());
         assert_eq!("edge".parse::<OptValue>(), Ok(OptValue("edge".into())));
     }
 }

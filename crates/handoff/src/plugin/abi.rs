@@ -1,31 +1,31 @@
 //! The Rust mirror of `include/handoff.h`: the C structures a plugin exports, field for field.
 //!
-//! Only [`super::table`] reads these structures (checking every field before anything else
-//! uses them) and only [`super::queue`] calls their functions.
+//! Only `super::table` reads these structures (checking every field before anything else
+//! uses them) and only `super::queue` calls their functions.
 
 use std::ffi::{c_char, c_int, c_void};
 
 /// `HANDOFF_ABI_VERSION`: the version of the C ABI this harness speaks.
 pub const ABI_VERSION: u32 = 1;
 /// `HANDOFF_ENTRY_POINT`: the symbol every plugin exports.
-pub const ENTRY_POINT: &str = "handoff_plugin_entry";
+pub(crate) const ENTRY_POINT: &str = "handoff_plugin_entry";
 
 /// `HANDOFF_ONE`.
-pub const ONE: u32 = 1;
+pub(crate) const ONE: u32 = 1;
 /// `HANDOFF_MANY`.
-pub const MANY: u32 = 2;
+pub(crate) const MANY: u32 = 2;
 
 /// `HANDOFF_FIFO`.
-pub const FIFO: u32 = 1;
+pub(crate) const FIFO: u32 = 1;
 /// `HANDOFF_FIFO_PER_PRODUCER`.
-pub const FIFO_PER_PRODUCER: u32 = 2;
+pub(crate) const FIFO_PER_PRODUCER: u32 = 2;
 /// `HANDOFF_UNORDERED`.
-pub const UNORDERED: u32 = 3;
+pub(crate) const UNORDERED: u32 = 3;
 
 /// `HANDOFF_UNBOUNDED`.
-pub const UNBOUNDED: u32 = 1;
+pub(crate) const UNBOUNDED: u32 = 1;
 /// `HANDOFF_POWER_OF_TWO`.
-pub const POWER_OF_TWO: u32 = 2;
+pub(crate) const POWER_OF_TWO: u32 = 2;
 
 /// `handoff_transport`.
 #[repr(C)]

@@ -11,7 +11,7 @@
 //!   never loads it. It asks a short-lived child process to [`describe`] the library (what a
 //!   crashing or hanging initialiser costs is that child: an error, exit 2, before any trial),
 //!   registers the transports as described ([`register_described`]), and each trial's worker
-//!   loads the library itself ([`register_library`]), so a plugin that crashes or hangs in a
+//!   loads the library itself (`register_library`), so a plugin that crashes or hangs in a
 //!   trial is that trial's `crashed` or `hung`.
 //!
 //! A transport that could not be built here (a header missing when the executable was built) is
@@ -32,7 +32,7 @@ mod queue;
 mod table;
 
 pub use describe::{describe, describe_in_child, Description, DESCRIPTION_PREFIX};
-pub use queue::{PluginRx, PluginTx};
+pub(crate) use queue::{PluginRx, PluginTx};
 
 use crate::catalog::{Catalog, Entry};
 use crate::message::Message;
@@ -62,7 +62,7 @@ pub enum PluginError {
         /// Whether the file is not a shared library at all (no ELF header, too short).
         not_a_library: bool,
     },
-    /// The library has no entry point ([`abi::ENTRY_POINT`]).
+    /// The library has no entry point (`abi::ENTRY_POINT`).
     #[error(
         "has no `{}` function: it is not a handoff plugin (see include/handoff.h)",
         abi::ENTRY_POINT
@@ -142,7 +142,7 @@ enum Source {
 }
 
 /// A transport of a plugin (see the module docs).
-pub struct PluginTransport {
+pub(crate) struct PluginTransport {
     info: TransportInfo,
     source: Source,
 }
@@ -221,7 +221,7 @@ pub fn unavailable(mut info: TransportInfo, why: &str) -> Entry {
 
 /// Loads the plugin library at `path` into this process and registers its transports: what a
 /// worker does with each `--plugin` before it serves a trial.
-pub fn register_library(catalog: &mut Catalog, path: &Path) -> Result<(), PluginError> {
+pub(crate) fn register_library(catalog: &mut Catalog, path: &Path) -> Result<(), PluginError> {
     let checked = library::load(path)?;
     let entries = checked
         .transports

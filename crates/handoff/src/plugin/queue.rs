@@ -187,7 +187,7 @@ fn drain_into<M: Message>(
 }
 
 /// Producer handle of a plugin's transport.
-pub struct PluginTx<M> {
+pub(crate) struct PluginTx<M> {
     queue: Arc<Queue>,
     /// Room for one message.
     one: Blocks,
@@ -318,7 +318,7 @@ impl<M: Message> Sender<M> for PluginTx<M> {
 }
 
 /// Consumer handle of a plugin's transport.
-pub struct PluginRx<M> {
+pub(crate) struct PluginRx<M> {
     queue: Arc<Queue>,
     /// Room for the blocks of one receive.
     blocks: Blocks,

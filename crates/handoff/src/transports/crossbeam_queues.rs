@@ -24,7 +24,7 @@ use crossbeam_utils::CachePadded;
 use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
 use std::sync::Arc;
 
-/// A non-blocking MPMC queue that a spinning adapter can drive ([`QueueTx`] / [`QueueRx`]).
+/// A non-blocking MPMC queue that a spinning adapter can drive (`QueueTx` / `QueueRx`).
 pub trait SpinQueue<M>: Send + Sync + 'static {
     /// Whether `try_push` can fail because the queue is full.
     const BOUNDED: bool;

@@ -51,7 +51,7 @@
 //! Adapters that spin on `try_*` operations count every failed attempt in a plain `u64` of the
 //! handle (reported by `failed_attempts()`, never as throughput) and wait between attempts with
 //! one shared [`Backoff`]: a spin-loop hint, and a yield of the time slice after
-//! [`SPINS_BEFORE_YIELD`] failures in a row, so that they keep making progress when a trial runs
+//! `SPINS_BEFORE_YIELD` failures in a row, so that they keep making progress when a trial runs
 //! more threads than there are cores. That is every adapter that busy-waits: `rtrb`, `ringbuf`,
 //! the crossbeam queues, the disruptor's producers, `mutex-deque` `wake=spin` and the reference
 //! transports' spinning modes (`handoff-spsc` `wait=spin`, `handoff-mpsc` and `vyukov-mpsc`

@@ -58,7 +58,7 @@ impl Backoff {
     }
 
     /// Waits after a failed attempt: a spin-loop hint, or a yield of the time slice once every
-    /// [`SPINS_BEFORE_YIELD`] failures in a row.
+    /// `SPINS_BEFORE_YIELD` failures in a row.
     #[inline]
     pub fn snooze(&mut self) {
         self.failures += 1;

@@ -8,9 +8,9 @@
 //!
 //! The worker answers each sample with lines of JSON:
 //!
-//! * while the sample runs, a **heartbeat** every [`HEARTBEAT`]: `{"progress": D}`
+//! * while the sample runs, a **heartbeat** every `HEARTBEAT`: `{"progress": D}`
 //!   ([`Heartbeat`]), `D` the messages (round trips) delivered so far in the sample, as its
-//!   consumers last published them (see [`crate::engine::crew`]);
+//!   consumers last published them (see `crate::engine::crew`);
 //! * last, the sample's [`SampleOutcome`]. No heartbeat follows it.
 //!
 //! The sample's own watchdog, in the worker, reports a sample in which nothing is delivered for
@@ -20,10 +20,10 @@
 //! answer). A slow sample that keeps delivering is never cut off.
 //!
 //! Each outcome carries the sample's memory figures where the system shows them (see
-//! [`crate::memory`]).
+//! `crate::memory`).
 //!
 //! The protocol runs on descriptors of the worker's own, not on the standard streams a
-//! transport can print on (see [`stdio`]): whatever a transport prints, on either stream, reaches
+//! transport can print on (see `stdio`): whatever a transport prints, on either stream, reaches
 //! the parent as standard error and is kept with the trial's result.
 //!
 //! A worker whose protocol input closes while a sample runs has lost its parent: it exits at
@@ -31,7 +31,7 @@
 //! has one, does the same, see [`crate::executor::spawn`]).
 
 mod orphan;
-pub mod stdio;
+pub(crate) mod stdio;
 
 use crate::catalog::Catalog;
 use crate::engine::crew::{self, Progress};
@@ -47,16 +47,16 @@ use std::thread;
 use std::time::Duration;
 
 /// How often a worker reports the progress of the sample it is running.
-pub const HEARTBEAT: Duration = Duration::from_millis(500);
+pub(crate) const HEARTBEAT: Duration = Duration::from_millis(500);
 
 /// Exit code of a worker that lost its parent in the middle of a sample, where it cannot kill
 /// its process group.
-pub const ORPHANED: i32 = 3;
+pub(crate) const ORPHANED: i32 = 3;
 
 /// Serves the worker protocol as a worker process: moves the protocol off the standard streams
-/// (see [`stdio`]), then serves it until the parent closes its end. If the parent's end closes
+/// (see `stdio`), then serves it until the parent closes its end. If the parent's end closes
 /// while a sample runs, the worker kills its process group, itself included, at once (elsewhere
-/// it exits with [`ORPHANED`]).
+/// it exits with `ORPHANED`).
 ///
 /// The plugin libraries in `plugins` are loaded once the protocol is safe from what they print;
 /// one that cannot be loaded makes every sample `invalid` with the reason.

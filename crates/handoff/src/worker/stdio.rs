@@ -11,7 +11,7 @@ use std::fs::File;
 use std::io;
 
 /// The protocol's ends once the standard streams are handed over: `(input, output)`.
-pub struct Protocol {
+pub(crate) struct Protocol {
     /// Where the parent's requests arrive.
     pub input: File,
     /// Where heartbeats and outcomes go.
@@ -20,7 +20,7 @@ pub struct Protocol {
 
 /// Moves the protocol off standard input and output (see the module docs).
 #[cfg(unix)]
-pub fn take() -> io::Result<Protocol> {
+pub(crate) fn take() -> io::Result<Protocol> {
     use std::os::fd::{FromRawFd, OwnedFd};
     // Duplicates a descriptor above the standard three, closed on exec.
     let dup = |fd: libc::c_int| -> io::Result<OwnedFd> {
@@ -55,7 +55,7 @@ pub fn take() -> io::Result<Protocol> {
 /// Elsewhere the protocol cannot be moved: it stays on the standard streams, and a transport
 /// must not print on standard output.
 #[cfg(not(unix))]
-pub fn take() -> io::Result<Protocol> {
+pub(crate) fn take() -> io::Result<Protocol> {
     Err(io::Error::new(
         io::ErrorKind::Unsupported,
         "workers need a Unix system",
