@@ -12,13 +12,25 @@ use std::cell::OnceCell;
 use std::path::Path;
 
 /// The store's location: `--store`, else the default (see [`Location::default_location`]).
+///
+/// A `--store` URL with a password in it is used, with a one-line warning (once per process):
+/// other users see a command line (`ps`), and shell history keeps it.
 pub fn location(arg: &StoreArg) -> Result<Location, CliError> {
     match &arg.store {
-        Some(text) => Location::parse(text),
+        Some(text) => {
+            if handoff_store::location::has_password(text) {
+                static WARNED: std::sync::Once = std::sync::Once::new();
+                WARNED.call_once(|| eprintln!("{PASSWORD_WARNING}"));
+            }
+            Location::parse(text)
+        }
         None => Location::default_location(),
     }
     .map_err(error)
 }
+
+/// The warning for a password on the command line.
+pub const PASSWORD_WARNING: &str = "handoff: warning: the --store URL holds a password, which other users can see (ps) and shell history keeps; use PGPASSWORD or ~/.pgpass instead (see docs/history.md)";
 
 /// Opens the store `arg` names.
 pub fn open(arg: &StoreArg) -> Result<Store, CliError> {

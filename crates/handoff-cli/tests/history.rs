@@ -243,6 +243,87 @@ fn a_run_is_recorded_in_postgres_and_shown_again_exactly() {
     recorded_and_shown(&format!("{server}/{name}"));
 }
 
+/// The test server's port and its password roles' password (see `scripts/postgres-for-tests`).
+fn password_server() -> (u16, String) {
+    let base = std::env::var("HANDOFF_TEST_POSTGRES")
+        .expect("HANDOFF_TEST_POSTGRES names a PostgreSQL server (scripts/test starts one)");
+    let tls = PathBuf::from(
+        std::env::var_os("HANDOFF_TEST_POSTGRES_TLS")
+            .expect("HANDOFF_TEST_POSTGRES_TLS names the test server's tls directory"),
+    );
+    let port = base
+        .rsplit_once(':')
+        .and_then(|(_, rest)| rest.split('/').next())
+        .and_then(|p| p.parse().ok())
+        .expect("the test URL has a port");
+    let password = std::fs::read_to_string(tls.join("password")).unwrap();
+    (port, password.trim().to_string())
+}
+
+#[test]
+#[ignore = "needs PostgreSQL: scripts/test starts one"]
+fn a_pgpass_entry_replaces_the_password_on_the_command_line() {
+    let (port, password) = password_server();
+    let base = std::env::var("HANDOFF_TEST_POSTGRES").unwrap();
+    let db = format!("handoff_cli_pgpass_{}", std::process::id());
+    let mut admin = postgres::Client::connect(&base, postgres::NoTls).expect("test server");
+    admin
+        .batch_execute(&format!("DROP DATABASE IF EXISTS {db}"))
+        .unwrap();
+    admin
+        .batch_execute(&format!("CREATE DATABASE {db} OWNER handoff_pw"))
+        .unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let pgpass = home.path().join(".pgpass");
+    std::fs::write(
+        &pgpass,
+        format!("127.0.0.1:{port}:*:handoff_pw:{password}\n"),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&pgpass, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let url = format!("postgres://handoff_pw@127.0.0.1:{port}/{db}");
+    let history = |url: &str| {
+        run(handoff()
+            .env("HOME", home.path())
+            .env_remove("PGPASSWORD")
+            .env_remove("PGPASSFILE")
+            .args(["history", "--store", url]))
+    };
+    let out = history(&url);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stderr), "");
+    // A file others can read is refused, saying why (exit 2), its password unshown.
+    std::fs::set_permissions(&pgpass, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let out = history(&url);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("chmod 600") && !err.contains(&password),
+        "{err}"
+    );
+    // A password on the command line still works, with a warning that others can see it.
+    let url = format!("postgres://handoff_pw:{password}@127.0.0.1:{port}/{db}");
+    let out = history(&url);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(
+        err.starts_with("handoff: warning: the --store URL holds a password")
+            && err.lines().count() == 1,
+        "{err}"
+    );
+    // Without TLS to the role that demands it: exit 3, the server's reason, no password.
+    let url = format!("postgres://handoff_tls:{password}@127.0.0.1:{port}/{db}?sslmode=disable");
+    let out = history(&url);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("no encryption") && err.contains("handoff_tls:***@"),
+        "{err}"
+    );
+    assert!(!err.contains(&password), "{err}");
+}
+
 #[test]
 fn baselines_name_runs() {
     let store = Sqlite::new();

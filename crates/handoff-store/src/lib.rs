@@ -30,6 +30,8 @@
 
 pub mod baseline;
 pub mod connection;
+#[cfg(feature = "postgres")]
+pub mod credentials;
 pub mod error;
 pub mod history;
 pub mod load;
@@ -41,6 +43,8 @@ pub mod reference;
 pub mod schema;
 pub mod sqlite;
 pub mod store;
+#[cfg(feature = "postgres")]
+pub mod tls;
 pub mod value;
 
 pub use baseline::Baseline;

@@ -94,7 +94,7 @@ impl fmt::Display for Location {
     }
 }
 
-/// `url` without its password, for messages.
+/// `url` without its password (in the user part or a `password=` parameter), for messages.
 pub fn redact(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else {
         return url.to_string();
@@ -103,13 +103,32 @@ pub fn redact(url: &str) -> String {
         Some(i) => rest.split_at(i),
         None => (rest, ""),
     };
-    match authority.rsplit_once('@') {
+    let authority = match authority.rsplit_once('@') {
         Some((userinfo, host)) => match userinfo.split_once(':') {
-            Some((user, _password)) => format!("{scheme}://{user}:***@{host}{tail}"),
-            None => url.to_string(),
+            Some((user, _password)) => format!("{user}:***@{host}"),
+            None => authority.to_string(),
         },
-        None => url.to_string(),
-    }
+        None => authority.to_string(),
+    };
+    let tail = match tail.split_once('?') {
+        Some((path, query)) => {
+            let query: Vec<String> = query
+                .split('&')
+                .map(|p| match p.split_once('=') {
+                    Some(("password", _)) => "password=***".to_string(),
+                    _ => p.to_string(),
+                })
+                .collect();
+            format!("{path}?{}", query.join("&"))
+        }
+        None => tail.to_string(),
+    };
+    format!("{scheme}://{authority}{tail}")
+}
+
+/// Whether `url` carries a password (which `ps` and shell history show to other users).
+pub fn has_password(url: &str) -> bool {
+    redact(url) != url
 }
 
 #[cfg(test)]
@@ -138,6 +157,19 @@ mod tests {
         assert!(err.is_bad_input());
         assert!(err.to_string().contains("`mysql://`"), "{err}");
         assert!(Location::parse("  ").unwrap_err().is_bad_input());
+    }
+
+    #[test]
+    fn passwords_are_hidden_wherever_the_url_puts_them() {
+        let url = "postgres://me:s3cret@db:5432/h?sslmode=require&password=other";
+        assert_eq!(
+            redact(url),
+            "postgres://me:***@db:5432/h?sslmode=require&password=***"
+        );
+        assert!(has_password(url));
+        assert!(has_password("postgres://me@db/h?password=x"));
+        assert!(!has_password("postgres://me@db/h?sslmode=require"));
+        assert!(!has_password("history.sqlite"));
     }
 
     #[test]
