@@ -35,14 +35,23 @@ pub(crate) fn encode(h: &Histogram<u64>) -> String {
     base64::engine::general_purpose::STANDARD.encode(buf)
 }
 
+/// Why an encoded histogram could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum DecodeError {
+    /// Not base64.
+    #[error("histogram: not base64: {0}")]
+    Base64(#[from] base64::DecodeError),
+    /// Base64, but not a serialised histogram.
+    #[error("histogram: not a serialised histogram: {0:?}")]
+    Histogram(hdrhistogram::serialization::DeserializeError),
+}
+
 /// Decodes a histogram produced by `encode`.
-pub fn decode(s: &str) -> Result<Histogram<u64>, String> {
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(s)
-        .map_err(|e| format!("histogram: {e}"))?;
+pub fn decode(s: &str) -> Result<Histogram<u64>, DecodeError> {
+    let bytes = base64::engine::general_purpose::STANDARD.decode(s)?;
     Deserializer::new()
         .deserialize(&mut &bytes[..])
-        .map_err(|e| format!("histogram: {e:?}"))
+        .map_err(DecodeError::Histogram)
 }
 
 #[cfg(test)]
