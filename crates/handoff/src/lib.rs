@@ -14,6 +14,23 @@
 //! transport of your own, implement [`transport::Transport`] (see its example) or, for an async
 //! channel, [`transport_async::AsyncTransport`], register it in a
 //! [`catalog::Catalog`] and hand that to `handoff_cli::main_with`.
+//!
+//! # The library's API
+//!
+//! What a program needs to benchmark its own transport or to embed the harness:
+//! * [`prelude`]: the traits a transport implements ([`transport`], [`transport_async`]), the
+//!   [`message::Message`] it carries and the [`semantics::Semantics`] it declares;
+//! * [`catalog`]: the transports by name, [`transports`] the shipped ones and [`payload`] the
+//!   message types;
+//! * [`bench::run`]: a checked plan ([`plan::Plan`]) run to a judged report, with the semantic
+//!   preflight ([`preflight`]) and the gates ([`gates`]); [`session`] for its progress events;
+//! * [`report`] (the result model, from `handoff-model`): what a run produces and every view,
+//!   the store and a comparison read.
+//!
+//! The other public modules (the executor and its worker protocol, plugins, probes, the views,
+//! the comparison) are what `handoff-cli` builds on: public so that the command line can be a
+//! crate of its own, documented, but shaped by the command line's needs rather than kept
+//! stable for other callers. Everything else is private to the crate.
 #![deny(missing_docs)]
 
 pub(crate) mod async_blocking;
