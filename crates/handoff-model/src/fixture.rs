@@ -19,6 +19,7 @@ pub fn stream() -> TrialResult {
             capacity: Some(1024),
             messages: 1_000_000,
             messages_requested: "1000000".into(),
+            target_ms: None,
             producers: 1,
             consumers: 1,
             driver: Default::default(),

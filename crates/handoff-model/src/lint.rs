@@ -168,6 +168,17 @@ pub enum Lint {
         /// The watchdog interval, ms.
         watchdog_ms: u64,
     },
+    /// The median timed sample of a calibrated (`auto`) closed-loop trial ran under a quarter
+    /// of the target it was calibrated for: start-up and wake-ups weigh in it as much as the
+    /// hand-offs do (a stalled pilot, or the count's upper bound, fixed the count too low).
+    ShortSamples {
+        /// The median sample's duration, ms.
+        median_ms: f64,
+        /// The target a sample was calibrated for, ms.
+        target_ms: u64,
+        /// Messages per sample, as run.
+        messages: u64,
+    },
     /// Most hand-offs stayed on one worker thread of a multi-thread runtime: the scheduler ran
     /// the woken task on the thread that woke it, so the two sides mostly took turns on one
     /// thread and the figure is not a cross-thread one.
@@ -239,6 +250,7 @@ impl Lint {
             Lint::Bimodal { .. } => "bimodal",
             Lint::Refused { .. } => "refused",
             Lint::Slow { .. } => "slow",
+            Lint::ShortSamples { .. } => "short-samples",
             Lint::SameWorker { .. } => "same-worker",
             Lint::MemoryGrowth { .. } => "memory-growth",
             Lint::Printed { .. } => "printed",
@@ -399,6 +411,15 @@ impl sfmt::Display for Lint {
                 seconds(*median_ms),
                 seconds(*watchdog_ms as f64)
             ),
+            Lint::ShortSamples {
+                median_ms,
+                target_ms,
+                messages,
+            } => write!(
+                f,
+                "short-samples: the median sample ran {}, under a quarter of the {target_ms} ms it was calibrated for ({messages} messages): start-up and wake-ups weigh in it as much as the hand-offs; give `messages` (or a higher `min_messages`) to run longer samples",
+                short_ms(*median_ms)
+            ),
             Lint::SameWorker { share } => write!(
                 f,
                 "same-worker: {:.0}% of hand-offs stayed on one worker thread (the runtime ran the woken task where it was woken): most messages crossed no core",
@@ -422,6 +443,17 @@ impl sfmt::Display for Lint {
 }
 
 /// Milliseconds as a short duration: `850 ms`, `12.4 s`.
+/// A duration under a second, with the precision a short one needs: `0.12 ms`, `3.4 ms`.
+fn short_ms(ms: f64) -> String {
+    if ms < 1.0 {
+        format!("{ms:.2} ms")
+    } else if ms < 10.0 {
+        format!("{ms:.1} ms")
+    } else {
+        format!("{ms:.0} ms")
+    }
+}
+
 fn seconds(ms: f64) -> String {
     if ms < 1000.0 {
         format!("{ms:.0} ms")

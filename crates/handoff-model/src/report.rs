@@ -122,6 +122,10 @@ pub struct Params {
     pub messages: u64,
     /// Messages as requested (`auto(40 ms)` or a number).
     pub messages_requested: String,
+    /// The duration a sample was calibrated for, ms, when the count was `auto` in a closed
+    /// loop (absent otherwise, and in older reports).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_ms: Option<u64>,
     /// Producer threads.
     pub producers: usize,
     /// Consumer threads.

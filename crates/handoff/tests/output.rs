@@ -81,6 +81,7 @@ fn stream(
             capacity,
             messages: 1_200_000,
             messages_requested: "auto(25 ms)".into(),
+            target_ms: Some(25),
             producers: 1,
             consumers: 1,
             driver: Default::default(),

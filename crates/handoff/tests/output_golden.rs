@@ -107,6 +107,7 @@ fn result(
             capacity,
             messages: 2_000_000,
             messages_requested: "2000000".into(),
+            target_ms: None,
             producers: 1,
             consumers: 1,
             driver: Driver::Threads,

@@ -1,4 +1,5 @@
-//! How long the timed samples ran: [`Lint::Slow`].
+//! How long the timed samples ran: too long ([`Lint::Slow`]) or, for a calibrated count, too
+//! short ([`Lint::ShortSamples`]).
 //!
 //! The yardstick is the watchdog interval, the one duration the result holds that says what was
 //! expected of a sample: it is the longest the run waits for a *single* delivery, so a sample
@@ -6,6 +7,10 @@
 //! (calibrated samples aim at tens of milliseconds; a fixed count is chosen to run for a few
 //! seconds at most). Such a sample is exactly the one a fixed deadline would have called hung;
 //! the watchdog judges progress instead, so it finishes, and this lint says that it was slow.
+//!
+//! A calibrated (`auto`) count aims at a target duration; a sample that ran under a quarter of it
+//! (the median sample, so one fast sample does not decide) measured start-up and wake-ups as much
+//! as hand-offs, whether a stalled pilot or the count's bounds set it so.
 //!
 //! Open-loop trials are left out: their duration is set by their schedule (messages ÷ rate),
 //! and a schedule not kept is `rate-missed`.
@@ -26,6 +31,25 @@ pub(super) fn slow(r: &TrialResult) -> Option<Lint> {
     (median_ns > watchdog_ns).then_some(Lint::Slow {
         median_ms: median_ns / 1e6,
         watchdog_ms: r.params.timeout_ms,
+    })
+}
+
+/// A sample under this share of its calibration target is short.
+const SHORT_SHARE: f64 = 0.25;
+
+/// [`Lint::ShortSamples`]: the median timed sample of a calibrated closed-loop trial ran under a
+/// quarter of its target.
+pub(super) fn short(r: &TrialResult) -> Option<Lint> {
+    let target_ms = r.params.target_ms?;
+    if r.workload.is_open_loop() {
+        return None;
+    }
+    let elapsed: Vec<f64> = r.samples.iter().map(|s| s.elapsed_ns as f64).collect();
+    let median_ms = Summary::of(&elapsed)?.median / 1e6;
+    (median_ms < target_ms as f64 * SHORT_SHARE).then_some(Lint::ShortSamples {
+        median_ms,
+        target_ms,
+        messages: r.params.messages,
     })
 }
 
@@ -83,5 +107,32 @@ mod tests {
         assert!(r.samples[0].elapsed_ns > 10_000_000_000);
         assert_eq!(slow(&r), None);
         assert_eq!(slow(&at(&[])), None);
+    }
+
+    #[test]
+    fn a_calibrated_sample_under_a_quarter_of_its_target_is_short() {
+        // 1 000 000 messages at 100 M/s: 10 ms per sample.
+        let mut r = stream();
+        assert_eq!(short(&r), None, "a fixed count is never short");
+        r.params.target_ms = Some(40);
+        assert_eq!(short(&r), None, "10 ms is a quarter of 40 ms");
+        r.params.target_ms = Some(41);
+        let lint = short(&r).expect("10 ms is under a quarter of 41 ms");
+        assert_eq!(
+            lint,
+            Lint::ShortSamples {
+                median_ms: 10.0,
+                target_ms: 41,
+                messages: 1_000_000
+            }
+        );
+        assert!(lint.to_string().starts_with(
+            "short-samples: the median sample ran 10 ms, under a quarter of the 41 ms"
+        ));
+        // The median decides: one short sample among long ones is not.
+        let r2 = with_rates(r.clone(), &[1e9, 1e7, 1e7]);
+        assert_eq!(short(&r2), None);
+        let r3 = with_rates(r, &[1e10, 1e10, 1e7]);
+        assert!(short(&r3).unwrap().to_string().contains("ran 0.10 ms"));
     }
 }

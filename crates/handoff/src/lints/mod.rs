@@ -11,8 +11,7 @@
 //! |----------------|------------------------------------------------------------------------|
 //! | `placement.rs` | threads and cores (`oversubscribed`, `unpinned`, `pinning-failed`), same-thread hand-offs, `same-worker`, `batch-emulated`, `debug-build` |
 //! | `samples.rs`   | the quality of the timed samples (`capacity-never-fills`, `noisy`, `outliers`, `few-samples`, `bimodal`; `outliers` gives way to `bimodal`, which names both regimes) |
-//! | `samples.rs`   | the quality of the timed samples (`capacity-never-fills`, `noisy`, `outliers`, `few-samples`) |
-//! | `duration.rs`  | how long the timed samples ran (`slow`)                                |
+//! | `duration.rs`  | how long the timed samples ran (`slow`, `short-samples`)               |
 //! | `latency.rs`   | latency percentiles (`clock-step`, `too-few-for-percentile`)            |
 //! | `open_loop.rs` | paced runs and ramps (`rate-missed`, `refusals-unobservable`, `timing-overhead`, `refused` at a fixed rate, `ramp-ceiling`) |
 //! | `memory.rs`    | the worker around the transport (`memory-growth`, `printed`)            |
@@ -62,6 +61,7 @@ pub(crate) fn evaluate(result: &TrialResult, cx: &Context) -> Vec<Lint> {
     lints.extend(samples::throughput(result));
     lints.extend(samples::bimodal(result));
     lints.extend(duration::slow(result));
+    lints.extend(duration::short(result));
     lints.extend(latency::clock_step(cx.limits, result.latency.as_ref()));
     lints.extend(latency::too_few_for_percentile(result));
     lints.extend(placement::batch_emulated(result));

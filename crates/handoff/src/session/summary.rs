@@ -21,7 +21,7 @@ use crate::report::{Latency, Params, RampResult, RawSample, TrialResult, Verdict
 use crate::semantics::{Locality, Semantics};
 use crate::stats::modes::{self, Modes};
 use crate::stats::Summary;
-use crate::workload::{Driver, Pacing, TrialSpec, WorkloadKind};
+use crate::workload::{Driver, Messages, Pacing, TrialSpec, WorkloadKind};
 
 /// What a trial ran, as its summary reads it.
 pub(super) struct Ran<'a> {
@@ -234,6 +234,10 @@ fn params(spec: &TrialSpec, capacity: Option<usize>, messages: u64) -> Params {
         capacity,
         messages,
         messages_requested: spec.messages.to_string(),
+        target_ms: match (spec.messages, &spec.pacing) {
+            (Messages::Auto { target_ms, .. }, Pacing::Closed) => Some(target_ms),
+            _ => None,
+        },
         producers: spec.producers,
         consumers: spec.consumers,
         driver: spec.driver,
