@@ -322,7 +322,8 @@ pub struct RunArgs {
     /// Do not record the run in the history store.
     #[arg(long, conflicts_with = "store")]
     pub no_store: bool,
-    /// A note recorded with the run (shown by `handoff history`).
+    /// A note recorded with the run (shown by `handoff history`): at most 1000 characters
+    /// (longer is refused with exit 2, before anything runs).
     #[arg(long, value_name = "TEXT")]
     pub note: Option<String>,
 }

@@ -1,8 +1,12 @@
 //! `handoff baseline save|list|delete`: names for stored runs, for comparisons and gates.
+//!
+//! What is printed is escaped for the terminal ([`escaped`]): the names, suites and dates
+//! listed come from the store, which others may have written.
 
 use crate::args::{BaselineAction, BaselineArgs};
 use crate::exit;
 use crate::CliError;
+use handoff::model::foreign::escaped;
 use std::io::Write;
 
 /// Runs `handoff baseline …` and returns the exit code.
@@ -17,6 +21,7 @@ pub fn baseline(args: &BaselineArgs) -> Result<u8, CliError> {
             let (id, before) = store
                 .save_baseline(name, run)
                 .map_err(crate::store::error)?;
+            let name = escaped(name);
             match before {
                 Some(b) if b != id => format!("baseline `{name}` is run {id} (was run {b})\n"),
                 _ => format!("baseline `{name}` is run {id}\n"),
@@ -25,18 +30,25 @@ pub fn baseline(args: &BaselineArgs) -> Result<u8, CliError> {
         BaselineAction::List => {
             let all = store.baselines().map_err(crate::store::error)?;
             if all.is_empty() {
-                format!("no baselines in {}\n", store.location())
+                format!(
+                    "no baselines in {}\n",
+                    escaped(&store.location().to_string())
+                )
             } else {
                 let width = all
                     .iter()
-                    .map(|b| b.name.chars().count())
+                    .map(|b| escaped(&b.name).chars().count())
                     .max()
                     .unwrap_or(0);
                 all.iter()
                     .map(|b| {
                         format!(
                             "{:<width$}  run {}  ({}, {})  saved {}\n",
-                            b.name, b.run, b.run_started_at, b.suite, b.saved_at
+                            escaped(&b.name),
+                            b.run,
+                            escaped(&b.run_started_at),
+                            escaped(&b.suite),
+                            escaped(&b.saved_at)
                         )
                     })
                     .collect()
@@ -44,6 +56,7 @@ pub fn baseline(args: &BaselineArgs) -> Result<u8, CliError> {
         }
         BaselineAction::Delete { name } => {
             let id = store.delete_baseline(name).map_err(crate::store::error)?;
+            let name = escaped(name);
             format!("deleted baseline `{name}` (run {id} stays in the history)\n")
         }
     };

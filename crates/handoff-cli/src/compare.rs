@@ -5,6 +5,7 @@ use crate::exit;
 use crate::source::ReportSource;
 use crate::CliError;
 use handoff::compare::{self, Comparison, Judgement};
+use handoff::model::foreign::escaped;
 use handoff::output::compare::{self as view, CompareFormat};
 use std::io::Write;
 
@@ -66,7 +67,8 @@ pub fn gate_code(c: &Comparison, before: &str, allow_unjudged: bool) -> u8 {
         max * 100.0
     );
     for d in details {
-        let _ = writeln!(err, "  {d}");
+        // A detail names results of the reports compared, which may come from anywhere.
+        let _ = writeln!(err, "  {}", escaped(&d));
     }
     exit::REGRESSION
 }

@@ -2,10 +2,14 @@
 //! commit (`-dirty` for a build with uncommitted changes), suite, machine, verdicts, note. A
 //! run that never finished (still running, or stopped part way) shows `incomplete` where its
 //! verdicts would be.
+//!
+//! Every cell is escaped visibly ([`escaped`]) before the columns are measured: a note, a suite
+//! name or a host name is whatever was written into the store, by anyone who could write to it.
 
 use crate::args::HistoryArgs;
 use crate::exit;
 use crate::CliError;
+use handoff::model::foreign::escaped;
 use handoff_store::RunSummary;
 use std::io::Write;
 
@@ -53,7 +57,10 @@ pub fn history(args: &HistoryArgs) -> Result<u8, CliError> {
         return destination.write(&page).map(|_| exit::OK);
     }
     let mut text = if runs.is_empty() {
-        format!("no runs recorded in {} yet\n", store.location())
+        format!(
+            "no runs recorded in {} yet\n",
+            escaped(&store.location().to_string())
+        )
     } else {
         table(&runs)
     };
@@ -93,7 +100,7 @@ fn date(rfc3339: &str) -> String {
     }
 }
 
-/// The runs as aligned columns under a header.
+/// The runs as aligned columns under a header, every cell escaped for a terminal.
 pub fn table(runs: &[RunSummary]) -> String {
     let header = [
         "id",
@@ -120,6 +127,7 @@ pub fn table(runs: &[RunSummary]) -> String {
                 verdicts(r),
                 r.note.clone().unwrap_or_default(),
             ]
+            .map(|cell| escaped(&cell).into_owned())
         })
         .collect();
     let mut widths = header.map(|h| h.chars().count());
@@ -188,5 +196,31 @@ mod tests {
         assert!(lines[2].ends_with("after the cache-line change"), "{text}");
         let column = lines[0].find("verdicts").unwrap();
         assert_eq!(lines[1].find("incomplete"), Some(column), "{text}");
+    }
+
+    /// What others wrote into the store is shown escaped, and the columns are measured on what
+    /// is shown.
+    #[test]
+    fn stored_text_is_escaped_and_aligned_as_shown() {
+        let mut evil = run(7, true, false);
+        evil.note = Some("evil\u{1b}[2J\u{1b}]0;title\u{7}".into());
+        evil.suite = "s\u{202e}".into();
+        evil.machine = "host\nforged".into();
+        evil.git_commit = "\u{9b}0m".into();
+        let text = table(&[evil, run(8, true, false)]);
+        assert!(
+            !text.contains(['\u{1b}', '\u{7}', '\u{202e}', '\u{9b}']),
+            "{text}"
+        );
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 3, "{text}");
+        assert!(lines[1].ends_with(r"evil\e[2J\e]0;title\a"), "{text}");
+        assert!(
+            lines[1].contains(r"  \u{9b}0m      s\u{202e}            host\nforged  "),
+            "{text}"
+        );
+        let column = lines[0].find("verdicts").unwrap();
+        assert_eq!(lines[1].find("30 pass"), Some(column), "{text}");
+        assert_eq!(lines[2].find("30 pass"), Some(column), "{text}");
     }
 }

@@ -33,6 +33,7 @@ pub mod store;
 use args::{Cli, Command};
 use clap::{CommandFactory, FromArgMatches};
 use handoff::catalog::Catalog;
+use handoff::model::foreign::escaped_lines;
 use std::process::ExitCode;
 
 /// An error that ends the command with a message and an exit code.
@@ -118,7 +119,8 @@ pub fn main_with(catalog: Catalog) -> ExitCode {
     match result {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
-            eprintln!("error: {}", e.message);
+            // The message may quote what others wrote (a name, a plugin's words, a file's).
+            eprintln!("error: {}", escaped_lines(&e.message));
             ExitCode::from(e.code)
         }
     }
@@ -147,7 +149,7 @@ fn end_workers_on_signals() {
                 path.display()
             ));
         }
-        eprintln!("\n{said}");
+        eprintln!("\n{}", escaped_lines(&said));
         std::process::exit(exit::INTERRUPTED.into());
     });
 }

@@ -1,6 +1,10 @@
 //! `handoff list`: transports with their declared semantics, workloads, payloads.
+//!
+//! A plugin declares its transports' names, descriptions, options and help in its own words:
+//! every such text is escaped for the terminal ([`escaped`]) before it is printed or measured.
 
 use handoff::catalog::Catalog;
+use handoff::model::foreign::escaped;
 use handoff::payload::PayloadKind;
 use handoff::semantics::Bound;
 use handoff::workload::WorkloadKind;
@@ -12,7 +16,7 @@ pub fn list(catalog: &Catalog, all: bool, out: &mut dyn Write) -> std::io::Resul
     let width = catalog
         .entries()
         .iter()
-        .map(|e| e.info().name.len())
+        .map(|e| escaped(&e.info().name).chars().count())
         .max()
         .unwrap_or(0);
     for e in catalog.entries() {
@@ -30,19 +34,19 @@ pub fn list(catalog: &Catalog, all: bool, out: &mut dyn Write) -> std::io::Resul
                 sem.push_str(&format!(", plugin {p}"));
             }
         }
-        writeln!(out, "  {:width$}  {}", info.name, sem)?;
-        writeln!(out, "  {:width$}  {}", "", info.description)?;
+        writeln!(out, "  {:width$}  {}", escaped(&info.name), escaped(&sem))?;
+        writeln!(out, "  {:width$}  {}", "", escaped(&info.description))?;
         if let Some(why) = &info.origin.unavailable {
-            writeln!(out, "  {:width$}  UNAVAILABLE: {why}", "")?;
+            writeln!(out, "  {:width$}  UNAVAILABLE: {}", "", escaped(why))?;
         }
         for o in &info.options {
             writeln!(
                 out,
                 "  {:width$}  option {}={} — {}",
                 "",
-                o.name,
-                o.values.join("|"),
-                o.help
+                escaped(&o.name),
+                escaped(&o.values.join("|")),
+                escaped(&o.help)
             )?;
             // What each value makes the transport do while it waits, and whether it sleeps.
             if !o.waits.is_empty() {
@@ -52,7 +56,12 @@ pub fn list(catalog: &Catalog, all: bool, out: &mut dyn Write) -> std::io::Resul
                     .zip(&o.waits)
                     .map(|(v, w)| format!("{}={v}: {}", o.name, w.described()))
                     .collect();
-                writeln!(out, "  {:width$}    waits: {}", "", per.join("; "))?;
+                writeln!(
+                    out,
+                    "  {:width$}    waits: {}",
+                    "",
+                    escaped(&per.join("; "))
+                )?;
             }
         }
     }
@@ -98,6 +107,53 @@ mod tests {
         ] {
             assert!(text.contains(needle), "{needle}\n{text}");
         }
+    }
+
+    /// A plugin's own words (names, description, option, help, language, why it cannot run)
+    /// are listed escaped, and the names' column is measured on what is shown.
+    #[test]
+    fn a_plugins_words_are_listed_escaped() {
+        let mut info = Catalog::builtin().entries()[0].info().clone();
+        info.name = "evil\u{1b}[2J".into();
+        info.description = "clears\u{7} the \u{202e}screen".into();
+        info.origin.language = "C\u{9b}0m".into();
+        info.origin.plugin = Some("libevil\u{1b}]0;t\u{7}.so".into());
+        info.origin.unavailable = Some("missing\nheader".into());
+        info.options = vec![handoff::transport::OptionSpec {
+            name: "m\u{1b}[1m".into(),
+            values: vec!["a\u{7f}".into(), "b".into()],
+            help: "h\r".into(),
+            waits: Vec::new(),
+        }];
+        let mut catalog = Catalog::new();
+        let description = handoff::plugin::Description {
+            name: "evil".into(),
+            transports: vec![info],
+        };
+        handoff::plugin::register_described(
+            &mut catalog,
+            std::path::Path::new("libevil.so"),
+            &description,
+        )
+        .unwrap();
+        let text = listing(&catalog, false);
+        assert!(
+            !text.contains(['\u{1b}', '\u{7}', '\u{7f}', '\u{9b}', '\u{202e}', '\r']),
+            "{text}"
+        );
+        for line in [
+            r"  evil\e[2J  ",
+            r"  clears\a the \u{202e}screen",
+            r"UNAVAILABLE: missing\nheader",
+            r"option m\e[1m=a\x7f|b — h\r",
+            r", C\u{9b}0m, plugin libevil\e]0;t\a.so",
+        ] {
+            assert!(text.contains(line), "{line}\n{text}");
+        }
+        // The description lines up under the semantics, past the escaped name.
+        let lines: Vec<&str> = text.lines().collect();
+        let indent = " ".repeat(2 + r"evil\e[2J".len() + 2);
+        assert!(lines[2].starts_with(&format!("{indent}clears")), "{text}");
     }
 
     #[test]

@@ -9,8 +9,13 @@
 //! when its search ends), numbered by trials finished, and each trial that stops early says
 //! why. What the session plans (trials, their samples and schedules) comes with its
 //! [`Event::Planned`].
+//!
+//! Labels name transports and option values a plugin or a suite chose, and a stopped trial's
+//! status quotes what its worker printed: every line and bar message is escaped for the
+//! terminal ([`escaped`]) as it is shown.
 
 use crate::eta::{self, Pace};
+use handoff::model::foreign::escaped;
 use handoff::outcome::SampleStatus;
 use handoff::session::Event;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -106,9 +111,10 @@ impl Progress {
             Event::Preparing { trial, label } => {
                 if let Some(b) = &self.bar {
                     b.set_message(format!(
-                        "preparing {}/{}: {label}",
+                        "preparing {}/{}: {}",
                         trial + 1,
-                        self.pace.trials()
+                        self.pace.trials(),
+                        escaped(label)
                     ));
                 }
             }
@@ -180,7 +186,7 @@ impl Progress {
                 if !msg.is_empty() {
                     msg.push_str(" · ");
                 }
-                msg.push_str(label);
+                msg.push_str(&escaped(label));
                 b.set_message(msg.trim_start_matches(" · ").to_string());
             }
         }
@@ -230,11 +236,13 @@ impl Progress {
         }
     }
 
+    /// Shows one line, escaped for the terminal.
     fn say(&mut self, msg: &str) {
+        let msg = escaped(msg);
         if let Some(b) = &self.bar {
             b.println(msg);
         } else if let Some(lines) = &mut self.lines {
-            lines(msg);
+            lines(&msg);
         }
     }
 
@@ -391,6 +399,44 @@ mod tests {
             result: &result,
         });
         assert_eq!(*seen.lock().unwrap(), ["[1/1] r: pass"]);
+    }
+
+    /// A label from a plugin and a crash report quoting what the worker printed reach the
+    /// terminal escaped: no escape sequence, bell or bidirectional override is passed on.
+    #[test]
+    fn a_crash_report_quoting_foreign_output_is_escaped() {
+        let seen = Arc::new(Mutex::new(Vec::<String>::new()));
+        let sink = seen.clone();
+        let mut p = Progress::with_lines(Some(Box::new(move |l: &str| {
+            sink.lock().unwrap().push(l.into())
+        })));
+        p.on(Event::Planned {
+            timed_samples: 2,
+            trials: &[closed(1), closed(1)],
+        });
+        let crashed = outcome(SampleStatus::Crashed(
+            "worker exited with code 101; output: boom\u{1b}[2J\u{1b}]0;pwned\u{7} | \u{202e}txet\r\nforged line".into(),
+        ));
+        p.on(Event::Sample {
+            trial: 0,
+            label: "plug\u{9b}31m spsc",
+            timed: true,
+            outcome: &crashed,
+        });
+        let hung = outcome(SampleStatus::Hung("quiet\u{1b}[A".into()));
+        p.on(Event::Sample {
+            trial: 1,
+            label: "x",
+            timed: true,
+            outcome: &hung,
+        });
+        assert_eq!(
+            *seen.lock().unwrap(),
+            [
+                r"[1/2] plug\u{9b}31m spsc: CRASHED: worker exited with code 101; output: boom\e[2J\e]0;pwned\a | \u{202e}txet\r\nforged line",
+                r"[2/2] x: HUNG: quiet\e[A",
+            ]
+        );
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! `handoff run`: choose the trials, run them, render the report, record it in the history
-//! store.
+//! store. What it says on standard error names transports, gates and stores others named, so
+//! it is escaped for the terminal ([`escaped`]).
 
 use crate::args::{LayoutArg, RunArgs};
 use crate::destination::Destination;
@@ -12,6 +13,7 @@ use handoff::bench::{self, Baselines};
 use handoff::catalog::Catalog;
 use handoff::executor::WorkerCommand;
 use handoff::layout::LayoutMode;
+use handoff::model::foreign::{self, escaped, escaped_lines, NOTE_CHARS};
 use handoff::model::gate::Gate;
 use handoff::output::{self, Format};
 use handoff::preflight::{self, Strictness};
@@ -27,6 +29,7 @@ pub fn run(
     source: &dyn crate::source::ReportSource,
 ) -> Result<u8, CliError> {
     let format: Format = args.format.parse()?;
+    check_note(args.note.as_deref())?;
     let plugins = crate::plugins::wanted(&args.plugins.plugin, args.suite.as_deref());
     let catalog = &crate::plugins::attach(catalog, &plugins)?;
     let (mut suite, adhoc) = crate::flags::plan(catalog, args)?;
@@ -43,7 +46,7 @@ pub fn run(
         Strictness::Suite
     };
     for skip in preflight::check(catalog, &suite, strictness)? {
-        eprintln!("handoff: {skip}");
+        eprintln!("handoff: {}", escaped(&skip.to_string()));
     }
     // Before anything runs: an output that cannot be written stops the run here.
     let destination = Destination::check(args.out.as_deref(), "--out")?;
@@ -140,7 +143,7 @@ pub fn run(
         None => e,
     };
     match (recorded, written) {
-        (Some(Ok(said)), Ok(())) if !args.quiet => eprintln!("{said}"),
+        (Some(Ok(said)), Ok(())) if !args.quiet => eprintln!("{}", escaped(&said)),
         (Some(Ok(said)), Err(w)) => {
             return Err(with_kept(CliError {
                 message: format!("{}; the run is {said}", w.message),
@@ -154,7 +157,7 @@ pub fn run(
             }))
         }
         (Some(Err(e)), Err(w)) => {
-            eprintln!("error: {}", w.message);
+            eprintln!("error: {}", escaped_lines(&w.message));
             return Err(with_kept(CliError {
                 message: format!("and {}", e.message),
                 ..e
@@ -164,9 +167,20 @@ pub fn run(
     }
     let (code, cause) = exit::of_run(&report);
     if let Some(cause) = cause {
-        eprintln!("handoff: {cause}");
+        eprintln!("handoff: {}", escaped(&cause));
     }
     Ok(code)
+}
+
+/// Refuses a note longer than [`NOTE_CHARS`] characters (exit 2), before anything runs: the
+/// store keeps it and `handoff history` shows it on one line.
+pub fn check_note(note: Option<&str>) -> Result<(), CliError> {
+    match note.and_then(|n| foreign::too_long(n, NOTE_CHARS)) {
+        Some(why) => Err(CliError::bad_input(format!(
+            "--note: {why} (a note is a line on what the run is for; it is kept with the run and shown by `handoff history`)"
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// Loads the baseline of every regression gate before anything runs, so that the run is
@@ -209,4 +223,23 @@ fn write(report: &RunReport, format: Format, destination: &Destination) -> Resul
         message: format!("rendering: {e}"),
     })?;
     destination.write(&buf)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_note_longer_than_its_limit_is_bad_input() {
+        assert!(check_note(None).is_ok());
+        assert!(check_note(Some(&"ü".repeat(NOTE_CHARS))).is_ok());
+        let e = check_note(Some(&"n".repeat(NOTE_CHARS + 1))).unwrap_err();
+        assert_eq!(e.code, exit::BAD_INPUT);
+        assert!(
+            e.message
+                .starts_with("--note: 1001 characters; at most 1000 are accepted"),
+            "{}",
+            e.message
+        );
+    }
 }

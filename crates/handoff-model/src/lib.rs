@@ -9,7 +9,8 @@
 //!
 //! This crate depends on nothing of the harness: the engine produces these records, the store
 //! keeps them, the analysis and the views read them. It holds no engine, no transport and no
-//! rendering beyond the plain-text wording of quantities ([`fmt`]) that lints and views share.
+//! rendering beyond the plain-text wording of quantities ([`fmt`]) that lints and views share,
+//! and the visible escaping of text others wrote ([`foreign`]) that every terminal view applies.
 //! Its JSON form is the report format (`schema_version` [`report::SCHEMA_VERSION`]).
 #![deny(missing_docs)]
 
@@ -19,6 +20,7 @@ pub mod environment;
 #[doc(hidden)]
 pub mod fixture;
 pub mod fmt;
+pub mod foreign;
 pub mod gate;
 pub mod identity;
 pub mod layout;

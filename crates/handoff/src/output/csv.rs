@@ -3,6 +3,12 @@
 //! cells (options, lint codes) are joined with `;`. A result whose samples fell into two regimes
 //! has both in the `mode_*` columns (the median of each, in the unit of `tput_median` for a
 //! stream and of `ns_per_msg_median` for ping-pong, and its share of the samples).
+//!
+//! A text cell that a spreadsheet would read as a formula (one that starts with `=`, `+`, `-`,
+//! `@`, a tab or a carriage return: a transport's name from a plugin, an option value, the
+//! output a crashed worker printed) is written behind a single quote `'`, which a spreadsheet
+//! shows as text and never runs (see [`text`]). Numeric cells are written as the numbers they
+//! are: a negative figure stays `-3.5`. Nothing else of the text is changed.
 
 use super::Exporter;
 use crate::report::RunReport;
@@ -65,6 +71,18 @@ fn opt<T: ToString>(x: Option<T>) -> String {
     x.map(|v| v.to_string()).unwrap_or_default()
 }
 
+/// A text cell, neutralised for spreadsheets: a cell that starts with `=`, `+`, `-`, `@`, a tab
+/// or a carriage return would be read as a formula (and `=HYPERLINK(…)`, `=cmd|…` run), so it
+/// gets a leading `'`. Only for cells of text: a numeric column keeps its `-3.5`.
+fn text(s: impl Into<String>) -> String {
+    let s = s.into();
+    if s.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        format!("'{s}")
+    } else {
+        s
+    }
+}
+
 impl Exporter for CsvExporter {
     fn export(&self, report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
         let mut w = csv::Writer::from_writer(out);
@@ -75,28 +93,30 @@ impl Exporter for CsvExporter {
             let l = r.latency.as_ref();
             let pr = r.paced.as_ref();
             let record: [String; COLUMNS.len()] = [
-                r.transport.clone(),
-                r.workload.to_string(),
-                r.semantics.summary(),
-                p.payload.to_string(),
+                text(r.transport.as_str()),
+                text(r.workload.to_string()),
+                text(r.semantics.summary()),
+                text(p.payload.to_string()),
                 p.payload_bytes.to_string(),
                 p.capacity
                     .map_or_else(|| "unbounded".to_string(), |c| c.to_string()),
                 p.messages.to_string(),
-                p.messages_requested.clone(),
+                text(p.messages_requested.as_str()),
                 p.producers.to_string(),
                 p.consumers.to_string(),
-                p.driver.to_string(),
+                text(p.driver.to_string()),
                 opt(p.batch),
-                p.options
-                    .iter()
-                    .map(|(k, v)| format!("{k}={v}"))
-                    .collect::<Vec<_>>()
-                    .join(";"),
+                text(
+                    p.options
+                        .iter()
+                        .map(|(k, v)| format!("{k}={v}"))
+                        .collect::<Vec<_>>()
+                        .join(";"),
+                ),
                 p.samples.to_string(),
                 p.warmup.to_string(),
-                r.verdict.to_string().to_lowercase(),
-                r.violation.clone().unwrap_or_default(),
+                text(r.verdict.to_string().to_lowercase()),
+                text(r.violation.clone().unwrap_or_default()),
                 opt(t.map(|t| t.median)),
                 opt(t.map(|t| t.min)),
                 opt(t.map(|t| t.max)),
@@ -110,34 +130,38 @@ impl Exporter for CsvExporter {
                 r.failed_sends.to_string(),
                 r.failed_recvs.to_string(),
                 opt(r.limit.as_ref().map(|l| l.ratio)),
-                r.lints
-                    .iter()
-                    .map(|l| l.code())
-                    .collect::<Vec<_>>()
-                    .join(";"),
-                r.placement.label(),
-                r.digest.clone().unwrap_or_default(),
+                text(
+                    r.lints
+                        .iter()
+                        .map(|l| l.code())
+                        .collect::<Vec<_>>()
+                        .join(";"),
+                ),
+                text(r.placement.label()),
+                text(r.digest.clone().unwrap_or_default()),
                 match &p.pacing {
                     Pacing::Closed => "closed".to_string(),
                     Pacing::Rate(x) => x.to_string(),
                     Pacing::Ramp(_) => "ramp".to_string(),
                 },
-                p.pipeline.as_ref().map_or_else(String::new, |pp| {
+                text(p.pipeline.as_ref().map_or_else(String::new, |pp| {
                     pp.hops
                         .iter()
                         .map(|h| format!("{}:{}", h.transport, h.capacity))
                         .collect::<Vec<_>>()
                         .join(";")
-                }),
+                })),
                 opt(pr.and_then(|x| x.achieved_rate.as_ref()).map(|a| a.median)),
                 opt(pr.map(|x| x.refused)),
                 opt(l.map(|l| l.p9999)),
                 opt(pr.and_then(|x| x.uncorrected.as_ref()).map(|u| u.p99)),
                 opt(r.ramp.as_ref().and_then(|x| x.search.sustained)),
-                r.ramp
-                    .as_ref()
-                    .and_then(|x| x.saturating_hop.clone())
-                    .unwrap_or_default(),
+                text(
+                    r.ramp
+                        .as_ref()
+                        .and_then(|x| x.saturating_hop.clone())
+                        .unwrap_or_default(),
+                ),
                 opt(r.modes.map(|m| m.low.median)),
                 opt(r.modes.map(|m| m.low.share)),
                 opt(r.modes.map(|m| m.high.median)),
@@ -146,5 +170,64 @@ impl Exporter for CsvExporter {
             w.write_record(&record)?;
         }
         w.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lints::fixture::{environment, stream};
+
+    /// The CSV of one report of `results`, parsed back into rows (header first).
+    fn rows(results: Vec<crate::report::TrialResult>) -> Vec<Vec<String>> {
+        let report = RunReport {
+            results,
+            ..RunReport::begun("test", environment())
+        };
+        let mut out = Vec::new();
+        CsvExporter.export(&report, &mut out).unwrap();
+        csv::ReaderBuilder::new()
+            .has_headers(false)
+            .from_reader(out.as_slice())
+            .records()
+            .map(|r| r.unwrap().iter().map(str::to_string).collect())
+            .collect()
+    }
+
+    fn column(name: &str) -> usize {
+        COLUMNS.iter().position(|c| *c == name).unwrap()
+    }
+
+    #[test]
+    fn text_a_spreadsheet_would_run_is_quoted_and_numbers_stay_numbers() {
+        let mut r = stream();
+        r.transport = "=HYPERLINK(\"http://x\",\"y\")".into();
+        r.params.options.insert("@cmd".into(), "|calc".into());
+        r.violation = Some("-2+3 printed by the worker".into());
+        if let Some(t) = r.throughput.as_mut() {
+            t.min = -3.5;
+        }
+        let mut tab = stream();
+        tab.transport = "\tlooks-empty".into();
+        tab.violation = Some("\r+1".into());
+        let mut plain = stream();
+        plain.transport = "rtrb".into();
+        plain.violation = Some("a = b, not -1".into());
+        let rows = rows(vec![r, tab, plain]);
+        let cell = |row: usize, name: &str| rows[row][column(name)].clone();
+        assert_eq!(cell(1, "transport"), "'=HYPERLINK(\"http://x\",\"y\")");
+        assert_eq!(cell(1, "options"), "'@cmd=|calc");
+        assert_eq!(cell(1, "violation"), "'-2+3 printed by the worker");
+        assert_eq!(cell(1, "tput_min"), "-3.5");
+        assert_eq!(cell(2, "transport"), "'\tlooks-empty");
+        assert_eq!(cell(2, "violation"), "'\r+1");
+        // Text that cannot be read as a formula is left as it is.
+        assert_eq!(cell(3, "transport"), "rtrb");
+        assert_eq!(cell(3, "violation"), "a = b, not -1");
+        assert_eq!(
+            text("-3.5"),
+            "'-3.5",
+            "a text cell is text, whatever it reads as"
+        );
     }
 }

@@ -2,25 +2,31 @@
 //! per group of comparable results a GitHub table like the terminal one, the reasons for
 //! non-pass verdicts, and the lints as numbered footnotes. Rows listed apart (same-thread,
 //! same-worker, batch-emulated) get a table of their own per reason under the ranked one.
+//! Every text goes through `cell`, which escapes markup and control characters alike.
 
 use super::view::{self, Group};
 use super::Exporter;
 use crate::report::RunReport;
+use handoff_model::foreign::escaped;
 use std::io::{self, Write};
 
 /// Writes markdown.
 pub(super) struct MarkdownExporter;
 
-/// Escapes text for markdown (and for a table cell): no character of it is markup.
+/// Escapes text for markdown (and for a table cell): no character of it is markup, a line
+/// break is a space, and every other control character is escaped visibly
+/// ([`handoff_model::foreign::escaped`]), its backslash then escaped as markdown, since markdown
+/// is read on a terminal too.
 fn cell(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
+    let one_line = s.replace('\n', " ");
+    let shown = escaped(&one_line);
+    let mut out = String::with_capacity(shown.len());
+    for c in shown.chars() {
         match c {
             '\\' | '|' | '*' | '_' | '`' | '<' | '[' | ']' => {
                 out.push('\\');
                 out.push(c);
             }
-            '\n' => out.push(' '),
             c => out.push(c),
         }
     }

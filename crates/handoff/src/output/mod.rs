@@ -145,4 +145,72 @@ mod tests {
         assert!(e.contains("`markdown`"), "{e}");
         assert_eq!(Format::default(), Format::Table);
     }
+
+    /// A report whose foreign text (suite, transport, option value, a crashed worker's output,
+    /// the CPU's name) holds escape sequences, C1 controls and a bidirectional override.
+    fn planted() -> RunReport {
+        use crate::lints::fixture::{environment, stream};
+        let mut crashed = stream();
+        crashed.transport = "plug\u{9b}31m".into();
+        crashed
+            .params
+            .options
+            .insert("mode".into(), "fast\u{202e}tsaf".into());
+        crashed.verdict = crate::report::Verdict::Crashed;
+        crashed.violation = Some(
+            "worker exited with code 101; output: boom\u{1b}]0;title\u{7} | line\ttwo\r".into(),
+        );
+        let mut environment = environment();
+        environment.cpu_model = "CPU\u{1b}[2J".into();
+        RunReport {
+            results: vec![stream(), crashed],
+            ..RunReport::begun("evil\u{1b}[2J\u{1b}]0;title\u{7}", environment)
+        }
+    }
+
+    fn rendered(report: &RunReport, format: Format) -> String {
+        let mut out = Vec::new();
+        render(report, format, &mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn terminal_views_escape_control_characters_and_json_keeps_them() {
+        let report = planted();
+        for format in [Format::Table, Format::Markdown] {
+            let text = rendered(&report, format);
+            for c in ['\u{1b}', '\u{7}', '\u{9b}', '\u{202e}', '\r', '\t'] {
+                assert!(!text.contains(c), "{format}: {c:?} in\n{text}");
+            }
+            let planted = [
+                r"\e[2J\e]0;title\a",
+                r"CPU\e[2J",
+                r"plug\u{9b}31m",
+                r"fast\u{202e}tsaf",
+                r"boom\e]0;title\a | line\ttwo\r",
+            ];
+            for needle in planted {
+                // Markdown escapes the escapes' backslashes and brackets as markup too.
+                let needle = match format {
+                    Format::Markdown => needle
+                        .replace('\\', r"\\")
+                        .replace('[', r"\[")
+                        .replace(']', r"\]")
+                        .replace('|', r"\|"),
+                    _ => needle.to_string(),
+                };
+                assert!(text.contains(&needle), "{format}: {needle} not in\n{text}");
+            }
+        }
+        // JSON is the report as it is: it escapes control characters its own way and reads
+        // back the same.
+        let json = rendered(&report, Format::Json);
+        assert!(
+            json.contains("evil\\u001b[2J\\u001b]0;title\\u0007"),
+            "{json}"
+        );
+        let back: RunReport = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.suite, report.suite);
+        assert_eq!(back.results[1].violation, report.results[1].violation);
+    }
 }

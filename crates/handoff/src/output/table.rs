@@ -3,6 +3,10 @@
 //! consensus line (in a run that asked for it), the reasons for its non-pass verdicts, remarks on
 //! the table and its lint footnotes.
 //!
+//! Every text written goes through [`handoff_model::foreign::escaped`] first (cells before the
+//! table measures them): a suite name, a transport's name or option value from a plugin, the
+//! output a crashed worker printed cannot move the cursor or retitle the terminal.
+//!
 //! ```text
 //! spsc · payload u64 (8 B) · 1 producer → 1 consumer
 //!   capacity 1024 (where bounded) · 1.2 M msgs/sample (auto(25 ms)) · 5 samples + 1 warm-up · watchdog 10.0 s
@@ -26,6 +30,7 @@ use super::view::{self, Group};
 use super::Exporter;
 use crate::report::RunReport;
 use comfy_table::{CellAlignment, LineStyle, Table, TableStyle};
+use handoff_model::foreign::escaped;
 use std::io::{self, Write};
 
 /// Writes the terminal tables.
@@ -36,7 +41,7 @@ impl Exporter for TableExporter {
         let v = view::build(report);
         let width = v.header.iter().map(|(l, _)| l.len()).max().unwrap_or(0);
         for (label, text) in &v.header {
-            writeln!(out, "{label:>width$}: {text}")?;
+            writeln!(out, "{label:>width$}: {}", escaped(text))?;
         }
         if v.groups.is_empty() {
             writeln!(out, "\nno results")?;
@@ -50,9 +55,9 @@ impl Exporter for TableExporter {
             writeln!(out, "\ngates:")?;
         }
         for (head, details) in gates {
-            writeln!(out, "  {head}")?;
+            writeln!(out, "  {}", escaped(&head))?;
             for d in details {
-                writeln!(out, "      {d}")?;
+                writeln!(out, "      {}", escaped(&d))?;
             }
         }
         Ok(())
@@ -60,15 +65,17 @@ impl Exporter for TableExporter {
 }
 
 fn group(g: &Group, out: &mut dyn Write) -> io::Result<()> {
-    writeln!(out, "{}", g.title)?;
-    writeln!(out, "  {}", g.params.join(" · "))?;
+    writeln!(out, "{}", escaped(&g.title))?;
+    writeln!(out, "  {}", escaped(&g.params.join(" · ")))?;
     writeln!(out)?;
 
     let mut t = Table::new();
     t.load_style(TableStyle::new().header_separator(LineStyle::none().fill('─').junction('─')));
     t.set_header(g.columns.iter().map(|c| c.name));
-    let clean =
-        |row: &Vec<String>| -> Vec<String> { row.iter().map(|c| c.replace('\n', " ")).collect() };
+    // A line break in a cell is escaped too: one line per row.
+    let clean = |row: &Vec<String>| -> Vec<String> {
+        row.iter().map(|c| escaped(c).into_owned()).collect()
+    };
     for row in g.ranked.iter().chain(g.apart.iter().flat_map(|s| &s.rows)) {
         t.add_row(clean(row));
     }
@@ -110,13 +117,13 @@ fn group(g: &Group, out: &mut dyn Write) -> io::Result<()> {
         writeln!(out)?;
     }
     for c in &g.consensus {
-        writeln!(out, "  {c}")?;
+        writeln!(out, "  {}", escaped(c))?;
     }
     for n in &g.notes {
-        writeln!(out, "  {n}")?;
+        writeln!(out, "  {}", escaped(n))?;
     }
     for (i, f) in g.footnotes.iter().enumerate() {
-        writeln!(out, "  [{}] {f}", i + 1)?;
+        writeln!(out, "  [{}] {}", i + 1, escaped(f))?;
     }
     Ok(())
 }

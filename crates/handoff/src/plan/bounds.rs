@@ -50,6 +50,10 @@ pub(crate) const MAX_REFINE: u64 = 20;
 pub(crate) const MAX_STEP_MS: u64 = 60_000;
 /// A ramp's `p99_bound_us`: 1 µs to one minute (0 could never be met).
 pub(crate) const MAX_P99_BOUND_US: u64 = 60_000_000;
+/// A suite's `name`: at most this many characters (kept with every run of the suite).
+pub(crate) const MAX_NAME_CHARS: usize = handoff_model::foreign::NAME_CHARS;
+/// A suite's `description`: at most this many characters.
+pub(crate) const MAX_DESCRIPTION_CHARS: usize = handoff_model::foreign::DESCRIPTION_CHARS;
 /// The memory budget where the machine's memory cannot be read: 4 GiB.
 pub(crate) const FALLBACK_MEMORY: u64 = 4 << 30;
 

@@ -200,8 +200,11 @@ pub(crate) fn build(
         consensus_applies(at, &trials, &counts_at)?;
     }
     Ok(Plan {
-        name: suite.name.clone().unwrap_or_else(|| stem.to_string()),
-        description: suite.description.clone(),
+        name: suite
+            .name
+            .as_ref()
+            .map_or_else(|| stem.to_string(), |n| n.0.clone()),
+        description: suite.description.as_ref().map(|d| d.0.clone()),
         probes: suite.probes.unwrap_or(defaults::PROBES),
         trials,
         consensus: asked.is_some(),

@@ -128,7 +128,7 @@ impl Plan {
         overlay: &Overlay,
     ) -> Result<Plan, PlanError> {
         let suite = SuiteFile {
-            name: Some("ad-hoc".into()),
+            name: Some(value::Text("ad-hoc".into())),
             benchmark: Some(At::flag(
                 "--transport",
                 value::List(vec![At::flag("--transport", benchmark)]),

@@ -8,7 +8,7 @@
 
 use super::value::{
     At, Batch, Capacity, Count, HopCapacity, List, MaxMessages, MinMessages, OptValue, Parsed,
-    Rate, Samples, StageWorkNs, TargetMs, ThreadCount, TimeoutMs, Values, Warmup,
+    Rate, Samples, StageWorkNs, TargetMs, Text, ThreadCount, TimeoutMs, Values, Warmup,
 };
 use crate::payload::PayloadKind;
 use crate::workload::{Delivery, Driver, PacerMode, WorkloadKind};
@@ -137,12 +137,14 @@ params! {
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, expecting = "a table")]
 pub(crate) struct SuiteFile {
-    /// The suite's name (default: the file's stem).
+    /// The suite's name (default: the file's stem), at most
+    /// [`MAX_NAME_CHARS`](super::bounds::MAX_NAME_CHARS) characters.
     #[serde(default)]
-    pub name: Option<String>,
-    /// One line on what it measures.
+    pub name: Option<Text<{ super::bounds::MAX_NAME_CHARS }>>,
+    /// One line on what it measures, at most
+    /// [`MAX_DESCRIPTION_CHARS`](super::bounds::MAX_DESCRIPTION_CHARS) characters.
     #[serde(default)]
-    pub description: Option<String>,
+    pub description: Option<Text<{ super::bounds::MAX_DESCRIPTION_CHARS }>>,
     /// Whether the limit probes run first (default true).
     #[serde(default)]
     pub probes: Option<bool>,

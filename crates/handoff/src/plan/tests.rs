@@ -388,6 +388,30 @@ fn wrong_types_name_the_key_and_the_expected_type() {
     );
 }
 
+/// A suite's `name` and `description` are kept with its runs: longer than their limits is an
+/// error at the value, in characters (not bytes); at the limit is fine.
+#[test]
+fn a_suite_name_or_description_too_long_is_refused_where_it_is_written() {
+    let bench = "[[benchmark]]\nworkload = \"spsc\"\ntransports = [\"opt-queue\"]\n";
+    let name = "é".repeat(bounds::MAX_NAME_CHARS);
+    let s = parse(&format!("name = \"{name}\"\n{bench}")).unwrap();
+    assert_eq!(s.name, name);
+    let e = assert_err(
+        &format!("probes = false\nname = \"{name}x\"\n{bench}"),
+        2,
+        "`name`: 201 characters; at most 200 are accepted",
+    );
+    assert_eq!(e.column, Some(8), "{e}");
+    assert_eq!(e.kind, PlanErrorKind::Invalid);
+    let description = "d".repeat(bounds::MAX_DESCRIPTION_CHARS + 1);
+    let e = assert_err(
+        &format!("description = \"{description}\"\n{bench}"),
+        1,
+        "`description`: 2001 characters; at most 2000 are accepted",
+    );
+    assert!(e.to_string().starts_with("suites/t.toml:1:15: "), "{e}");
+}
+
 #[test]
 fn unknown_keys_are_errors_with_suggestions() {
     assert_err(

@@ -6,6 +6,7 @@
 //! name on a typo) and [`OptValue`] (a transport option's value). Every one implements both
 //! `Deserialize` (for TOML, where an error carries the position of the offending value) and
 //! `FromStr` (for flags), through the `Scalar` trait, so a rule is never written twice.
+//! `Text` (a suite's `name` or `description`, of bounded length) is read from a file only.
 //!
 //! [`List`] is "one value or a non-empty list of them", and [`At`] remembers where a value was
 //! written ([`Origin`]): a span of the suite file or a flag.
@@ -592,6 +593,22 @@ scalar_io!(OptValue);
 impl fmt::Display for OptValue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
+    }
+}
+
+/// A text of at most `MAX` characters: a suite's `name` (kept with every run of the suite) and
+/// `description`. A value of another type is refused as any string key refuses it; a longer one
+/// is refused with its length and the limit, at the value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Text<const MAX: usize>(pub String);
+
+impl<'de, const MAX: usize> Deserialize<'de> for Text<MAX> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        match handoff_model::foreign::too_long(&s, MAX) {
+            Some(why) => Err(refuse(ValueError::Invalid(why))),
+            None => Ok(Text(s)),
+        }
     }
 }
 

@@ -9,10 +9,15 @@
 //!
 //! `change` is the after median relative to the before median in the metric's own unit (a
 //! latency that went up is slower; a throughput that went down is slower).
+//!
+//! The table and markdown escape every text visibly ([`handoff_model::foreign::escaped`]):
+//! suite names, transport names and option values come from the reports compared, which may
+//! come from anywhere.
 
 use crate::compare::model::{Change, Comparison};
 use cells::{cells, footer, header, COLUMNS};
 use comfy_table::{CellAlignment, LineStyle, Table, TableStyle};
+use handoff_model::foreign::escaped;
 use std::io::{self, Write};
 use std::str::FromStr;
 
@@ -98,10 +103,10 @@ pub fn render(
 
 fn table(c: &Comparison, out: &mut dyn Write) -> io::Result<()> {
     for (label, text) in header(c) {
-        writeln!(out, "{label:>6}: {text}")?;
+        writeln!(out, "{label:>6}: {}", escaped(&text))?;
     }
     for w in &c.warnings {
-        writeln!(out, "WARNING: {w}")?;
+        writeln!(out, "WARNING: {}", escaped(w))?;
     }
     writeln!(out)?;
     if c.rows.is_empty() {
@@ -111,7 +116,7 @@ fn table(c: &Comparison, out: &mut dyn Write) -> io::Result<()> {
         t.load_style(TableStyle::new().header_separator(LineStyle::none().fill('─').junction('─')));
         t.set_header(COLUMNS);
         for r in &c.rows {
-            t.add_row(cells(r));
+            t.add_row(cells(r).map(|c| escaped(&c).into_owned()));
         }
         for i in 2..7 {
             if let Some(col) = t.column_mut(i) {
@@ -127,7 +132,7 @@ fn table(c: &Comparison, out: &mut dyn Write) -> io::Result<()> {
         writeln!(out)?;
     }
     for line in f {
-        writeln!(out, "  {line}")?;
+        writeln!(out, "  {}", escaped(&line))?;
     }
     Ok(())
 }
@@ -164,6 +169,7 @@ fn markdown(c: &Comparison, out: &mut dyn Write) -> io::Result<()> {
     Ok(())
 }
 
+/// `s` in a markdown table or list: control characters escaped visibly, `|` escaped.
 fn md(s: &str) -> String {
-    s.replace('|', "\\|")
+    escaped(s).replace('|', "\\|")
 }
