@@ -147,22 +147,22 @@ impl Tls {
             (SslMode::Require | SslMode::VerifyCa, _) => Check::Chain,
             _ => Check::ChainAndName,
         };
-        let verifier: Arc<dyn ServerCertVerifier> = match check {
-            Check::Nothing => Arc::new(Unchecked(provider.clone())),
-            Check::Chain | Check::ChainAndName => {
-                let webpki = WebPkiServerVerifier::builder_with_provider(
+        let chain = match check {
+            Check::Nothing => None,
+            Check::Chain | Check::ChainAndName => Some(
+                WebPkiServerVerifier::builder_with_provider(
                     Arc::new(self.roots()?),
                     provider.clone(),
                 )
                 .build()
-                .map_err(|e| bad_root(&self.root, &e.to_string()))?;
-                if check == Check::Chain {
-                    Arc::new(AnyName(webpki))
-                } else {
-                    webpki
-                }
-            }
+                .map_err(|e| bad_root(&self.root, &e.to_string()))?,
+            ),
         };
+        let verifier = Arc::new(Verifier {
+            check,
+            chain,
+            provider: provider.clone(),
+        });
         let config = rustls::ClientConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()
             .map_err(|e| StoreError::BadLocation(format!("TLS: {e}")))?
@@ -206,10 +206,13 @@ impl Tls {
 }
 
 /// How much of the server's certificate is checked.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Check {
+    /// Nothing (`prefer`, `require` without a root certificate).
     Nothing,
+    /// That it leads to the root certificate (`verify-ca`, `require` with one).
     Chain,
+    /// That, and that it is made out to the host (`verify-full`).
     ChainAndName,
 }
 
@@ -232,12 +235,18 @@ fn bad_root(root: &Root, why: &str) -> StoreError {
     StoreError::BadLocation(format!("cannot use the {which}: {why}"))
 }
 
-/// `verify-ca`: the chain must lead to a trusted root; the name it is made out to is not
-/// checked (rustls checks the chain before the name, so a name error means the chain held).
+/// Checks the server's certificate as much as the mode asks ([`Check`]). For a chain, rustls'
+/// own verifier; `verify-ca` takes its verdict except a name that does not match (rustls checks
+/// the chain before the name, so a name error means the chain held). The handshake's
+/// signatures are checked in every mode.
 #[derive(Debug)]
-struct AnyName(Arc<WebPkiServerVerifier>);
+struct Verifier {
+    check: Check,
+    chain: Option<Arc<WebPkiServerVerifier>>,
+    provider: Arc<CryptoProvider>,
+}
 
-impl ServerCertVerifier for AnyName {
+impl ServerCertVerifier for Verifier {
     fn verify_server_cert(
         &self,
         end_entity: &CertificateDer<'_>,
@@ -246,13 +255,15 @@ impl ServerCertVerifier for AnyName {
         ocsp_response: &[u8],
         now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
-        match self
-            .0
-            .verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now)
-        {
+        let Some(chain) = &self.chain else {
+            return Ok(ServerCertVerified::assertion());
+        };
+        let verdict =
+            chain.verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now);
+        match verdict {
             Err(rustls::Error::InvalidCertificate(
                 CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. },
-            )) => Ok(ServerCertVerified::assertion()),
+            )) if self.check == Check::Chain => Ok(ServerCertVerified::assertion()),
             other => other,
         }
     }
@@ -263,7 +274,8 @@ impl ServerCertVerifier for AnyName {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.0.verify_tls12_signature(message, cert, dss)
+        let algorithms = &self.provider.signature_verification_algorithms;
+        verify_tls12_signature(message, cert, dss, algorithms)
     }
 
     fn verify_tls13_signature(
@@ -272,61 +284,14 @@ impl ServerCertVerifier for AnyName {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.0.verify_tls13_signature(message, cert, dss)
+        let algorithms = &self.provider.signature_verification_algorithms;
+        verify_tls13_signature(message, cert, dss, algorithms)
     }
 
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.0.supported_verify_schemes()
-    }
-}
-
-/// `prefer`, and `require` without a root certificate: encrypted, the certificate taken as it
-/// comes (libpq's behaviour; the handshake's signatures are still checked).
-#[derive(Debug)]
-struct Unchecked(Arc<CryptoProvider>);
-
-impl ServerCertVerifier for Unchecked {
-    fn verify_server_cert(
-        &self,
-        _end_entity: &CertificateDer<'_>,
-        _intermediates: &[CertificateDer<'_>],
-        _server_name: &ServerName<'_>,
-        _ocsp_response: &[u8],
-        _now: UnixTime,
-    ) -> Result<ServerCertVerified, rustls::Error> {
-        Ok(ServerCertVerified::assertion())
-    }
-
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        verify_tls12_signature(
-            message,
-            cert,
-            dss,
-            &self.0.signature_verification_algorithms,
-        )
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        verify_tls13_signature(
-            message,
-            cert,
-            dss,
-            &self.0.signature_verification_algorithms,
-        )
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.0.signature_verification_algorithms.supported_schemes()
+        self.provider
+            .signature_verification_algorithms
+            .supported_schemes()
     }
 }
 
