@@ -326,6 +326,11 @@ pub struct RunArgs {
     /// (longer is refused with exit 2, before anything runs).
     #[arg(long, value_name = "TEXT")]
     pub note: Option<String>,
+    /// The machine's label in the store and the report (a testbed's name, shared by the
+    /// machines of one kind in a fleet): default $HANDOFF_MACHINE, else the host name. At most
+    /// 200 characters, no control characters.
+    #[arg(long, value_name = "NAME")]
+    pub machine: Option<String>,
 }
 
 /// `handoff compare`.

@@ -32,9 +32,11 @@ pub struct Settings<'a> {
 
 impl Recorder {
     /// Opens the store and records that the run begins; `None` under `--no-store`.
+    /// `environment` is the run's, with its machine's label.
     pub fn begin(
         args: &RunArgs,
         suite: &str,
+        environment: handoff::environment::Environment,
         settings: &Settings,
     ) -> Result<Option<Recorder>, CliError> {
         if args.no_store {
@@ -52,8 +54,11 @@ impl Recorder {
         let start = RunStart {
             started_at: handoff::time::now_rfc3339(),
             suite: suite.to_string(),
-            environment: handoff::environment::detect(),
-            machine: machine_name(),
+            machine: environment
+                .machine
+                .clone()
+                .unwrap_or_else(handoff::environment::host_name),
+            environment,
             params,
             note: args.note.clone(),
         };
@@ -81,14 +86,4 @@ impl Recorder {
                 ),
             })
     }
-}
-
-/// This machine's host name (`unknown` where it cannot be read).
-fn machine_name() -> String {
-    ["/proc/sys/kernel/hostname", "/etc/hostname"]
-        .iter()
-        .filter_map(|p| std::fs::read_to_string(p).ok())
-        .map(|s| s.trim().to_string())
-        .find(|s| !s.is_empty())
-        .unwrap_or_else(|| "unknown".into())
 }

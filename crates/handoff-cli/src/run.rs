@@ -13,7 +13,7 @@ use handoff::bench::{self, Baselines};
 use handoff::catalog::Catalog;
 use handoff::executor::WorkerCommand;
 use handoff::layout::LayoutMode;
-use handoff::model::foreign::{self, escaped, escaped_lines, NOTE_CHARS};
+use handoff::model::foreign::{self, escaped, escaped_lines, NAME_CHARS, NOTE_CHARS};
 use handoff::model::gate::Gate;
 use handoff::output::{self, Format};
 use handoff::preflight::{self, Strictness};
@@ -30,6 +30,10 @@ pub fn run(
 ) -> Result<u8, CliError> {
     let format: Format = args.format.parse()?;
     check_note(args.note.as_deref())?;
+    let machine = machine_label(
+        args.machine.as_deref(),
+        std::env::var("HANDOFF_MACHINE").ok().as_deref(),
+    )?;
     let plugins = crate::plugins::wanted(&args.plugins.plugin, args.suite.as_deref());
     let catalog = &crate::plugins::attach(catalog, &plugins)?;
     let (mut suite, adhoc) = crate::flags::plan(catalog, args)?;
@@ -90,13 +94,16 @@ pub fn run(
     let baselines = load_baselines(&suite.gates, args.baseline.as_deref(), source)?;
     // Before anything runs: a journal that cannot be created, or a store that cannot be opened,
     // stops the run here.
+    let mut environment = handoff::environment::detect();
+    environment.machine = Some(machine.clone());
     let mut journal = Journal::create(
         destination.regular_file(),
-        &RunReport::begun(&suite.name, handoff::environment::detect()),
+        &RunReport::begun(&suite.name, environment.clone()),
     )?;
     let recorder = Recorder::begin(
         args,
         &suite.name,
+        environment,
         &Settings {
             trials: &suite.trials,
             quick: args.quick,
@@ -114,7 +121,7 @@ pub fn run(
         }
     };
     let mut progress = Progress::new(args.quiet);
-    let report = bench::run(catalog, suite, &opts, strictness, &baselines, &mut |ev| {
+    let mut report = bench::run(catalog, suite, &opts, strictness, &baselines, &mut |ev| {
         match &ev {
             Event::ProbesDone(limits) => journal.limits(limits),
             Event::TrialDone { result, .. } => journal.result(result),
@@ -123,6 +130,7 @@ pub fn run(
         progress.on(ev)
     })?;
     progress.finish();
+    report.environment.machine = Some(machine);
 
     // The report is written first, then recorded: a store that fails at the end never costs
     // the run its output. If either fails, the journal keeps every result.
@@ -183,6 +191,30 @@ pub fn check_note(note: Option<&str>) -> Result<(), CliError> {
     }
 }
 
+/// The machine's label: `--machine`, else `HANDOFF_MACHINE` (`env`), else the host name; a
+/// label that is empty, longer than [`NAME_CHARS`] characters or holds a control character is
+/// refused (exit 2).
+pub fn machine_label(flag: Option<&str>, env: Option<&str>) -> Result<String, CliError> {
+    let (label, from) = match (flag, env.filter(|e| !e.is_empty())) {
+        (Some(f), _) => (f, "--machine"),
+        (None, Some(e)) => (e, "HANDOFF_MACHINE"),
+        (None, None) => return Ok(handoff::environment::host_name()),
+    };
+    let why = if label.trim().is_empty() {
+        Some("empty".to_string())
+    } else if label.chars().any(char::is_control) {
+        Some("holds a control character".to_string())
+    } else {
+        foreign::too_long(label, NAME_CHARS)
+    };
+    match why {
+        Some(why) => Err(CliError::bad_input(format!(
+            "{from}: {why} (a machine's label is a short name, such as `ci-xeon-2`)"
+        ))),
+        None => Ok(label.to_string()),
+    }
+}
+
 /// Loads the baseline of every regression gate before anything runs, so that the run is
 /// judged against the baseline as it was when the run started. A `--baseline` that cannot be
 /// loaded (an unknown run id or name, a malformed report) stops the run here, with the
@@ -232,6 +264,19 @@ mod tests {
     #[test]
     fn a_note_longer_than_its_limit_is_bad_input() {
         assert!(check_note(None).is_ok());
+        assert_eq!(machine_label(Some("ci-1"), Some("env")).unwrap(), "ci-1");
+        assert_eq!(machine_label(None, Some("env-2")).unwrap(), "env-2");
+        assert_eq!(
+            machine_label(None, Some("")).unwrap(),
+            handoff::environment::host_name()
+        );
+        for bad in ["", " ", "a\u{1b}[2J", &"m".repeat(NAME_CHARS + 1)] {
+            let e = machine_label(Some(bad), None).unwrap_err();
+            assert_eq!(e.code, crate::exit::BAD_INPUT);
+            assert!(e.message.starts_with("--machine: "), "{}", e.message);
+        }
+        let e = machine_label(None, Some("x\ny")).unwrap_err();
+        assert!(e.message.starts_with("HANDOFF_MACHINE: "), "{}", e.message);
         assert!(check_note(Some(&"ü".repeat(NOTE_CHARS))).is_ok());
         let e = check_note(Some(&"n".repeat(NOTE_CHARS + 1))).unwrap_err();
         assert_eq!(e.code, exit::BAD_INPUT);

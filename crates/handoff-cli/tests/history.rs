@@ -325,6 +325,37 @@ fn a_pgpass_entry_replaces_the_password_on_the_command_line() {
 }
 
 #[test]
+fn a_machine_label_names_the_testbed_and_compare_says_when_two_differ() {
+    let store = Sqlite::new();
+    let out = run(quick_run(store.arg()).args(["--machine", "ci-xeon"]));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = run(quick_run(store.arg()).env("HANDOFF_MACHINE", "ci-epyc"));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let history = ok(store.arg(), &["history"]);
+    assert!(
+        history.contains("ci-xeon") && history.contains("ci-epyc"),
+        "{history}"
+    );
+    let shown = ok(store.arg(), &["show", "1", "-f", "json"]);
+    let v: Value = serde_json::from_str(&shown).unwrap();
+    assert_eq!(v["environment"]["machine"], "ci-xeon");
+    let compared = ok(store.arg(), &["compare", "1", "2"]);
+    assert!(
+        compared.contains("machine: ci-xeon → ci-epyc"),
+        "{compared}"
+    );
+    // A label with a control character is refused before anything runs.
+    let out = run(quick_run(store.arg()).args(["--machine", "a\u{1b}]0;x\u{7}"]));
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("--machine: holds a control character"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(store.run_ids(), [1, 2]);
+}
+
+#[test]
 fn baselines_name_runs() {
     let store = Sqlite::new();
     for _ in 0..2 {

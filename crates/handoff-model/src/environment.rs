@@ -31,6 +31,10 @@ pub struct Environment {
     pub git_commit: String,
     /// Invariant TSC available (cheap, stable clock for per-message stamps).
     pub invariant_tsc: Option<bool>,
+    /// The machine's label: `--machine` or `HANDOFF_MACHINE` (a testbed's name a fleet shares),
+    /// else its host name (absent in older reports).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine: Option<String>,
 }
 
 impl Environment {

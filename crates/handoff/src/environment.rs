@@ -57,5 +57,16 @@ pub fn detect() -> Environment {
             let has = |x: &str| f.split_whitespace().any(|y| y == x);
             has("constant_tsc") && has("nonstop_tsc")
         }),
+        machine: Some(host_name()),
     }
+}
+
+/// This machine's host name (`unknown` where it cannot be read).
+pub fn host_name() -> String {
+    ["/proc/sys/kernel/hostname", "/etc/hostname"]
+        .iter()
+        .filter_map(|p| read(p))
+        .map(|s| s.trim().to_string())
+        .find(|s| !s.is_empty())
+        .unwrap_or_else(|| "unknown".into())
 }

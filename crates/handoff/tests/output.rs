@@ -237,6 +237,7 @@ fn report() -> RunReport {
             tool_version: "0.1.0".into(),
             git_commit: "abc1234".into(),
             invariant_tsc: Some(true),
+            machine: None,
         },
         limits: Some(Limits {
             cacheline_rtt_ns: summary(85.0, 81.2, 90.1, 0.01),

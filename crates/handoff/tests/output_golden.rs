@@ -747,6 +747,7 @@ fn report() -> RunReport {
             tool_version: "0.1.0".into(),
             git_commit: "abc1234".into(),
             invariant_tsc: Some(true),
+            machine: None,
         },
         limits: Some(limits()),
         layout: Some(LayoutMode::Random { seed: 42 }),

@@ -14,6 +14,10 @@ pub(crate) fn environments_differ(before: &Environment, after: &Environment) -> 
             d.push(format!("{name}: {a} → {b}"));
         }
     };
+    // A label on one side only (an older report) says nothing about the other.
+    if let (Some(a), Some(b)) = (&before.machine, &after.machine) {
+        field("machine", a.clone(), b.clone());
+    }
     field("CPU", before.cpu_model.clone(), after.cpu_model.clone());
     field(
         "logical CPUs",
