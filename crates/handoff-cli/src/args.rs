@@ -326,6 +326,10 @@ pub struct RunArgs {
     /// (longer is refused with exit 2, before anything runs).
     #[arg(long, value_name = "TEXT")]
     pub note: Option<String>,
+    /// Run without the suite's gates, and say so (also `HANDOFF_GATES=0`; `--baseline` is a
+    /// gate asked for by name, so the two do not go together).
+    #[arg(long, conflicts_with = "baseline")]
+    pub no_gates: bool,
     /// The machine's label in the store and the report (a testbed's name, shared by the
     /// machines of one kind in a fleet): default $HANDOFF_MACHINE, else the host name. At most
     /// 200 characters, no control characters.

@@ -82,6 +82,20 @@ pub fn run(
         layout,
         consensus: suite.consensus,
     };
+    if let Some(why) = gates_off(
+        args.no_gates,
+        std::env::var("HANDOFF_GATES").ok().as_deref(),
+    )? {
+        if !suite.gates.is_empty() {
+            let which: Vec<String> = suite.gates.iter().map(Gate::describe).collect();
+            eprintln!(
+                "handoff: gates off ({why}): {} of the suite not judged: {}",
+                handoff::model::fmt::plural(which.len(), "gate"),
+                escaped(&which.join("; "))
+            );
+        }
+        suite.gates.clear();
+    }
     if let Some(baseline) = &args.baseline {
         suite.gates.push(Gate::Regression {
             baseline: baseline.clone(),
@@ -191,6 +205,22 @@ pub fn check_note(note: Option<&str>) -> Result<(), CliError> {
     }
 }
 
+/// Why the suite's gates are off, if they are: `--no-gates`, or `HANDOFF_GATES=0` (`env`; `1`
+/// or empty leaves them on, anything else is refused with exit 2).
+pub fn gates_off(flag: bool, env: Option<&str>) -> Result<Option<&'static str>, CliError> {
+    if flag {
+        return Ok(Some("--no-gates"));
+    }
+    match env.map(str::trim) {
+        None | Some("" | "1") => Ok(None),
+        Some("0") => Ok(Some("HANDOFF_GATES=0")),
+        Some(other) => Err(CliError::bad_input(format!(
+            "HANDOFF_GATES: expected 0 (gates off) or 1, not `{}`",
+            escaped(other)
+        ))),
+    }
+}
+
 /// The machine's label: `--machine`, else `HANDOFF_MACHINE` (`env`), else the host name; a
 /// label that is empty, longer than [`NAME_CHARS`] characters or holds a control character is
 /// refused (exit 2).
@@ -264,6 +294,15 @@ mod tests {
     #[test]
     fn a_note_longer_than_its_limit_is_bad_input() {
         assert!(check_note(None).is_ok());
+        assert_eq!(gates_off(false, None).unwrap(), None);
+        assert_eq!(gates_off(false, Some("1")).unwrap(), None);
+        assert_eq!(gates_off(true, Some("1")).unwrap(), Some("--no-gates"));
+        assert_eq!(
+            gates_off(false, Some("0")).unwrap(),
+            Some("HANDOFF_GATES=0")
+        );
+        let e = gates_off(false, Some("off")).unwrap_err();
+        assert!(e.message.contains("not `off`"), "{}", e.message);
         assert_eq!(machine_label(Some("ci-1"), Some("env")).unwrap(), "ci-1");
         assert_eq!(machine_label(None, Some("env-2")).unwrap(), "env-2");
         assert_eq!(

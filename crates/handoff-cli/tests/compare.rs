@@ -268,12 +268,28 @@ fn bad_reports_get_clear_errors() {
 }
 
 fn suite_run(dir: &Path, text: &str) -> (Option<i32>, String, String) {
+    suite_run_with(dir, text, &[], None)
+}
+
+/// `suite_run` with more arguments and `HANDOFF_GATES` set (or removed).
+fn suite_run_with(
+    dir: &Path,
+    text: &str,
+    args: &[&str],
+    gates_env: Option<&str>,
+) -> (Option<i32>, String, String) {
     let suite = dir.join("gates.toml");
     std::fs::write(&suite, text).unwrap();
-    let out = handoff()
+    let mut cmd = handoff();
+    match gates_env {
+        Some(v) => cmd.env("HANDOFF_GATES", v),
+        None => cmd.env_remove("HANDOFF_GATES"),
+    };
+    let out = cmd
         .arg("run")
         .arg(&suite)
         .args(["--no-probes", "--no-store", "--quiet"])
+        .args(args)
         .output()
         .unwrap();
     (
@@ -333,6 +349,35 @@ fn suite_gates_pass_fail_and_say_why() {
         out.contains("cannot be evaluated: cannot read report"),
         "{out}"
     );
+}
+
+#[test]
+fn gates_can_be_switched_off_for_one_run_which_says_so() {
+    let _serial = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let failing = format!(
+        "{BENCH}\n[[gate]]\nkind = \"ratio\"\ntransport = \"planted-delay\"\nover = \"crossbeam-bounded\"\nmin = 1.0\n"
+    );
+    let said =
+        "gates off (--no-gates): 1 gate of the suite not judged: ratio: planted-delay ≥ 1× crossbeam-bounded";
+    let (code, out, err) = suite_run_with(dir.path(), &failing, &["--no-gates"], None);
+    assert_eq!(code, Some(0), "{out}\n{err}");
+    assert!(err.contains(said), "{err}");
+    assert!(!out.contains("FAILED"), "{out}");
+    let (code, _, err) = suite_run_with(dir.path(), &failing, &[], Some("0"));
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("gates off (HANDOFF_GATES=0)"), "{err}");
+    let (code, _, err) = suite_run_with(dir.path(), &failing, &[], Some("no"));
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("HANDOFF_GATES: expected 0"), "{err}");
+    // `--baseline` asks for a gate by name: not with --no-gates.
+    let (code, _, err) = suite_run_with(
+        dir.path(),
+        BENCH,
+        &["--no-gates", "--baseline", "main"],
+        None,
+    );
+    assert_eq!(code, Some(2), "{err}");
 }
 
 #[test]
