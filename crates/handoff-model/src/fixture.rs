@@ -70,6 +70,7 @@ pub fn stream() -> TrialResult {
         modes: None,
         same_worker: None,
         memory: None,
+        cpu: None,
         printed: None,
         origin: Default::default(),
     };

@@ -15,6 +15,7 @@
 #![deny(missing_docs)]
 
 pub mod consensus;
+pub mod cpu;
 pub mod environment;
 #[cfg(any(test, feature = "fixture"))]
 #[doc(hidden)]

@@ -289,6 +289,11 @@ pub struct TrialResult {
     /// highest peak and the growth from sample to sample; absent in process.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory: Option<crate::memory::MemoryFigures>,
+    /// The CPU cost of the timed samples (see [`crate::cpu`]): cores busy per side and CPU time
+    /// per message, medians; absent where not measured (async drivers, systems without a
+    /// per-thread CPU clock), and in reports written before it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<crate::cpu::CpuFigures>,
     /// What the trial's workers printed, on either standard stream: the first and last lines
     /// (see [`crate::printed::Printed`]); absent when nothing was printed, and in process.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -1,6 +1,7 @@
 //! What one sample produced: figures, verifier state and how it ended.
 
 use crate::placement::Placement;
+pub use handoff_model::cpu::SampleCpu;
 pub use handoff_model::open_loop::HopFigures;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -170,6 +171,11 @@ pub struct SampleOutcome {
     /// process and where the system does not show it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory: Option<crate::memory::SampleMemory>,
+    /// The CPU time of the harness's producer and consumer threads over the sample (see
+    /// [`handoff_model::cpu`]); `None` where not measured (async drivers, callback streams,
+    /// systems without a per-thread CPU clock).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<SampleCpu>,
 }
 
 /// Hand-offs whose receiver ran on the OS thread its sender last ran on: on a multi-thread
@@ -243,6 +249,7 @@ impl SampleOutcome {
             same_worker: None,
             layout: None,
             memory: None,
+            cpu: None,
         }
     }
 }

@@ -143,6 +143,20 @@ fn async_transports_deliver_exact_streams_under_every_driver() {
 }
 
 #[test]
+fn no_driver_records_cpu_time() {
+    let c = Catalog::builtin();
+    for driver in DRIVERS {
+        let o = sample(
+            &c,
+            &spec("kanal-async", WorkloadKind::Spsc, 1, driver),
+            1000,
+        );
+        assert!(o.status.is_pass(), "{driver}: {o:?}");
+        assert_eq!(o.cpu, None, "{driver}");
+    }
+}
+
+#[test]
 fn every_driver_gives_the_same_digest() {
     let c = Catalog::builtin();
     let digests: Vec<u64> = DRIVERS

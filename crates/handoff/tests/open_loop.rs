@@ -122,6 +122,11 @@ fn paced_run_keeps_its_rate_and_counts_no_refusals_below_capacity() {
     );
     assert!(p.overhead.clock_read_ns > 0.0);
     assert_eq!(p.hops.len(), 1);
+    // The injector's and the sink's CPU time is recorded (a per-thread CPU clock on unix).
+    if cfg!(unix) {
+        let cpu = o.cpu.expect("CPU time measured");
+        assert!(cpu.producer_ns > 0 && cpu.consumer_ns > 0, "{cpu:?}");
+    }
 }
 
 #[test]
@@ -266,7 +271,8 @@ fn ramp_finds_a_planted_knee_within_one_refinement_step() {
         factor: 2,
         refine: 3,
         max: 1_000_000,
-        step_ms: 100,
+        // Long enough for a rate 9% above the knee to exceed its slack (see `KNEE_SLACK`).
+        step_ms: 400,
         p99_bound_ns: None,
     });
     spec.options.insert("knee".into(), knee.to_string());

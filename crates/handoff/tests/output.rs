@@ -133,6 +133,7 @@ fn stream(
         modes: None,
         same_worker: None,
         memory: None,
+        cpu: None,
         printed: None,
         origin: Default::default(),
     }

@@ -155,6 +155,7 @@ fn result(
         modes: None,
         same_worker: None,
         memory: None,
+        cpu: None,
         printed: None,
         origin: Default::default(),
     }

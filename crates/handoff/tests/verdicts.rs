@@ -230,3 +230,28 @@ fn a_wait_option_sets_the_reported_wait_strategy() {
     );
     assert!(report.results.iter().all(|r| r.verdict == Verdict::Pass));
 }
+
+/// A clean sample of a threaded engine records both sides' CPU time (a per-thread CPU clock on
+/// unix): streams with one and several producers, and ping-pong.
+#[cfg(unix)]
+#[test]
+fn clean_samples_record_cpu_time_on_both_sides() {
+    let c = testing::catalog();
+    for (workload, producers) in [
+        (WorkloadKind::Spsc, 1),
+        (WorkloadKind::Mpsc, 2),
+        (WorkloadKind::PingPong, 1),
+    ] {
+        let o = c
+            .lookup("crossbeam-bounded")
+            .unwrap()
+            .runner()
+            .run_sample(&spec("crossbeam-bounded", workload, producers), 2_000);
+        assert!(o.status.is_pass(), "{workload}: {o:?}");
+        let cpu = o.cpu.expect("CPU time measured");
+        assert!(
+            cpu.producer_ns > 0 && cpu.consumer_ns > 0,
+            "{workload}: {cpu:?}"
+        );
+    }
+}

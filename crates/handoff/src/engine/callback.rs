@@ -109,6 +109,9 @@ impl<'a, T: CallbackTransport, M: Message> Engine for Callback<'a, T, M> {
         let (senders, handle) = ends;
         let (per, batch) = (self.shape.0.per, self.shape.0.spec.batch);
         let form = M::form(self.shape.0.spec.payload);
+        // Spawned on no side: the consumer runs on the transport's own thread, whose CPU time
+        // is not the harness's to read, so a callback stream records no CPU cost at all rather
+        // than a producer-only one (see `super::cpu`).
         for (p, tx) in senders.into_iter().enumerate() {
             crew.spawn(&format!("producer-{p}"), move || {
                 Member::Producer(produce::<M, _>(tx, form, p as u32, per, batch))

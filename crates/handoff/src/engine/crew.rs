@@ -20,6 +20,7 @@
 //! publishes its next count only after the interval has passed. At any steady rate, and after
 //! any smaller change of pace, it is not.
 
+use super::cpu::{self, CpuTally, Side};
 use crate::layout::{self, SampleLayout};
 use crate::placement::{self, Plan};
 use std::any::Any;
@@ -206,6 +207,8 @@ pub(crate) struct Crew<R> {
     layout: Option<SampleLayout>,
     /// Progress published by consumers.
     pub progress: Arc<Progress>,
+    /// The CPU time of the members spawned on a side (see [`Crew::spawn_as`]).
+    pub cpu: Arc<CpuTally>,
 }
 
 /// Why collecting failed.
@@ -265,6 +268,7 @@ impl<R: Send + 'static> Crew<R> {
             spawned: 0,
             layout: None,
             progress: Progress::for_sample(),
+            cpu: Arc::default(),
         }
     }
 
@@ -280,20 +284,34 @@ impl<R: Send + 'static> Crew<R> {
     where
         F: FnOnce() -> R + Send + 'static,
     {
-        self.spawn_boxed(name, Box::new(work));
+        self.spawn_boxed(None, name, Box::new(work));
+    }
+
+    /// [`Crew::spawn`], the member's CPU time from the start line to the end of its work counted
+    /// for `side` in [`Crew::cpu`] (see [`super::cpu`]).
+    pub fn spawn_as<F>(&mut self, side: Side, name: &str, work: F)
+    where
+        F: FnOnce() -> R + Send + 'static,
+    {
+        self.spawn_boxed(Some(side), name, Box::new(work));
     }
 
     /// [`Crew::spawn`] with the member's work boxed: the thread's set-up (spawn, pinning, start
     /// line, panic capture, report) is compiled once per crew type rather than once per engine,
     /// transport and payload. The work is called once per thread through the box; everything it
     /// does per message stays the caller's own monomorphised code.
-    fn spawn_boxed(&mut self, name: &str, work: Box<dyn FnOnce() -> R + Send>) {
+    ///
+    /// A member on a `side` reads its thread's CPU clock as it leaves the start line and as its
+    /// work returns (panicked or not), before it reports: the tally is complete once every
+    /// member has been collected.
+    fn spawn_boxed(&mut self, side: Option<Side>, name: &str, work: Box<dyn FnOnce() -> R + Send>) {
         let idx = self.spawned;
         self.spawned += 1;
         let core = self.plan.cores.get(idx).copied().flatten();
         let barrier = self.barrier.clone();
         let tx = self.tx.clone();
         let progress = self.progress.clone();
+        let tally = self.cpu.clone();
         let frames = self.layout.map_or(0, |l| l.stack_frames(idx));
         let spawned = thread::Builder::new()
             .name(name.to_string())
@@ -304,7 +322,12 @@ impl<R: Send + 'static> Crew<R> {
                 // The member's whole life, from the start line on, runs below its padding.
                 let out = layout::with_stack_pad(frames, || {
                     barrier.wait();
-                    catch_unwind(AssertUnwindSafe(work))
+                    let cpu_start = side.and_then(|_| cpu::thread_cpu_ns());
+                    let out = catch_unwind(AssertUnwindSafe(work));
+                    if let Some(side) = side {
+                        tally.add(side, cpu_start, cpu::thread_cpu_ns());
+                    }
+                    out
                 });
                 let _ = tx.send((idx, out));
             });
@@ -475,6 +498,44 @@ mod tests {
         let out = crew.collect(watchdog).ok().expect("not hung");
         assert_eq!(out, vec![30]);
         assert!(start.elapsed() > watchdog);
+    }
+
+    /// A member that spins is charged the CPU time it spun, one that sleeps almost none. The
+    /// spinner spins until its own CPU clock has moved 20 ms, and the sleeper sleeps 50 ms, so
+    /// neither bound depends on how busy the machine is.
+    #[cfg(unix)]
+    #[test]
+    fn members_on_a_side_report_their_cpu_time() {
+        const SPIN_NS: u64 = 20_000_000;
+        let mut crew: Crew<Duration> = Crew::new(3, placement::plan(3, false));
+        crew.spawn_as(Side::Producer, "spinner", || {
+            let start = Instant::now();
+            let cpu0 = cpu::thread_cpu_ns().expect("a thread CPU clock");
+            while cpu::thread_cpu_ns().unwrap_or(u64::MAX) - cpu0 < SPIN_NS {
+                std::hint::spin_loop();
+            }
+            start.elapsed()
+        });
+        crew.spawn_as(Side::Consumer, "sleeper", || {
+            let start = Instant::now();
+            thread::sleep(Duration::from_millis(50));
+            start.elapsed()
+        });
+        // A member on no side is not counted, and does not spoil the others' record.
+        crew.spawn("bystander", || Duration::ZERO);
+        let tally = crew.cpu.clone();
+        let walls = crew
+            .collect(Duration::from_secs(30))
+            .ok()
+            .expect("not hung");
+        let cpu = tally.record().expect("both sides measured");
+        assert!(cpu.producer_ns >= SPIN_NS, "{cpu:?}");
+        assert!(
+            cpu.producer_ns <= walls[0].as_nanos() as u64 + 1_000_000,
+            "{cpu:?} {walls:?}"
+        );
+        // A sleeping thread's CPU time is its wake-ups': far below its 50 ms.
+        assert!(cpu.consumer_ns < 10_000_000, "{cpu:?}");
     }
 
     #[test]

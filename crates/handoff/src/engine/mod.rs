@@ -21,6 +21,7 @@
 
 mod asynch;
 mod callback;
+mod cpu;
 pub(crate) mod crew;
 pub mod hop;
 mod open_loop;

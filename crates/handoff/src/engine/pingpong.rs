@@ -5,6 +5,7 @@
 //! the pinger verifies that the reply is request `i`, intact, and records the round trip's time
 //! in a full HdrHistogram.
 
+use super::cpu::Side;
 use super::crew::{Cadence, Progress};
 use super::sample::{self, Engine, Members, Refused, Shape, Threads};
 use crate::histogram;
@@ -94,7 +95,7 @@ impl<'a, T: Transport, M: Message> Engine for PingPong<'a, T, M> {
         let form = M::form(self.shape.spec.payload);
         let progress = crew.progress().clone();
         let hist = histogram::new();
-        crew.spawn("pinger", move || {
+        crew.spawn_as(Side::Producer, "pinger", move || {
             let mut tx = req_tx;
             let mut rx = rep_rx;
             let mut hist = hist;
@@ -134,7 +135,7 @@ impl<'a, T: Transport, M: Message> Engine for PingPong<'a, T, M> {
                 failed,
             }
         });
-        crew.spawn("ponger", move || {
+        crew.spawn_as(Side::Consumer, "ponger", move || {
             let mut rx = req_rx;
             let mut tx = rep_tx;
             let mut verifier = Verifier::new(1, round_trips, Ordering::PerProducerFifo, 1);

@@ -10,7 +10,8 @@
 //! 4. the members run and are collected under the watchdog ([`collect`]): a hang or a panic is
 //!    the sample's outcome, and a pin request the OS refused is noted in the placement;
 //! 5. the engine turns the members' reports into the outcome ([`measured`] fills in the common
-//!    part).
+//!    part), and the skeleton adds the CPU time of the members spawned on a side, where their
+//!    [`Members`] measure it (see [`super::cpu`]).
 //!
 //! Everything that runs per message is the engine's own code, monomorphised inside each member's
 //! work; the skeleton runs once per sample. An engine comes in two parts: its [`Shape`] (where
@@ -20,6 +21,7 @@
 //! calls that work once per sample, and the crew each member's once per thread (see
 //! [`Crew::spawn`]), through a dynamic call; nothing per message is.
 
+use super::cpu::{CpuTally, Side};
 use super::crew::{Crew, CrewError, Progress};
 use crate::outcome::{SampleOutcome, SampleStatus};
 use crate::placement::{self, Placement, Plan};
@@ -111,10 +113,17 @@ fn skeleton<S: Shape>(
     if let Err(why) = work(&config(spec, producers, consumers), &progress, &mut members) {
         return refused(why, members.placement());
     }
+    let cpu = members.cpu();
     match collect(members, spec.watchdog(None), shape.total()) {
-        Ok((reports, place)) => shape.finish(reports, place),
+        Ok((reports, place)) => with_cpu(shape.finish(reports, place), cpu.as_deref()),
         Err(outcome) => *outcome,
     }
+}
+
+/// `outcome` with the CPU time in `tally` (the members', all collected), if it was measured.
+pub(super) fn with_cpu(mut outcome: SampleOutcome, tally: Option<&CpuTally>) -> SampleOutcome {
+    outcome.cpu = tally.and_then(CpuTally::record);
+    outcome
 }
 
 /// What the shape of a stream (on threads, on tasks, or into a callback) knows of its sample:
@@ -242,6 +251,12 @@ pub(super) trait Members<R> {
     /// The placement planned (that of a sample that ends before its members run).
     fn placement(&self) -> Placement;
 
+    /// Where the CPU time of the members spawned on a side is added up, if these members
+    /// measure it (OS threads do; tasks under an async driver do not).
+    fn cpu(&self) -> Option<Arc<CpuTally>> {
+        None
+    }
+
     /// Runs the members and waits for their reports, in the order they were added, under
     /// `watchdog` (see [`Crew::collect`]); returns them with the placement they ran under.
     fn run(self, watchdog: Duration) -> (Result<Vec<R>, Failure>, Placement);
@@ -281,6 +296,14 @@ impl<R: Send + 'static> Threads<R> {
     {
         self.crew.spawn(name, work);
     }
+
+    /// [`Threads::spawn`], the member's CPU time counted for `side` (see [`Crew::spawn_as`]).
+    pub fn spawn_as<F>(&mut self, side: Side, name: &str, work: F)
+    where
+        F: FnOnce() -> R + Send + 'static,
+    {
+        self.crew.spawn_as(side, name, work);
+    }
 }
 
 impl<R: Send + 'static> Members<R> for Threads<R> {
@@ -290,6 +313,10 @@ impl<R: Send + 'static> Members<R> for Threads<R> {
 
     fn placement(&self) -> Placement {
         self.place.clone()
+    }
+
+    fn cpu(&self) -> Option<Arc<CpuTally>> {
+        Some(self.crew.cpu.clone())
     }
 
     fn run(self, watchdog: Duration) -> (Result<Vec<R>, Failure>, Placement) {

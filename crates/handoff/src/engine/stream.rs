@@ -1,5 +1,6 @@
 //! Streaming workloads (`spsc`, `mpsc`, `mpmc`) over a pull transport.
 
+use super::cpu::Side;
 use super::crew::{Cadence, Progress};
 use super::sample::{self, Engine, Flow, Members, Refused, Shape, Threads};
 use crate::message::Message;
@@ -131,7 +132,7 @@ impl<'a, T: Transport, M: Message> Engine for Stream<'a, T, M> {
         for (c, rx) in receivers.into_iter().enumerate() {
             let verifier = Verifier::new(producers, per, sem.ordering, consumers);
             let progress = crew.progress().clone();
-            crew.spawn(&format!("consumer-{c}"), move || {
+            crew.spawn_as(Side::Consumer, &format!("consumer-{c}"), move || {
                 Member::Consumer(consume::<M, T::Rx<M>>(
                     rx,
                     verifier,
@@ -143,7 +144,7 @@ impl<'a, T: Transport, M: Message> Engine for Stream<'a, T, M> {
             });
         }
         for (p, tx) in senders.into_iter().enumerate() {
-            crew.spawn(&format!("producer-{p}"), move || {
+            crew.spawn_as(Side::Producer, &format!("producer-{p}"), move || {
                 Member::Producer(produce::<M, T::Tx<M>>(tx, form, p as u32, per, batch))
             });
         }

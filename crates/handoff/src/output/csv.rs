@@ -4,6 +4,11 @@
 //! has both in the `mode_*` columns (the median of each, in the unit of `tput_median` for a
 //! stream and of `ns_per_msg_median` for ping-pong, and its share of the samples).
 //!
+//! When any result of the report has its CPU cost measured, the [`CPU_COLUMNS`] follow all the
+//! others (`cpu_ns_per_msg`, `producer_cores`, `consumer_cores`: medians over the timed samples,
+//! empty for a result without them), so every other column keeps its position; a report without
+//! CPU figures has none of them.
+//!
 //! A text cell that a spreadsheet would read as a formula (one that starts with `=`, `+`, `-`,
 //! `@`, a tab or a carriage return: a transport's name from a plugin, an option value, the
 //! output a crashed worker printed) is written behind a single quote `'`, which a spreadsheet
@@ -64,6 +69,19 @@ const COLUMNS: [&str; 45] = [
     "mode_high_share",
 ];
 
+/// The CPU cost's columns, after [`COLUMNS`] in a report where some result measured it.
+const CPU_COLUMNS: [&str; 3] = ["cpu_ns_per_msg", "producer_cores", "consumer_cores"];
+
+/// The CPU cost's cells of `r`, in the order of [`CPU_COLUMNS`]; empty where not measured.
+fn cpu_cells(r: &crate::report::TrialResult) -> [String; CPU_COLUMNS.len()] {
+    let c = r.cpu.as_ref();
+    [
+        opt(c.map(|c| c.ns_per_msg)),
+        opt(c.map(|c| c.producer_cores)),
+        opt(c.map(|c| c.consumer_cores)),
+    ]
+}
+
 /// Writes one CSV row per result.
 pub(super) struct CsvExporter;
 
@@ -86,7 +104,12 @@ fn text(s: impl Into<String>) -> String {
 impl Exporter for CsvExporter {
     fn export(&self, report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
         let mut w = csv::Writer::from_writer(out);
-        w.write_record(COLUMNS)?;
+        let cpu = report.results.iter().any(|r| r.cpu.is_some());
+        if cpu {
+            w.write_record(COLUMNS.iter().chain(CPU_COLUMNS.iter()))?;
+        } else {
+            w.write_record(COLUMNS)?;
+        }
         for r in &report.results {
             let p = &r.params;
             let t = r.throughput.as_ref();
@@ -167,7 +190,11 @@ impl Exporter for CsvExporter {
                 opt(r.modes.map(|m| m.high.median)),
                 opt(r.modes.map(|m| m.high.share)),
             ];
-            w.write_record(&record)?;
+            if cpu {
+                w.write_record(record.iter().chain(cpu_cells(r).iter()))?;
+            } else {
+                w.write_record(&record)?;
+            }
         }
         w.flush()
     }
@@ -196,6 +223,24 @@ mod tests {
 
     fn column(name: &str) -> usize {
         COLUMNS.iter().position(|c| *c == name).unwrap()
+    }
+
+    #[test]
+    fn cpu_columns_come_last_and_only_when_some_result_measured_it() {
+        let without = rows(vec![stream()]);
+        assert_eq!(without[0].len(), COLUMNS.len());
+        let mut measured = stream();
+        measured.cpu = Some(handoff_model::cpu::CpuFigures {
+            producer_cores: 0.5,
+            consumer_cores: 1.0,
+            ns_per_msg: 150.0,
+            samples: 3,
+        });
+        let rows = rows(vec![measured, stream()]);
+        assert_eq!(rows[0][..COLUMNS.len()], COLUMNS.map(String::from));
+        assert_eq!(rows[0][COLUMNS.len()..], CPU_COLUMNS.map(String::from));
+        assert_eq!(rows[1][COLUMNS.len()..], ["150", "0.5", "1"]);
+        assert_eq!(rows[2][COLUMNS.len()..], ["", "", ""]);
     }
 
     #[test]

@@ -564,6 +564,7 @@ impl Distinct {
             messages: self.messages.len() > 1,
             samples: self.samples.len() > 1,
             memory: false,
+            cpu: false,
             language: false,
         }
     }
@@ -576,6 +577,8 @@ struct Varying {
     samples: bool,
     /// Some result of the group has its worker's memory measured: a `peak mem` column.
     memory: bool,
+    /// Some result of the group has its CPU cost measured: `cpu/msg` and `cores` columns.
+    cpu: bool,
     /// Some transport of the group is not one of handoff's own Rust ones (a plugin, a C++
     /// peer): a `language` column.
     language: bool,
@@ -592,6 +595,7 @@ fn group(
     let distinct = Distinct::of(&rows);
     let varying = Varying {
         memory: rows.iter().any(|r| r.memory.is_some()),
+        cpu: rows.iter().any(|r| r.cpu.is_some()),
         language: rows.iter().any(|r| !r.origin.is_default()),
         ..distinct.varying()
     };
@@ -827,6 +831,9 @@ fn columns(kind: Shape, varying: &Varying) -> Vec<Column> {
     if varying.memory {
         columns.push(number("peak mem"));
     }
+    if varying.cpu {
+        columns.extend([number("cpu/msg"), number("cores")]);
+    }
     columns.push(text("lints"));
     columns
 }
@@ -930,8 +937,20 @@ fn row(
         // The worker's highest resident set in any timed sample.
         cells.push(r.memory.map_or("–".into(), |m| fmt::memory(m.peak as f64)));
     }
+    if varying.cpu {
+        cpu_cells(r, &mut cells);
+    }
     cells.push(lint_marks(r, every, footnotes));
     cells
+}
+
+/// The CPU cost of a row (see [`handoff_model::cpu`]): both sides' CPU time per message, and
+/// cores busy as producers`+`consumers, e.g. `0.98+1.00`; dashes where not measured.
+fn cpu_cells(r: &TrialResult, cells: &mut Vec<String>) {
+    match &r.cpu {
+        Some(c) => cells.extend([fmt::duration(c.ns_per_msg), c.cores_label()]),
+        None => cells.extend([dash(), dash()]),
+    }
 }
 
 /// A row's lint codes with their footnote numbers, e.g. `noisy[1] same-thread[2]`; a lint every
@@ -1184,6 +1203,39 @@ mod tests {
         sem.wait = WaitStrategy::SpinThenPark;
         assert_eq!(short_semantics(&sem), "SPSC fifo bounded spin-park");
         assert!(SEMANTICS_LEGEND.contains("spin, spin-yield: never sleep"));
+    }
+
+    #[test]
+    fn cpu_columns_show_only_when_some_row_measured_the_cost() {
+        let names =
+            |v: &View| -> Vec<&str> { v.groups[0].columns.iter().map(|c| c.name).collect() };
+        let plain = build(&report(vec![stream()]));
+        assert!(!names(&plain).contains(&"cpu/msg"));
+
+        let mut measured = stream();
+        measured.transport = "measured".into();
+        measured.cpu = Some(handoff_model::cpu::CpuFigures {
+            producer_cores: 0.98,
+            consumer_cores: 1.0,
+            ns_per_msg: 212.0,
+            samples: 5,
+        });
+        let mut other = stream();
+        other.transport = "other".into();
+        let v = build(&report(vec![measured, other]));
+        let columns = names(&v);
+        let at = |name: &str| columns.iter().position(|c| *c == name).expect(name);
+        let cells = |transport: &str| {
+            let row = v.groups[0]
+                .ranked
+                .iter()
+                .find(|r| r[0] == transport)
+                .expect(transport);
+            (row[at("cpu/msg")].clone(), row[at("cores")].clone())
+        };
+        assert_eq!(cells("measured"), ("212 ns".into(), "0.98+1.00".into()));
+        assert_eq!(cells("other"), ("–".into(), "–".into()));
+        assert_eq!(columns.last(), Some(&"lints"));
     }
 
     #[test]

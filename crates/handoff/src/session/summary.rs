@@ -22,6 +22,7 @@ use crate::semantics::{Locality, Semantics};
 use crate::stats::modes::{self, Modes};
 use crate::stats::Summary;
 use crate::workload::{Driver, Messages, Pacing, TrialSpec, WorkloadKind};
+use handoff_model::cpu::CpuFigures;
 
 /// What a trial ran, as its summary reads it.
 pub(super) struct Ran<'a> {
@@ -123,6 +124,7 @@ pub(super) fn summarise(
                 .filter_map(|o| o.memory)
                 .collect::<Vec<_>>(),
         ),
+        cpu: cpu_figures(t.outcomes),
         printed: Some(t.printed).filter(|p| !p.is_empty()),
         origin: catalog
             .get(&spec.transport)
@@ -177,6 +179,16 @@ fn verdict(stop: Option<&SampleOutcome>) -> (Verdict, Option<String>) {
         Some(SampleStatus::Unsupported(s)) => (Verdict::Unsupported, Some(s.clone())),
         Some(SampleStatus::Invalid(s)) => (Verdict::Invalid, Some(s.clone())),
     }
+}
+
+/// The CPU cost of the timed samples `outcomes`: the medians of cores busy per side and of CPU
+/// time per message, over the samples that measured it; `None` if none did.
+fn cpu_figures(outcomes: &[SampleOutcome]) -> Option<CpuFigures> {
+    let measured: Vec<_> = outcomes
+        .iter()
+        .filter_map(|o| o.cpu.map(|cpu| (cpu, o.elapsed_ns, o.messages)))
+        .collect();
+    CpuFigures::of(&measured)
 }
 
 /// The raw figures of each timed sample.
@@ -303,5 +315,47 @@ fn unknown_semantics() -> crate::semantics::Semantics {
         batch: false,
         locality: Locality::CrossThread,
         consumer_style: ConsumerStyle::Pull,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outcome::SampleCpu;
+
+    /// A passing sample of `messages` over `elapsed_ns`, with `cpu` measured.
+    fn sample(messages: u64, elapsed_ns: u64, cpu: Option<SampleCpu>) -> SampleOutcome {
+        SampleOutcome {
+            messages,
+            elapsed_ns,
+            cpu,
+            ..SampleOutcome::status_only(SampleStatus::Pass, Placement::default())
+        }
+    }
+
+    #[test]
+    fn cpu_figures_are_medians_over_the_samples_that_measured_them() {
+        let cpu = |p: u64, c: u64| {
+            Some(SampleCpu {
+                producer_ns: p,
+                consumer_ns: c,
+            })
+        };
+        let outcomes = [
+            // 100 ms samples of a million messages.
+            sample(1_000_000, 100_000_000, cpu(100_000_000, 90_000_000)),
+            sample(1_000_000, 100_000_000, cpu(80_000_000, 100_000_000)),
+            sample(1_000_000, 100_000_000, cpu(95_000_000, 95_000_000)),
+            // Not measured (an async driver): left out.
+            sample(1_000_000, 100_000_000, None),
+        ];
+        let f = cpu_figures(&outcomes).expect("measured");
+        assert_eq!(f.samples, 3);
+        assert!((f.producer_cores - 0.95).abs() < 1e-9, "{f:?}");
+        assert!((f.consumer_cores - 0.95).abs() < 1e-9, "{f:?}");
+        // 190, 180 and 190 ns of CPU per message.
+        assert!((f.ns_per_msg - 190.0).abs() < 1e-9, "{f:?}");
+        assert_eq!(cpu_figures(&outcomes[3..]), None);
+        assert_eq!(cpu_figures(&[]), None);
     }
 }

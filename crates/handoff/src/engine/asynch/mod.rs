@@ -34,6 +34,10 @@
 //! delivered for the watchdog interval `hung` (the consumers publish their progress as the thread
 //! engine's do; the watchdog watches the crew of threads or the conductor).
 //!
+//! No sample under an async driver records its CPU time (see [`super::cpu`]): a task's CPU time
+//! cannot be read, and under the threads driver the members are spawned on no side, so that
+//! every driver of an async transport reports the same figures.
+//!
 //! [`driver`] runs a sample's tasks under the driver; [`stream`] and [`pingpong`] are the
 //! engines, each filling in the sample skeleton ([`super::sample`]).
 

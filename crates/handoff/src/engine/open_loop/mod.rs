@@ -13,13 +13,16 @@
 //!
 //! [`run`] takes the hops' endpoints apart, hands them to the threads, collects the threads'
 //! reports under the watchdog (as every sample does, see [`super::sample::collect`]) and puts
-//! the sample's figures together.
+//! the sample's figures together. The CPU time of the injectors (producer side) and of the
+//! stages and sinks (consumer side) is recorded as every threaded sample's is (see
+//! [`super::cpu`]).
 
 mod gauge;
 mod injector;
 mod sink;
 mod stage;
 
+use super::cpu::Side;
 use super::crew::Progress;
 use super::sample::{self, Members, Threads};
 use crate::histogram;
@@ -161,7 +164,7 @@ where
             gauges: gauges.clone(),
             depth_caps: depth_caps.clone(),
         };
-        crew.spawn(&format!("injector-{id}"), move || {
+        crew.spawn_as(Side::Producer, &format!("injector-{id}"), move || {
             Member::Injector(injector.run::<M, S>(tx, form))
         });
     }
@@ -178,7 +181,7 @@ where
             gauges: gauges.clone(),
             clock: clock.clone(),
         };
-        crew.spawn(&format!("stage-{}", h + 1), move || {
+        crew.spawn_as(Side::Consumer, &format!("stage-{}", h + 1), move || {
             Member::Stage(stage.run(rx, tx))
         });
     }
@@ -200,9 +203,12 @@ where
         } else {
             format!("sink-{index}")
         };
-        crew.spawn(&name, move || Member::Sink(Box::new(sink.run::<M, R>(rx))));
+        crew.spawn_as(Side::Consumer, &name, move || {
+            Member::Sink(Box::new(sink.run::<M, R>(rx)))
+        });
     }
 
+    let cpu = crew.cpu();
     let (members, place) = match sample::collect(crew, spec.watchdog(Some(rate)), total) {
         Ok(collected) => collected,
         Err(outcome) => return *outcome,
@@ -239,7 +245,7 @@ where
     // latency from its actual send: the smaller of the two bounds is the one to report.
     let refused_wait_max_ns = injected.refused_wait_max_ns.min(uncorrected.max());
     let elapsed_ns = last_ns.saturating_sub(injected.first.min(last_ns));
-    SampleOutcome {
+    let outcome = SampleOutcome {
         failed_sends: injected.failed + failed_sends,
         failed_recvs,
         latency: Some(histogram::encode(&corrected)),
@@ -260,7 +266,8 @@ where
             hops: hop_figures(&meta, &gauges, &injected.depths),
         })),
         ..sample::measured(verdict, elapsed_ns, place)
-    }
+    };
+    sample::with_cpu(outcome, cpu.as_deref())
 }
 
 /// Each hop's figures: its depth as injector 0 sampled it (`depths`, one histogram per hop) and

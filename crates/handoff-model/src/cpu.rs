@@ -1,0 +1,138 @@
+//! The CPU cost of a trial, as a result records it: the CPU time the harness's producer and
+//! consumer threads spent over each timed sample, and its medians over a trial.
+//!
+//! Each thread's CPU time (user + system) is read on its own clock at the start line and once
+//! its work ends, so it counts what the thread ran between the two: the transport's code on
+//! that thread, its spinning or blocking, and the harness's own per-message work (building and
+//! verifying messages). A transport's own background threads are not counted.
+
+use serde::{Deserialize, Serialize};
+
+/// The CPU time of one sample's threads, per side, in nanoseconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SampleCpu {
+    /// The producers' CPU time, summed over them (ping-pong: the pinger's; open loop: the
+    /// injectors').
+    pub producer_ns: u64,
+    /// The consumers' CPU time, summed over them (ping-pong: the ponger's; open loop: the
+    /// stages' and sinks').
+    pub consumer_ns: u64,
+}
+
+impl SampleCpu {
+    /// Both sides' CPU time, ns.
+    pub fn total_ns(&self) -> u64 {
+        self.producer_ns.saturating_add(self.consumer_ns)
+    }
+
+    /// Cores busy on each side over a sample of `elapsed_ns`: CPU-seconds per second,
+    /// `(producers, consumers)`. `None` for an empty sample.
+    pub fn cores(&self, elapsed_ns: u64) -> Option<(f64, f64)> {
+        (elapsed_ns > 0).then(|| {
+            let wall = elapsed_ns as f64;
+            (
+                self.producer_ns as f64 / wall,
+                self.consumer_ns as f64 / wall,
+            )
+        })
+    }
+
+    /// Both sides' CPU time per message delivered, ns; `None` if none was.
+    pub fn ns_per_msg(&self, messages: u64) -> Option<f64> {
+        (messages > 0).then(|| self.total_ns() as f64 / messages as f64)
+    }
+}
+
+/// A trial's CPU cost: medians over its timed samples that measured it.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CpuFigures {
+    /// Cores busy on the producer side: its CPU-seconds per second of the sample (≈ 1 per
+    /// producer thread that never sleeps).
+    pub producer_cores: f64,
+    /// Cores busy on the consumer side, likewise.
+    pub consumer_cores: f64,
+    /// Both sides' CPU time per message delivered, ns.
+    pub ns_per_msg: f64,
+    /// Timed samples the medians are over.
+    pub samples: usize,
+}
+
+impl CpuFigures {
+    /// The medians of `samples`: each timed sample's CPU record, its elapsed time (ns) and the
+    /// messages it delivered. Samples without a record, elapsed time or messages are left out;
+    /// `None` when none is left.
+    pub fn of(samples: &[(SampleCpu, u64, u64)]) -> Option<CpuFigures> {
+        let (mut producers, mut consumers, mut per_msg) = (Vec::new(), Vec::new(), Vec::new());
+        for (cpu, elapsed_ns, messages) in samples {
+            if let (Some((p, c)), Some(n)) = (cpu.cores(*elapsed_ns), cpu.ns_per_msg(*messages)) {
+                producers.push(p);
+                consumers.push(c);
+                per_msg.push(n);
+            }
+        }
+        Some(CpuFigures {
+            producer_cores: median(&mut producers)?,
+            consumer_cores: median(&mut consumers)?,
+            ns_per_msg: median(&mut per_msg)?,
+            samples: per_msg.len(),
+        })
+    }
+
+    /// Cores busy as a table shows it: producers `+` consumers, e.g. `0.98+1.00`.
+    pub fn cores_label(&self) -> String {
+        format!("{:.2}+{:.2}", self.producer_cores, self.consumer_cores)
+    }
+}
+
+/// The median of `xs` (the mean of the middle two for an even count); `None` when empty.
+fn median(xs: &mut [f64]) -> Option<f64> {
+    if xs.is_empty() {
+        return None;
+    }
+    xs.sort_by(f64::total_cmp);
+    let mid = xs.len() / 2;
+    Some(if xs.len() % 2 == 1 {
+        xs[mid]
+    } else {
+        (xs[mid - 1] + xs[mid]) / 2.0
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sample_s_cores_and_cost_per_message() {
+        let cpu = SampleCpu {
+            producer_ns: 50_000_000,
+            consumer_ns: 100_000_000,
+        };
+        assert_eq!(cpu.cores(100_000_000), Some((0.5, 1.0)));
+        assert_eq!(cpu.ns_per_msg(1_000_000), Some(150.0));
+        assert_eq!(cpu.cores(0), None);
+        assert_eq!(cpu.ns_per_msg(0), None);
+    }
+
+    #[test]
+    fn figures_are_medians_over_the_samples_that_measured() {
+        let at = |p: u64, c: u64| SampleCpu {
+            producer_ns: p,
+            consumer_ns: c,
+        };
+        let f = CpuFigures::of(&[
+            (at(10, 100), 100, 10),
+            (at(30, 90), 100, 10),
+            (at(20, 80), 100, 10),
+            // Nothing delivered: left out.
+            (at(1_000, 1_000), 100, 0),
+        ])
+        .expect("three samples measured");
+        assert_eq!(f.samples, 3);
+        assert!((f.producer_cores - 0.2).abs() < 1e-12);
+        assert!((f.consumer_cores - 0.9).abs() < 1e-12);
+        assert!((f.ns_per_msg - 11.0).abs() < 1e-12);
+        assert_eq!(f.cores_label(), "0.20+0.90");
+        assert_eq!(CpuFigures::of(&[]), None);
+    }
+}
