@@ -6,6 +6,7 @@
 //! that thread, its spinning or blocking, and the harness's own per-message work (building and
 //! verifying messages). A transport's own background threads are not counted.
 
+use crate::stats::median;
 use serde::{Deserialize, Serialize};
 
 /// The CPU time of one sample's threads, per side, in nanoseconds.
@@ -70,10 +71,13 @@ impl CpuFigures {
                 per_msg.push(n);
             }
         }
+        if per_msg.is_empty() {
+            return None;
+        }
         Some(CpuFigures {
-            producer_cores: median(&mut producers)?,
-            consumer_cores: median(&mut consumers)?,
-            ns_per_msg: median(&mut per_msg)?,
+            producer_cores: median(&producers),
+            consumer_cores: median(&consumers),
+            ns_per_msg: median(&per_msg),
             samples: per_msg.len(),
         })
     }
@@ -82,20 +86,6 @@ impl CpuFigures {
     pub fn cores_label(&self) -> String {
         format!("{:.2}+{:.2}", self.producer_cores, self.consumer_cores)
     }
-}
-
-/// The median of `xs` (the mean of the middle two for an even count); `None` when empty.
-fn median(xs: &mut [f64]) -> Option<f64> {
-    if xs.is_empty() {
-        return None;
-    }
-    xs.sort_by(f64::total_cmp);
-    let mid = xs.len() / 2;
-    Some(if xs.len() % 2 == 1 {
-        xs[mid]
-    } else {
-        (xs[mid - 1] + xs[mid]) / 2.0
-    })
 }
 
 #[cfg(test)]
