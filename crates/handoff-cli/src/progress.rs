@@ -215,11 +215,12 @@ impl Progress {
         };
         if self.lines.is_some() {
             self.finished_line(label, &status);
-        } else if stopped {
-            self.finished += 1;
-            self.say(&format!("{label}: {status}"));
         } else {
+            // A bar shows only the stops.
             self.finished += 1;
+            if stopped {
+                self.say(&format!("{label}: {status}"));
+            }
         }
     }
 
