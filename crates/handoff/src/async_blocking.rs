@@ -41,8 +41,8 @@ impl<M: Message, R: AsyncReceiver<M>> Receiver<M> for BlockingRx<R> {
 /// Wraps every endpoint of an async channel.
 pub(crate) fn blocking<S, R>(e: Endpoints<S, R>) -> Endpoints<BlockingTx<S>, BlockingRx<R>> {
     Endpoints {
-        senders: e.senders.into_iter().map(BlockingTx).collect(),
-        receivers: e.receivers.into_iter().map(BlockingRx).collect(),
+        senders: crate::transport::map_in_order(e.senders, BlockingTx),
+        receivers: crate::transport::map_in_order(e.receivers, BlockingRx),
     }
 }
 

@@ -369,12 +369,38 @@ impl<T, R> Endpoints<T, R> {
 /// `n` handles made by `wrap` from `n - 1` clones of `end` and then `end` itself (none, dropping
 /// `end`, if `n` is 0): one handle per producer or consumer of a channel whose end can be cloned.
 pub fn handles<E: Clone, H>(n: usize, end: E, mut wrap: impl FnMut(E) -> H) -> Vec<H> {
+    // Plain pushes, not an iterator chain: see `each_from_last`.
     let mut all = Vec::with_capacity(n);
     if n > 0 {
-        all.extend((1..n).map(|_| wrap(end.clone())));
+        for _ in 1..n {
+            all.push(wrap(end.clone()));
+        }
         all.push(wrap(end));
     }
     all
+}
+
+/// Calls `f` with the index and the value of each element of `v`, the last element first.
+///
+/// Endpoints are handed out once per sample, but that code is compiled for every transport,
+/// payload and engine: written with `pop`, it instantiates none of the iterator adapters
+/// (`into_iter`, `enumerate`, `map`, in-place `collect`) or slice reversal whose copies for
+/// every element type made a large share of the crate's build (see BENCHMARKS.md, "Build
+/// time"). Which endpoint is handed out first does not matter: each keeps its index.
+#[inline]
+pub(crate) fn each_from_last<X>(mut v: Vec<X>, mut f: impl FnMut(usize, X)) {
+    while let Some(x) = v.pop() {
+        f(v.len(), x);
+    }
+}
+
+/// `v` with `f` applied to each element, in order (see [`each_from_last`]).
+#[inline]
+pub(crate) fn map_in_order<X, Y>(v: Vec<X>, mut f: impl FnMut(X) -> Y) -> Vec<Y> {
+    let mut out = Vec::with_capacity(v.len());
+    each_from_last(v, |_, x| out.push(f(x)));
+    out.reverse();
+    out
 }
 
 /// A family of pull-style channels (see the module docs).

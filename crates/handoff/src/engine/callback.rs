@@ -7,7 +7,7 @@ use crate::message::Message;
 use crate::outcome::{SampleOutcome, SampleStatus};
 use crate::placement::{self, Placement};
 use crate::semantics::{Locality, Semantics};
-use crate::transport::{CallbackHandle, CallbackTransport, ChannelConfig, Sink};
+use crate::transport::{each_from_last, CallbackHandle, CallbackTransport, ChannelConfig, Sink};
 use crate::verify::{self, Verifier};
 use crate::workload::TrialSpec;
 use std::marker::PhantomData;
@@ -112,11 +112,11 @@ impl<'a, T: CallbackTransport, M: Message> Engine for Callback<'a, T, M> {
         // Spawned on no side: the consumer runs on the transport's own thread, whose CPU time
         // is not the harness's to read, so a callback stream records no CPU cost at all rather
         // than a producer-only one (see `super::cpu`).
-        for (p, tx) in senders.into_iter().enumerate() {
+        each_from_last(senders, |p, tx| {
             crew.spawn(&format!("producer-{p}"), move || {
                 Member::Producer(produce::<M, _>(tx, form, p as u32, per, batch))
             });
-        }
+        });
         crew.spawn("finisher", move || {
             let sink = handle.finish();
             Member::Finished(sink, Instant::now())

@@ -15,7 +15,9 @@
 use crate::message::Message;
 use crate::open_loop::Stamped;
 use crate::payload::{Boxed, Event488, Inline, Report64, Word};
-use crate::transport::{BuildError, ChannelConfig, Endpoints, Receiver, Sender, TransportInfo};
+use crate::transport::{
+    map_in_order, BuildError, ChannelConfig, Endpoints, Receiver, Sender, TransportInfo,
+};
 
 /// A hop's endpoints, boxed.
 pub type BoxedHop<M> = Endpoints<Box<dyn Sender<M>>, Box<dyn Receiver<M>>>;
@@ -23,16 +25,8 @@ pub type BoxedHop<M> = Endpoints<Box<dyn Sender<M>>, Box<dyn Receiver<M>>>;
 /// Boxes a hop's endpoints.
 pub(crate) fn boxed<M: 'static, S: Sender<M>, R: Receiver<M>>(e: Endpoints<S, R>) -> BoxedHop<M> {
     Endpoints {
-        senders: e
-            .senders
-            .into_iter()
-            .map(|s| Box::new(s) as Box<dyn Sender<M>>)
-            .collect(),
-        receivers: e
-            .receivers
-            .into_iter()
-            .map(|r| Box::new(r) as Box<dyn Receiver<M>>)
-            .collect(),
+        senders: map_in_order(e.senders, |s| Box::new(s) as Box<dyn Sender<M>>),
+        receivers: map_in_order(e.receivers, |r| Box::new(r) as Box<dyn Receiver<M>>),
     }
 }
 

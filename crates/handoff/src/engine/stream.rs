@@ -7,7 +7,7 @@ use crate::message::Message;
 use crate::outcome::SampleOutcome;
 use crate::placement::Placement;
 use crate::semantics::Semantics;
-use crate::transport::{ChannelConfig, Endpoints, Receiver, Sender, Transport};
+use crate::transport::{each_from_last, ChannelConfig, Endpoints, Receiver, Sender, Transport};
 use crate::verify::{self, Verifier};
 use crate::workload::TrialSpec;
 use std::marker::PhantomData;
@@ -129,7 +129,7 @@ impl<'a, T: Transport, M: Message> Engine for Stream<'a, T, M> {
         } = self.shape.0;
         let (producers, consumers, batch) = (spec.producers, spec.consumers, spec.batch);
         let form = M::form(spec.payload);
-        for (c, rx) in receivers.into_iter().enumerate() {
+        each_from_last(receivers, |c, rx| {
             let verifier = Verifier::new(producers, per, sem.ordering, consumers);
             let progress = crew.progress().clone();
             crew.spawn_as(Side::Consumer, &format!("consumer-{c}"), move || {
@@ -142,12 +142,12 @@ impl<'a, T: Transport, M: Message> Engine for Stream<'a, T, M> {
                     &progress.delivered,
                 ))
             });
-        }
-        for (p, tx) in senders.into_iter().enumerate() {
+        });
+        each_from_last(senders, |p, tx| {
             crew.spawn_as(Side::Producer, &format!("producer-{p}"), move || {
                 Member::Producer(produce::<M, T::Tx<M>>(tx, form, p as u32, per, batch))
             });
-        }
+        });
     }
 }
 

@@ -9,7 +9,7 @@ use crate::message::Message;
 use crate::outcome::{SampleOutcome, SampleStatus};
 use crate::placement::Placement;
 use crate::semantics::Semantics;
-use crate::transport::{ChannelConfig, Endpoints};
+use crate::transport::{each_from_last, ChannelConfig, Endpoints};
 use crate::transport_async::{AsyncReceiver, AsyncSender, AsyncTransport};
 use crate::verify::{self, Verifier};
 use crate::workload::TrialSpec;
@@ -161,7 +161,7 @@ impl<'a, T: AsyncTransport, M: Message> Engine for Stream<'a, T, M> {
         let form = M::form(spec.payload);
         // Where each producer last ran, for the same-worker count.
         let wheres: Arc<[Where]> = (0..producers).map(|_| Where::default()).collect();
-        for (c, rx) in receivers.into_iter().enumerate() {
+        each_from_last(receivers, |c, rx| {
             let verifier = Verifier::new(producers, per, sem.ordering, consumers);
             let progress = tasks.progress().clone();
             let wheres = wheres.clone();
@@ -171,13 +171,13 @@ impl<'a, T: AsyncTransport, M: Message> Engine for Stream<'a, T, M> {
                         .await,
                 )
             });
-        }
-        for (p, tx) in senders.into_iter().enumerate() {
+        });
+        each_from_last(senders, |p, tx| {
             let wheres = wheres.clone();
             tasks.push(format!("producer-{p}"), async move {
                 Member::Producer(produce::<M, T::Tx<M>>(tx, form, p as u32, per, wheres).await)
             });
-        }
+        });
     }
 }
 

@@ -5,7 +5,7 @@
 //! next to the built-in catalog, and the stock command line runs it:
 //!
 //! ```sh
-//! cargo run --release -p handoff-cli --example custom_transport -- \
+//! cargo run --release -p custom-transport -- \
 //!     run --transport my-spin-queue,crossbeam-bounded --workload spsc,mpsc --quick
 //! ```
 //!
