@@ -57,6 +57,7 @@ pub fn stream() -> TrialResult {
         verdict: Verdict::Pass,
         violation: None,
         throughput: None,
+        submit: None,
         ns_per_msg: None,
         latency: None,
         failed_sends: 0,
@@ -92,6 +93,7 @@ pub fn with_rates(mut r: TrialResult, rates: &[f64]) -> TrialResult {
             p50_ns: None,
             p99_ns: None,
             memory: None,
+            submit_ns: None,
         })
         .collect();
     r.throughput = Summary::of(rates);

@@ -14,16 +14,66 @@ pub enum Over {
     Transport(String),
 }
 
+/// Which producer count a scaling gate compares with one producer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum UpTo {
+    /// The largest count swept whose producers and consumers all fit the machine's cores (the
+    /// default): the gate is skipped only when even two producers do not fit.
+    #[default]
+    Cores,
+    /// The largest count swept, skipped when it ran oversubscribed (what reports written before
+    /// `up_to` existed mean).
+    Top,
+    /// This producer count, skipped when it ran oversubscribed.
+    Producers(usize),
+}
+
+impl UpTo {
+    /// What reports written before `up_to` existed meant: the top count.
+    fn recorded_default() -> UpTo {
+        UpTo::Top
+    }
+}
+
+/// Which rate a scaling gate judges.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Rate {
+    /// Messages delivered per second, as the consumers saw them (the default).
+    #[default]
+    Delivery,
+    /// Messages submitted per second: from the start until every producer's last send returned
+    /// (streams only).
+    Submit,
+}
+
+impl Rate {
+    /// The rate's name in a gate's description.
+    pub fn name(self) -> &'static str {
+        match self {
+            Rate::Delivery => "delivery rate",
+            Rate::Submit => "submit rate",
+        }
+    }
+}
+
 /// A gate, checked.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum Gate {
-    /// Throughput at the top producer count ≥ `min` × the one-producer figure.
+    /// The rate at a producer count (see [`UpTo`]) ≥ `min` × the one-producer figure.
     Scaling {
         /// The transports judged; empty: every one swept over producer counts.
         transports: Vec<String>,
         /// The least factor.
         min: f64,
+        /// Which producer count is compared with one producer.
+        #[serde(default = "UpTo::recorded_default")]
+        up_to: UpTo,
+        /// Which rate is judged.
+        #[serde(default)]
+        metric: Rate,
     },
     /// One transport's throughput ≥ `min` × another's at every point both ran.
     Ratio {
@@ -53,12 +103,23 @@ impl Gate {
     /// One line saying what the gate asks.
     pub fn describe(&self) -> String {
         match self {
-            Gate::Scaling { transports, min } => format!(
-                "scaling {}: top producer count ≥ {min}× one producer",
+            Gate::Scaling {
+                transports,
+                min,
+                up_to,
+                metric,
+            } => format!(
+                "scaling {}: {} at {} ≥ {min}× one producer",
                 if transports.is_empty() {
                     "(every transport)".to_string()
                 } else {
                     transports.join(", ")
+                },
+                metric.name(),
+                match up_to {
+                    UpTo::Cores => "the most producers that fit the cores".to_string(),
+                    UpTo::Top => "the top producer count".to_string(),
+                    UpTo::Producers(n) => format!("{n} producers"),
                 }
             ),
             Gate::Ratio {
@@ -119,4 +180,37 @@ pub struct GateOutcome {
     pub status: GateStatus,
     /// One line per point judged (or the reason it could not be).
     pub details: Vec<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_scaling_gate_recorded_before_up_to_existed_reads_as_the_top_count() {
+        let old: Gate =
+            serde_json::from_str(r#"{"kind":"scaling","transports":["q"],"min":1.5}"#).unwrap();
+        assert_eq!(
+            old,
+            Gate::Scaling {
+                transports: vec!["q".into()],
+                min: 1.5,
+                up_to: UpTo::Top,
+                metric: Rate::Delivery,
+            }
+        );
+        let new = Gate::Scaling {
+            transports: vec![],
+            min: 2.0,
+            up_to: UpTo::Producers(8),
+            metric: Rate::Submit,
+        };
+        let text = serde_json::to_string(&new).unwrap();
+        assert!(text.contains(r#""up_to":{"producers":8}"#), "{text}");
+        assert_eq!(serde_json::from_str::<Gate>(&text).unwrap(), new);
+        assert_eq!(
+            new.describe(),
+            "scaling (every transport): submit rate at 8 producers ≥ 2× one producer"
+        );
+    }
 }

@@ -231,6 +231,19 @@ pub struct RawSample {
     /// process, where the system does not show it, and in older reports.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory: Option<crate::memory::SampleMemory>,
+    /// Nanoseconds from the start until every producer's last send returned (streams on
+    /// threads, callback streams, async streams); absent elsewhere and in older reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub submit_ns: Option<u64>,
+}
+
+impl RawSample {
+    /// Messages submitted per second: the messages over the time until every producer's last
+    /// send returned; `None` where that was not recorded.
+    pub fn submit_per_s(&self) -> Option<f64> {
+        self.submit_ns
+            .map(|ns| self.messages as f64 / (ns.max(1) as f64 / 1e9))
+    }
 }
 
 /// The result of one trial.
@@ -252,6 +265,11 @@ pub struct TrialResult {
     pub violation: Option<String>,
     /// Messages (round trips) per second over the timed samples.
     pub throughput: Option<Summary>,
+    /// Messages submitted per second over the timed samples (see [`RawSample::submit_per_s`]):
+    /// with many producers, what each producer's sends achieved together, which a single
+    /// consumer does not cap; absent where not recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub submit: Option<Summary>,
     /// Nanoseconds per message (round trip) over the timed samples.
     pub ns_per_msg: Option<Summary>,
     /// Latency percentiles, where measured.

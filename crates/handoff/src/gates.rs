@@ -9,7 +9,7 @@ use crate::compare::metric::{self, Metric};
 use crate::compare::{compare, Change, Comparison, Judgement};
 use crate::report::{RunReport, TrialResult, Verdict};
 use crate::stats::median;
-use handoff_model::gate::{Gate, Over};
+use handoff_model::gate::{Gate, Over, Rate, UpTo};
 pub use handoff_model::gate::{GateOutcome, GateStatus};
 use std::collections::BTreeMap;
 
@@ -40,7 +40,12 @@ pub(crate) fn evaluate(gates: &[Gate], report: &RunReport, load: &Loader<'_>) ->
         .iter()
         .map(|g| {
             let (status, details) = match g {
-                Gate::Scaling { transports, min } => scaling(report, transports, *min),
+                Gate::Scaling {
+                    transports,
+                    min,
+                    up_to,
+                    metric,
+                } => scaling(report, transports, *min, *up_to, *metric),
                 Gate::Ratio {
                     transport,
                     options,
@@ -87,7 +92,30 @@ fn label(r: &TrialResult) -> String {
     }
 }
 
-fn scaling(report: &RunReport, transports: &[String], min: f64) -> (GateStatus, Vec<String>) {
+/// The median rate `metric` of a passing result, or why there is none.
+fn rate(r: &TrialResult, metric: Rate) -> Result<f64, String> {
+    if r.verdict != Verdict::Pass {
+        return Err(format!("{}", r.verdict));
+    }
+    let figure = match metric {
+        Rate::Delivery => figure(r).filter(|(_, higher)| *higher).map(|(x, _)| x),
+        Rate::Submit => {
+            let xs: Vec<f64> = r.samples.iter().filter_map(|s| s.submit_per_s()).collect();
+            (!xs.is_empty()).then(|| median(&xs))
+        }
+    };
+    figure
+        .filter(|x| *x > 0.0)
+        .ok_or_else(|| format!("no {} recorded", metric.name()))
+}
+
+fn scaling(
+    report: &RunReport,
+    transports: &[String],
+    min: f64,
+    up_to: UpTo,
+    metric: Rate,
+) -> (GateStatus, Vec<String>) {
     // A sweep: the same measurement but for the producer count.
     let mut sweeps: BTreeMap<String, Vec<&TrialResult>> = BTreeMap::new();
     for r in &report.results {
@@ -113,25 +141,68 @@ fn scaling(report: &RunReport, transports: &[String], min: f64) -> (GateStatus, 
     let mut details = Vec::new();
     for rs in sweeps.values() {
         let one = rs.iter().find(|r| r.params.producers == 1);
-        let top = rs.iter().max_by_key(|r| r.params.producers);
-        let (Some(one), Some(top)) = (one, top) else {
+        let more = rs.iter().filter(|r| r.params.producers > 1);
+        let (Some(one), Some(top)) = (one, more.clone().max_by_key(|r| r.params.producers)) else {
             continue;
         };
-        if top.params.producers <= 1 {
-            continue;
-        }
         let who = format!("{} {}", label(top), top.workload.name());
-        let threads = top.params.producers + top.params.consumers;
-        if threads > cpus {
-            skipped += 1;
-            details.push(format!(
-                "{who}: skipped (oversubscribed: {threads} threads on {cpus} cores at {} producers)",
-                top.params.producers
-            ));
-            continue;
-        }
-        match (figure(one), figure(top)) {
-            (Some((a, _)), Some((b, _))) if a > 0.0 => {
+        let consumers = top.params.consumers;
+        let threads = |r: &TrialResult| r.params.producers + r.params.consumers;
+        let point = match up_to {
+            UpTo::Cores => more
+                .filter(|r| threads(r) <= cpus)
+                .max_by_key(|r| r.params.producers)
+                .copied()
+                .ok_or_else(|| {
+                    if 2 + consumers > cpus {
+                        format!(
+                            "{cpus} cores: even 2 producers and {consumers} consumer{} need {} threads",
+                            if consumers == 1 { "" } else { "s" },
+                            2 + consumers
+                        )
+                    } else {
+                        let least = rs
+                            .iter()
+                            .filter(|r| r.params.producers > 1)
+                            .min_by_key(|r| r.params.producers)
+                            .map_or(0, |r| r.params.producers);
+                        format!(
+                            "no producer count swept above 1 fits {cpus} cores (the least, {least}, needs {} threads)",
+                            least + consumers
+                        )
+                    }
+                }),
+            UpTo::Top => Ok(*top),
+            UpTo::Producers(n) => match rs.iter().find(|r| r.params.producers == n) {
+                Some(r) => Ok(*r),
+                None => {
+                    failed += 1;
+                    details.push(format!(
+                        "{who}: cannot be evaluated: no result at {n} producers"
+                    ));
+                    continue;
+                }
+            },
+        };
+        let point = match point {
+            Ok(r) if threads(r) > cpus => {
+                skipped += 1;
+                details.push(format!(
+                    "{who}: skipped (oversubscribed: {} threads on {cpus} cores at {} producers)",
+                    threads(r),
+                    r.params.producers
+                ));
+                continue;
+            }
+            Ok(r) => r,
+            Err(why) => {
+                skipped += 1;
+                details.push(format!("{who}: skipped ({why})"));
+                continue;
+            }
+        };
+        match (rate(one, metric), rate(point, metric)) {
+            (Ok(a), Ok(b)) => {
                 let f = b / a;
                 let ok = f >= min;
                 if ok {
@@ -140,16 +211,20 @@ fn scaling(report: &RunReport, transports: &[String], min: f64) -> (GateStatus, 
                     failed += 1;
                 }
                 details.push(format!(
-                    "{who}: {f:.2}× at {} producers over 1 ({})",
-                    top.params.producers,
+                    "{who}: {} {f:.2}× at {} producers over 1 ({})",
+                    metric.name(),
+                    point.params.producers,
                     if ok { "pass" } else { "FAIL" }
                 ));
             }
-            _ => {
+            (a, b) => {
                 failed += 1;
+                let say = |r: Result<f64, String>| r.err().unwrap_or_else(|| "pass".into());
                 details.push(format!(
                     "{who}: cannot be evaluated: 1 producer {}, {} producers {}",
-                    one.verdict, top.params.producers, top.verdict
+                    say(a),
+                    point.params.producers,
+                    say(b)
                 ));
             }
         }

@@ -176,6 +176,10 @@ pub struct SampleOutcome {
     /// systems without a per-thread CPU clock).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu: Option<SampleCpu>,
+    /// Nanoseconds from the start until every producer's last send returned (streams); `None`
+    /// where not recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub submit_ns: Option<u64>,
 }
 
 /// Hand-offs whose receiver ran on the OS thread its sender last ran on: on a multi-thread
@@ -250,6 +254,7 @@ impl SampleOutcome {
             layout: None,
             memory: None,
             cpu: None,
+            submit_ns: None,
         }
     }
 }

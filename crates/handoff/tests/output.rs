@@ -101,6 +101,7 @@ fn stream(
         verdict,
         violation: None,
         throughput: tput.map(|t| summary(t, t * 0.95, t * 1.05, 0.012)),
+        submit: None,
         ns_per_msg: tput.map(|t| summary(1e9 / t, 1e9 / t / 1.05, 1e9 / t / 0.95, 0.012)),
         latency: None,
         failed_sends: 0,
@@ -125,6 +126,7 @@ fn stream(
                     p50_ns: None,
                     p99_ns: None,
                     memory: None,
+                    submit_ns: None,
                 }]
             })
             .unwrap_or_default(),

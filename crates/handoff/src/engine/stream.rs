@@ -17,6 +17,8 @@ use std::time::Instant;
 /// What one producer thread reports.
 pub(super) struct ProducerReport {
     pub start: Instant,
+    /// When its last send returned.
+    pub end: Instant,
     pub failed: u64,
     /// `Some(sent)` if a send was refused before the producer finished.
     pub refused_after: Option<u64>,
@@ -69,10 +71,12 @@ pub(super) fn produce<M: Message, S: Sender<M>>(
             }
         }
     }
+    let end = Instant::now();
     let failed = tx.failed_attempts();
     drop(tx);
     ProducerReport {
         start,
+        end,
         failed,
         refused_after,
         producer: id,
@@ -195,9 +199,16 @@ impl Shape for Streams<'_> {
         SampleOutcome {
             failed_sends: prods.iter().map(|p| p.failed).sum(),
             failed_recvs,
+            submit_ns: submitted(&prods, start),
             ..sample::measured(verdict, elapsed_ns, place)
         }
     }
+}
+
+/// Nanoseconds from `start` until the last producer's last send returned.
+pub(super) fn submitted(prods: &[ProducerReport], start: Instant) -> Option<u64> {
+    let end = prods.iter().map(|p| p.end).max()?;
+    Some(end.saturating_duration_since(start).as_nanos() as u64)
 }
 
 /// Records the first refused send, if any, in the verifier.

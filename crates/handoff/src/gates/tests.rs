@@ -37,6 +37,8 @@ fn scaling_passes_fails_and_is_skipped_when_oversubscribed() {
     let gate = |min| Gate::Scaling {
         transports: vec![],
         min,
+        up_to: UpTo::Cores,
+        metric: Rate::Delivery,
     };
     let run = report(vec![at("q", 1, &RATES), at("q", 2, &scaled(1.6))], 8);
     let o = one(gate(1.5), &run, &no_baseline);
@@ -55,7 +57,162 @@ fn scaling_passes_fails_and_is_skipped_when_oversubscribed() {
     let small = report(run.results.clone(), 2);
     let o = one(gate(1.5), &small, &no_baseline);
     assert_eq!(o.status, GateStatus::Skipped, "{:?}", o.details);
-    assert!(o.details[0].contains("oversubscribed: 3 threads on 2 cores"));
+    assert!(
+        o.details[0].contains("skipped (2 cores: even 2 producers and 1 consumer need 3 threads)"),
+        "{:?}",
+        o.details
+    );
+}
+
+/// A sweep over 1, 2, 4 and 8 producers whose rate grows up to 4 producers and collapses at 8.
+fn sweep() -> Vec<TrialResult> {
+    vec![
+        at("q", 1, &RATES),
+        at("q", 2, &scaled(1.7)),
+        at("q", 4, &scaled(2.5)),
+        at("q", 8, &scaled(0.8)),
+    ]
+}
+
+fn scaling(up_to: UpTo, metric: Rate) -> Gate {
+    Gate::Scaling {
+        transports: vec!["q".into()],
+        min: 1.5,
+        up_to,
+        metric,
+    }
+}
+
+#[test]
+fn scaling_up_to_the_cores_judges_the_most_producers_that_fit() {
+    // 6 cores: 4 producers and the consumer fit, 8 do not.
+    let run = report(sweep(), 6);
+    let o = one(scaling(UpTo::Cores, Rate::Delivery), &run, &no_baseline);
+    assert_eq!(o.status, GateStatus::Passed, "{:?}", o.details);
+    assert!(
+        o.details[0].contains("2.50× at 4 producers"),
+        "{:?}",
+        o.details
+    );
+
+    // 16 cores: every count fits, so the top one is judged, and it fails.
+    let o = one(
+        scaling(UpTo::Cores, Rate::Delivery),
+        &report(sweep(), 16),
+        &no_baseline,
+    );
+    assert_eq!(o.status, GateStatus::Failed, "{:?}", o.details);
+    assert!(
+        o.details[0].contains("0.80× at 8 producers"),
+        "{:?}",
+        o.details
+    );
+
+    // 4 cores: 2 producers fit (3 threads), 4 do not (5).
+    let o = one(
+        scaling(UpTo::Cores, Rate::Delivery),
+        &report(sweep(), 4),
+        &no_baseline,
+    );
+    assert_eq!(o.status, GateStatus::Passed, "{:?}", o.details);
+    assert!(
+        o.details[0].contains("1.70× at 2 producers"),
+        "{:?}",
+        o.details
+    );
+
+    // A sweep that skips 2 producers on 4 cores: nothing above 1 fits, and it says why.
+    let gappy = vec![at("q", 1, &RATES), at("q", 4, &scaled(2.5))];
+    let o = one(
+        scaling(UpTo::Cores, Rate::Delivery),
+        &report(gappy, 4),
+        &no_baseline,
+    );
+    assert_eq!(o.status, GateStatus::Skipped, "{:?}", o.details);
+    assert!(
+        o.details[0].contains(
+            "no producer count swept above 1 fits 4 cores (the least, 4, needs 5 threads)"
+        ),
+        "{:?}",
+        o.details
+    );
+}
+
+#[test]
+fn scaling_up_to_the_top_or_a_named_count() {
+    let run = report(sweep(), 6);
+    let o = one(scaling(UpTo::Top, Rate::Delivery), &run, &no_baseline);
+    assert_eq!(o.status, GateStatus::Skipped, "{:?}", o.details);
+    assert!(
+        o.details[0].contains("oversubscribed: 9 threads on 6 cores at 8 producers"),
+        "{:?}",
+        o.details
+    );
+
+    let o = one(
+        scaling(UpTo::Producers(2), Rate::Delivery),
+        &run,
+        &no_baseline,
+    );
+    assert_eq!(o.status, GateStatus::Passed, "{:?}", o.details);
+    assert!(
+        o.details[0].contains("1.70× at 2 producers"),
+        "{:?}",
+        o.details
+    );
+
+    let o = one(
+        scaling(UpTo::Producers(3), Rate::Delivery),
+        &run,
+        &no_baseline,
+    );
+    assert_eq!(o.status, GateStatus::Failed, "{:?}", o.details);
+    assert!(
+        o.details[0].contains("no result at 3 producers"),
+        "{:?}",
+        o.details
+    );
+}
+
+#[test]
+fn scaling_on_the_submit_rate_judges_the_producers_not_the_consumer() {
+    // The consumer delivers the same rate at every count; the producers' sends return sooner
+    // with more of them, each sample's submit time a fraction of its elapsed time.
+    let with_submit = |mut r: TrialResult, share: f64| {
+        for s in &mut r.samples {
+            s.submit_ns = Some((s.elapsed_ns as f64 * share) as u64);
+        }
+        r
+    };
+    let run = report(
+        vec![
+            with_submit(at("q", 1, &RATES), 1.0),
+            with_submit(at("q", 2, &RATES), 0.5),
+        ],
+        4,
+    );
+    let o = one(scaling(UpTo::Cores, Rate::Delivery), &run, &no_baseline);
+    assert_eq!(o.status, GateStatus::Failed, "{:?}", o.details);
+    let o = one(scaling(UpTo::Cores, Rate::Submit), &run, &no_baseline);
+    assert_eq!(o.status, GateStatus::Passed, "{:?}", o.details);
+    assert!(
+        o.details[0].contains("submit rate 2.00× at 2 producers"),
+        "{:?}",
+        o.details
+    );
+
+    // Results that recorded no submit time cannot be judged on it.
+    let o = one(
+        scaling(UpTo::Cores, Rate::Submit),
+        &report(sweep(), 4),
+        &no_baseline,
+    );
+    assert_eq!(o.status, GateStatus::Failed, "{:?}", o.details);
+    assert!(
+        o.details[0].contains("no submit rate recorded"),
+        "{:?}",
+        o.details
+    );
 }
 
 #[test]
@@ -63,6 +220,8 @@ fn scaling_without_a_sweep_or_with_a_failed_point_cannot_pass() {
     let gate = Gate::Scaling {
         transports: vec![],
         min: 1.5,
+        up_to: UpTo::Cores,
+        metric: Rate::Delivery,
     };
     let o = one(
         gate.clone(),

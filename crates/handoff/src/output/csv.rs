@@ -7,7 +7,9 @@
 //! When any result of the report has its CPU cost measured, the [`CPU_COLUMNS`] follow all the
 //! others (`cpu_ns_per_msg`, `producer_cores`, `consumer_cores`: medians over the timed samples,
 //! empty for a result without them), so every other column keeps its position; a report without
-//! CPU figures has none of them.
+//! CPU figures has none of them. In the same way, when any result recorded its producers'
+//! submit rate, [`SUBMIT_COLUMNS`] come last (`submit_median`, messages per second until every
+//! producer's last send returned).
 //!
 //! A text cell that a spreadsheet would read as a formula (one that starts with `=`, `+`, `-`,
 //! `@`, a tab or a carriage return: a transport's name from a plugin, an option value, the
@@ -82,6 +84,9 @@ fn cpu_cells(r: &crate::report::TrialResult) -> [String; CPU_COLUMNS.len()] {
     ]
 }
 
+/// The submit rate's column, last, in a report where some result recorded it.
+const SUBMIT_COLUMNS: [&str; 1] = ["submit_median"];
+
 /// Writes one CSV row per result.
 pub(super) struct CsvExporter;
 
@@ -105,11 +110,15 @@ impl Exporter for CsvExporter {
     fn export(&self, report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
         let mut w = csv::Writer::from_writer(out);
         let cpu = report.results.iter().any(|r| r.cpu.is_some());
+        let submit = report.results.iter().any(|r| r.submit.is_some());
+        let mut header: Vec<&str> = COLUMNS.to_vec();
         if cpu {
-            w.write_record(COLUMNS.iter().chain(CPU_COLUMNS.iter()))?;
-        } else {
-            w.write_record(COLUMNS)?;
+            header.extend(CPU_COLUMNS);
         }
+        if submit {
+            header.extend(SUBMIT_COLUMNS);
+        }
+        w.write_record(&header)?;
         for r in &report.results {
             let p = &r.params;
             let t = r.throughput.as_ref();
@@ -190,11 +199,14 @@ impl Exporter for CsvExporter {
                 opt(r.modes.map(|m| m.high.median)),
                 opt(r.modes.map(|m| m.high.share)),
             ];
+            let mut cells = record.to_vec();
             if cpu {
-                w.write_record(record.iter().chain(cpu_cells(r).iter()))?;
-            } else {
-                w.write_record(&record)?;
+                cells.extend(cpu_cells(r));
             }
+            if submit {
+                cells.push(opt(r.submit.as_ref().map(|s| s.median)));
+            }
+            w.write_record(&cells)?;
         }
         w.flush()
     }

@@ -565,6 +565,7 @@ impl Distinct {
             samples: self.samples.len() > 1,
             memory: false,
             cpu: false,
+            submit: false,
             language: false,
         }
     }
@@ -579,6 +580,9 @@ struct Varying {
     memory: bool,
     /// Some result of the group has its CPU cost measured: `cpu/msg` and `cores` columns.
     cpu: bool,
+    /// Some stream of the group ran several producers and recorded their submit rate: a
+    /// `submit/s` column.
+    submit: bool,
     /// Some transport of the group is not one of handoff's own Rust ones (a plugin, a C++
     /// peer): a `language` column.
     language: bool,
@@ -596,6 +600,10 @@ fn group(
     let varying = Varying {
         memory: rows.iter().any(|r| r.memory.is_some()),
         cpu: rows.iter().any(|r| r.cpu.is_some()),
+        submit: kind == Shape::Stream
+            && rows
+                .iter()
+                .any(|r| r.params.producers > 1 && r.submit.is_some()),
         language: rows.iter().any(|r| !r.origin.is_default()),
         ..distinct.varying()
     };
@@ -828,6 +836,9 @@ fn columns(kind: Shape, varying: &Varying) -> Vec<Column> {
         columns.push(number("samples+warm-up"));
     }
     columns.extend(figure_columns(kind).iter().map(|&name| number(name)));
+    if varying.submit {
+        columns.push(number("submit/s"));
+    }
     if varying.memory {
         columns.push(number("peak mem"));
     }
@@ -932,6 +943,10 @@ fn row(
         Shape::Ramp => ramp_cells(r, &mut cells),
         Shape::PingPong => ping_pong_cells(r, &mut cells),
         Shape::Stream => stream_cells(r, &mut cells),
+    }
+    if varying.submit {
+        // The producers' side: every producer's last send returned.
+        cells.push(r.submit.as_ref().map_or(dash(), |s| fmt::rate(s.median)));
     }
     if varying.memory {
         // The worker's highest resident set in any timed sample.
@@ -1235,6 +1250,29 @@ mod tests {
         };
         assert_eq!(cells("measured"), ("212 ns".into(), "0.98+1.00".into()));
         assert_eq!(cells("other"), ("–".into(), "–".into()));
+        assert_eq!(columns.last(), Some(&"lints"));
+    }
+
+    #[test]
+    fn a_submit_column_shows_only_for_several_producers_that_recorded_it() {
+        let names =
+            |v: &View| -> Vec<&str> { v.groups[0].columns.iter().map(|c| c.name).collect() };
+        let submitted = |producers: usize| {
+            let mut r = stream();
+            r.params.producers = producers;
+            r.submit = handoff_model::stats::Summary::of(&[3.0e6, 3.1e6, 2.9e6]);
+            r
+        };
+        // One producer: its submit rate is the stream's own; no column.
+        let one = build(&report(vec![submitted(1)]));
+        assert!(!names(&one).contains(&"submit/s"), "{:?}", names(&one));
+        let v = build(&report(vec![submitted(4)]));
+        let columns = names(&v);
+        let at = columns
+            .iter()
+            .position(|c| *c == "submit/s")
+            .expect("submit/s");
+        assert_eq!(v.groups[0].ranked[0][at], "3.00 M/s");
         assert_eq!(columns.last(), Some(&"lints"));
     }
 

@@ -2,10 +2,12 @@
 //! exit 4.
 //!
 //! ```toml
-//! [[gate]]                    # the top producer count reaches 1.5x the one-producer figure
+//! [[gate]]                    # the most producers that fit the cores reach 1.5x one producer
 //! kind = "scaling"
 //! transports = ["handoff-mpsc"]   # default: every transport swept over producer counts
 //! min = 1.5
+//! up_to = "cores"                 # default; "top" (the most swept) or a producer count
+//! metric = "submit"               # the producers' submit rate; default "delivery"
 //!
 //! [[gate]]                    # handoff-mpsc at least matches the best other transport, per K
 //! kind = "ratio"
@@ -25,9 +27,10 @@ use super::schema::GateSpec;
 use super::value::{At, Origin};
 use crate::catalog::Catalog;
 use crate::suggest::{LookupError, Thing};
-pub use handoff_model::gate::{Gate, Over};
+pub use handoff_model::gate::{Gate, Over, Rate, UpTo};
 
 const KINDS: [&str; 3] = ["scaling", "ratio", "regression"];
+const METRICS: [&str; 2] = ["delivery", "submit"];
 
 /// Checks the gates as written.
 pub(crate) fn check(specs: &[At<GateSpec>], catalog: &Catalog) -> Result<Vec<Gate>, Broken> {
@@ -96,12 +99,28 @@ fn check_one(s: &GateSpec, at: &Origin, catalog: &Catalog) -> Result<Gate, Broke
             unused("max", s.max.is_some())?;
             unused("options", s.options.is_some())?;
             unused("allow_unjudged", s.allow_unjudged.is_some())?;
+            let metric = match &s.metric {
+                None => Rate::Delivery,
+                Some(m) => match m.value.as_str() {
+                    "delivery" => Rate::Delivery,
+                    "submit" => Rate::Submit,
+                    other => {
+                        let e =
+                            LookupError::new(Thing::Other("gate metric".into()), other, METRICS);
+                        return Err(Broken::unknown(e).at(&m.origin));
+                    }
+                },
+            };
             Ok(Gate::Scaling {
                 transports,
                 min: min("scaling")?,
+                up_to: s.up_to.as_ref().map_or(UpTo::Cores, |u| u.value.0),
+                metric,
             })
         }
         "ratio" => {
+            unused("up_to", s.up_to.is_some())?;
+            unused("metric", s.metric.is_some())?;
             unused("baseline", s.baseline.is_some())?;
             unused("max", s.max.is_some())?;
             unused("allow_unjudged", s.allow_unjudged.is_some())?;
@@ -131,6 +150,8 @@ fn check_one(s: &GateSpec, at: &Origin, catalog: &Catalog) -> Result<Gate, Broke
             })
         }
         "regression" => {
+            unused("up_to", s.up_to.is_some())?;
+            unused("metric", s.metric.is_some())?;
             unused("transports", s.transports.is_some())?;
             unused("over", s.over.is_some())?;
             unused("min", s.min.is_some())?;

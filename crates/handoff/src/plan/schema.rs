@@ -8,7 +8,7 @@
 
 use super::value::{
     At, Batch, Capacity, Count, HopCapacity, List, MaxMessages, MinMessages, OptValue, Parsed,
-    Rate, Samples, StageWorkNs, TargetMs, Text, ThreadCount, TimeoutMs, Values, Warmup,
+    Rate, Samples, StageWorkNs, TargetMs, Text, ThreadCount, TimeoutMs, UpToValue, Values, Warmup,
 };
 use crate::payload::PayloadKind;
 use crate::workload::{Delivery, Driver, PacerMode, WorkloadKind};
@@ -207,6 +207,13 @@ pub(crate) struct GateSpec {
     /// Scaling and ratio: the least factor that passes.
     #[serde(default)]
     pub min: Option<At<f64>>,
+    /// Scaling: which producer count is compared with one producer (`"cores"`, the default;
+    /// `"top"`; or a count).
+    #[serde(default)]
+    pub up_to: Option<At<UpToValue>>,
+    /// Scaling: which rate is judged, `"delivery"` (the default) or `"submit"`.
+    #[serde(default)]
+    pub metric: Option<At<String>>,
     /// Regression: the baseline (a name, a run id, or a JSON report).
     #[serde(default)]
     pub baseline: Option<At<String>>,

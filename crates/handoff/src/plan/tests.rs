@@ -1495,3 +1495,69 @@ fn a_regression_gate_may_let_what_it_cannot_judge_pass() {
         "{e}"
     );
 }
+
+#[test]
+fn a_scaling_gate_names_its_producer_count_and_its_rate() {
+    use handoff_model::gate::{Gate, Rate, UpTo};
+    let base = "[[benchmark]]\nworkload = \"spsc\"\ntransports = [\"opt-queue\"]\n";
+    let gate = "[[gate]]\nkind = \"scaling\"\nmin = 1.5\n";
+    for (extra, up_to, metric) in [
+        ("", UpTo::Cores, Rate::Delivery),
+        ("up_to = \"top\"\n", UpTo::Top, Rate::Delivery),
+        (
+            "up_to = 8\nmetric = \"submit\"\n",
+            UpTo::Producers(8),
+            Rate::Submit,
+        ),
+        (
+            "up_to = \"cores\"\nmetric = \"delivery\"\n",
+            UpTo::Cores,
+            Rate::Delivery,
+        ),
+    ] {
+        let plan = parse(&format!("{base}{gate}{extra}")).unwrap();
+        assert_eq!(
+            plan.gates,
+            [Gate::Scaling {
+                transports: vec![],
+                min: 1.5,
+                up_to,
+                metric,
+            }],
+            "{extra}"
+        );
+    }
+    // One producer is what is compared against; a count needs at least two. The line is the
+    // value's own (line 7 of the file).
+    let e = assert_err(
+        &format!("{base}{gate}up_to = 1\n"),
+        7,
+        "must be at least 2, got 1",
+    );
+    assert_eq!(e.kind, PlanErrorKind::OutOfRange, "{e}");
+    let e = assert_err(&format!("{base}{gate}up_to = \"all\"\n"), 7, "\"cores\"");
+    assert_eq!(e.key.as_deref(), Some("up_to"), "{e}");
+    let e = err(&format!("{base}{gate}metric = \"submt\"\n"));
+    match &e.kind {
+        PlanErrorKind::Unknown(l) => {
+            assert_eq!(
+                l.what,
+                crate::suggest::Thing::Other("gate metric".into()),
+                "{e}"
+            );
+            assert_eq!(
+                l.suggestions.first().map(String::as_str),
+                Some("submit"),
+                "{e}"
+            );
+        }
+        other => panic!("{other:?}: {e}"),
+    }
+    assert_eq!(e.line, Some(7), "{e}");
+    // Only a scaling gate takes them.
+    let ratio = "[[gate]]\nkind = \"ratio\"\ntransport = \"opt-queue\"\nmin = 1.0\n";
+    for extra in ["up_to = 4\n", "metric = \"submit\"\n"] {
+        let e = err(&format!("{base}{ratio}{extra}"));
+        assert_eq!(e.kind, PlanErrorKind::Conflict, "{e}");
+    }
+}

@@ -462,6 +462,37 @@ impl fmt::Display for Count {
     }
 }
 
+/// Which producer count a scaling gate compares with one producer: `"cores"`, `"top"` or a
+/// count of at least 2.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UpToValue(pub handoff_model::gate::UpTo);
+
+impl Scalar for UpToValue {
+    fn expected() -> String {
+        format!(
+            "\"cores\" (the most producers that fit the machine), \"top\" (the most swept) or a producer count from 2 to {}",
+            bounds::MAX_THREADS
+        )
+    }
+    fn from_int(n: i128) -> Result<Self, ValueError> {
+        use handoff_model::gate::UpTo;
+        Int::<2, { bounds::MAX_THREADS }>::from_int(n)
+            .map(|c| UpToValue(UpTo::Producers(c.0 as usize)))
+    }
+    fn from_word(s: &str) -> Result<Self, ValueError> {
+        use handoff_model::gate::UpTo;
+        match s {
+            "cores" => Ok(UpToValue(UpTo::Cores)),
+            "top" => Ok(UpToValue(UpTo::Top)),
+            _ => Err(ValueError::WrongType(format!(
+                "expected {}, found \"{s}\"",
+                Self::expected()
+            ))),
+        }
+    }
+}
+scalar_io!(UpToValue);
+
 /// A batch size of at least 1, or `"none"` (one message at a time).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Batch(pub Option<usize>);

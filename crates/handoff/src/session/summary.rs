@@ -56,6 +56,13 @@ pub(super) fn summarise(
     let samples = raw_samples(t.outcomes);
     let rates: Vec<f64> = samples.iter().map(|s| s.msgs_per_s).collect();
     let throughput = Summary::of(&rates);
+    let submit = Summary::of(
+        &samples
+            .iter()
+            .filter_map(RawSample::submit_per_s)
+            .collect::<Vec<_>>(),
+    )
+    .filter(|_| samples.iter().all(|s| s.submit_ns.is_some()));
     let ns_per_msg = Summary::of(&samples.iter().map(|s| s.ns_per_msg).collect::<Vec<_>>());
     let modes = regimes(spec, &samples);
     let open_loop = spec.workload.is_open_loop();
@@ -106,6 +113,7 @@ pub(super) fn summarise(
         verdict,
         violation,
         throughput,
+        submit,
         ns_per_msg,
         latency,
         failed_sends: samples.iter().map(|s| s.failed_sends).sum(),
@@ -213,6 +221,7 @@ fn raw_samples(outcomes: &[SampleOutcome]) -> Vec<RawSample> {
                 p50_ns: latency.as_ref().map(|h| h.value_at_quantile(0.5)),
                 p99_ns: latency.as_ref().map(|h| h.value_at_quantile(0.99)),
                 memory: o.memory,
+                submit_ns: o.submit_ns,
             }
         })
         .collect()

@@ -19,6 +19,8 @@ use std::time::Instant;
 
 struct ProducerReport {
     start: Instant,
+    /// When its last send returned.
+    end: Instant,
     refused_after: Option<u64>,
     producer: u32,
 }
@@ -52,9 +54,11 @@ async fn produce<M: Message, S: AsyncSender<M>>(
             break;
         }
     }
+    let end = Instant::now();
     drop(tx);
     ProducerReport {
         start,
+        end,
         refused_after,
         producer: id,
     }
@@ -228,8 +232,14 @@ impl<'a> Shape for Streams<'a> {
         }
         let verdict = verify::merge(verifiers);
         let elapsed_ns = end.saturating_duration_since(start).as_nanos() as u64;
+        let submit_ns = prods
+            .iter()
+            .map(|p| p.end)
+            .max()
+            .map(|last| last.saturating_duration_since(start).as_nanos() as u64);
         SampleOutcome {
             same_worker: Some(same_worker),
+            submit_ns,
             ..sample::measured(verdict, elapsed_ns, place)
         }
     }
