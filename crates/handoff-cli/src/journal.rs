@@ -25,6 +25,7 @@ use std::sync::Mutex;
 enum Entry {
     Head(Box<RunReport>),
     Limits(Box<Limits>),
+    Reprobe(Box<Limits>),
     Result(Box<TrialResult>),
 }
 
@@ -84,6 +85,11 @@ impl Journal {
     /// Records the machine's limits.
     pub fn limits(&mut self, limits: &Limits) {
         self.append(&Entry::Limits(Box::new(limits.clone())));
+    }
+
+    /// Records the limits probed again during the run.
+    pub fn reprobe(&mut self, limits: &Limits) {
+        self.append(&Entry::Reprobe(Box::new(limits.clone())));
     }
 
     /// Records a final result.
@@ -160,7 +166,7 @@ pub fn read(path: &Path) -> Result<RunReport, CliError> {
             Err(_) if i + 1 == lines.len() && i > 0 => break,
             Err(e) => {
                 return Err(CliError::bad_input(format!(
-                    "{name}: line {}: not a line of a handoff run's journal ({e}); expected {{\"head\": …}}, {{\"limits\": …}} or {{\"result\": …}}",
+                    "{name}: line {}: not a line of a handoff run's journal ({e}); expected {{\"head\": …}}, {{\"limits\": …}}, {{\"reprobe\": …}} or {{\"result\": …}}",
                     i + 1
                 )))
             }
@@ -168,6 +174,7 @@ pub fn read(path: &Path) -> Result<RunReport, CliError> {
         match (entry, report.as_mut()) {
             (Entry::Head(head), None) => report = Some(*head),
             (Entry::Limits(l), Some(r)) => r.limits = Some(*l),
+            (Entry::Reprobe(l), Some(r)) => r.reprobes.push(*l),
             (Entry::Result(result), Some(r)) => r.results.push(*result),
             (Entry::Head(_), Some(_)) | (_, None) => {
                 return Err(CliError::bad_input(format!(
@@ -213,6 +220,19 @@ mod tests {
         let report = read(&path).unwrap();
         assert_eq!(report.results.len(), 0);
         assert_eq!(report.suite, "t");
+        // The limits, and every probe after a group of trials, in order.
+        let probe = |at_s: f64| {
+            let mut l = handoff_model::fixture::limits(None, None);
+            l.at_s = Some(at_s);
+            l
+        };
+        j.limits(&probe(0.2));
+        j.reprobe(&probe(12.0));
+        j.reprobe(&probe(30.0));
+        let report = read(&path).unwrap();
+        assert_eq!(report.limits.and_then(|l| l.at_s), Some(0.2));
+        let at: Vec<Option<f64>> = report.reprobes.iter().map(|l| l.at_s).collect();
+        assert_eq!(at, [Some(12.0), Some(30.0)]);
         // A line cut short at the end is left out.
         j.file.write_all(b"{\"result\": {\"transp").unwrap();
         assert_eq!(read(&path).unwrap().results.len(), 0);

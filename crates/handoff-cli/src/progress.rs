@@ -92,6 +92,11 @@ impl Progress {
                 },
                 l.stream_bytes() / 1e9
             )),
+            Event::Reprobed(l) => self.say(&format!(
+                "limits probed again: cache-line round trip {:.0} ns, streaming {:.1} GB/s",
+                l.rtt_ns(),
+                l.stream_bytes() / 1e9
+            )),
             Event::Planned {
                 timed_samples,
                 trials,

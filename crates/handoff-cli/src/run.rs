@@ -138,6 +138,7 @@ pub fn run(
     let mut report = bench::run(catalog, suite, &opts, strictness, &baselines, &mut |ev| {
         match &ev {
             Event::ProbesDone(limits) => journal.limits(limits),
+            Event::Reprobed(limits) => journal.reprobe(limits),
             Event::TrialDone { result, .. } => journal.result(result),
             _ => {}
         }

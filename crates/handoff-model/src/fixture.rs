@@ -147,6 +147,7 @@ pub fn latency(p50: u64, count: u64) -> Latency {
 pub fn limits(stamped: Option<f64>, step: Option<f64>) -> Limits {
     let summary = |v: f64| Summary::of(&[v - 1.0, v, v + 1.0]).unwrap();
     Limits {
+        at_s: None,
         cacheline_rtt_ns: summary(50.0),
         cacheline_rtt_stamped_ns: stamped.map(summary),
         clock_step_ns: step,
@@ -181,6 +182,7 @@ pub fn environment() -> Environment {
 /// A run of these results on [`environment`], with nothing else measured.
 pub fn report(results: Vec<TrialResult>) -> crate::report::RunReport {
     crate::report::RunReport {
+        reprobes: Vec::new(),
         schema_version: crate::report::SCHEMA_VERSION,
         started_at: "2026-01-01T00:00:00Z".into(),
         duration_s: 1.0,

@@ -41,7 +41,17 @@ pub struct Limits {
     /// written before they were kept.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub repetitions: Vec<Repetitions>,
+    /// Seconds from the run's start to the middle of this probe. Absent in reports written
+    /// before the limits were probed more than once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at_s: Option<f64>,
 }
+
+/// The factor by which two probes of one run must differ, on the round trip or the bandwidth,
+/// for the machine to be said to have changed state between them. A VM's fast and slow states
+/// differ two- to four-fold on both, while probes of one state agree within a few per cent; a
+/// factor of 1.5 sits between the two.
+pub const STATE_CHANGE: f64 = 1.5;
 
 impl Limits {
     /// The limit on a round trip: the median repetition kept (see [`crate::repetitions`]).
@@ -63,6 +73,16 @@ impl Limits {
     /// The repetitions of `probe` ([`RTT`], [`RTT_STAMPED`], [`STREAM`]), if they were kept.
     pub fn repetitions_of(&self, probe: &str) -> Option<&Repetitions> {
         self.repetitions.iter().find(|r| r.probe == probe)
+    }
+
+    /// Whether `other` finds the machine in another state than this probe: its round trip or
+    /// its bandwidth differs by [`STATE_CHANGE`] or more, either way.
+    pub fn other_state(&self, other: &Limits) -> bool {
+        let apart = |a: f64, b: f64| {
+            let (lo, hi) = if a < b { (a, b) } else { (b, a) };
+            lo > 0.0 && hi / lo >= STATE_CHANGE
+        };
+        apart(self.rtt_ns(), other.rtt_ns()) || apart(self.stream_bytes(), other.stream_bytes())
     }
 
     /// The most messages per second a 1->1 stream of `bytes`-byte messages could move.

@@ -29,8 +29,12 @@ pub struct RunReport {
     pub suite: String,
     /// Machine and build fingerprint.
     pub environment: Environment,
-    /// Limit probes measured in this run.
+    /// The limits probed before the trials.
     pub limits: Option<Limits>,
+    /// The limits probed again after each group of trials, in order (see
+    /// [`LimitDistance::reprobe`]); empty when probed once, and in older reports.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reprobes: Vec<Limits>,
     /// How samples were placed: `fixed`, or `random` with the run's seed (`--layout-seed`
     /// reproduces it). Absent in reports written before layouts were randomised.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -199,6 +203,11 @@ pub struct LimitDistance {
     /// The result divided by the limit: the fraction of the limit reached (streams) or how many
     /// cache-line round trips one round trip costs (ping-pong).
     pub ratio: f64,
+    /// Which probe of the run the result is judged against, the one nearest in time to its
+    /// timed samples: `None` the probe before the trials ([`RunReport::limits`]), `Some(i)` the
+    /// re-probe `RunReport::reprobes[i]`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reprobe: Option<usize>,
 }
 
 /// One sample's raw figures.
@@ -235,6 +244,26 @@ pub struct RawSample {
     /// threads, callback streams, async streams); absent elsewhere and in older reports.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub submit_ns: Option<u64>,
+}
+
+impl RunReport {
+    /// The limits a result with distance `d` was judged against (see
+    /// [`LimitDistance::reprobe`]).
+    pub fn limits_of(&self, d: &LimitDistance) -> Option<&Limits> {
+        match d.reprobe {
+            None => self.limits.as_ref(),
+            Some(i) => self.reprobes.get(i),
+        }
+    }
+
+    /// Whether the machine changed state during the run: some probe differs from another by
+    /// [`crate::limits::STATE_CHANGE`] or more.
+    pub fn state_changed(&self) -> bool {
+        let all: Vec<&Limits> = self.limits.iter().chain(&self.reprobes).collect();
+        all.iter()
+            .enumerate()
+            .any(|(i, a)| all[i + 1..].iter().any(|b| a.other_state(b)))
+    }
 }
 
 impl RawSample {
@@ -389,6 +418,7 @@ impl RunReport {
     /// The report of a run of `suite` as it begins, without results: now, in `environment`.
     pub fn begun(suite: &str, environment: Environment) -> RunReport {
         RunReport {
+            reprobes: Vec::new(),
             schema_version: SCHEMA_VERSION,
             started_at: crate::time::now_rfc3339(),
             duration_s: 0.0,

@@ -76,6 +76,7 @@ pub fn finish(
 ) -> Result<(), StoreError> {
     // The run's own JSON carries everything but its results, which have their rows.
     let head = RunReport {
+        reprobes: Vec::new(),
         results: Vec::new(),
         ..report.clone()
     };

@@ -81,6 +81,7 @@ pub(crate) fn measure(budget: ProbeBudget) -> Limits {
     let stamped = Repetitions::new(RTT_STAMPED, stamped);
     let bw = Repetitions::new(STREAM, bw);
     Limits {
+        at_s: None,
         cacheline_rtt_ns: rtt.summary().expect("at least one repetition"),
         cacheline_rtt_stamped_ns: stamped.summary(),
         clock_step_ns: RoundTripTimer::new().step_ns(STEP_PAIRS),

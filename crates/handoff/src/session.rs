@@ -13,9 +13,11 @@
 //!    3. per trial, the requested warm-up samples at the count it will run;
 //!    4. timed samples, interleaved across the group's trials (round 1 of A, B, C, then round
 //!       2 …) so drift of a shared machine hits every transport alike; then the ramps;
-//!    5. the group's workers closed, and per trial its result: verdict, statistics, figures and
-//!       limit distances, then the lints over that result (see `crate::lints`), each said
-//!       ([`Event::TrialDone`]) as soon as it is final;
+//!    5. the group's workers closed, the limits probed again ([`Event::Reprobed`]), and per
+//!       trial its result: verdict, statistics, figures and the distance to the limits of the
+//!       probe nearest in time to the group's timed samples (before the group or after it), then
+//!       the lints over that result (see `crate::lints`), each said ([`Event::TrialDone`]) as
+//!       soon as it is final;
 //! 3. under consensus, the comparison of the results' digests.
 //!
 //! A trial whose sample is not `pass` stops there with that verdict; every other trial goes on,
@@ -73,6 +75,8 @@ pub enum Event<'a> {
     ProbesStarted,
     /// The limit probes finished.
     ProbesDone(&'a Limits),
+    /// The limits were probed again, after a group of trials (see [`RunReport::reprobes`]).
+    Reprobed(&'a Limits),
     /// A trial is being prepared (calibration and warm-up).
     Preparing {
         /// Trial index.
@@ -154,12 +158,19 @@ pub fn run(
     let started = Instant::now();
     let started_at = now_rfc3339();
     let environment = crate::environment::detect();
+    let probe = |budget| {
+        let from = started.elapsed();
+        let mut l = probes::measure(budget);
+        l.at_s = Some(middle(from, started.elapsed()));
+        l
+    };
     let limits = opts.probes.map(|b| {
         on(Event::ProbesStarted);
-        let l = probes::measure(b);
+        let l = probe(b);
         on(Event::ProbesDone(&l));
         l
     });
+    let mut reprobes: Vec<Limits> = Vec::new();
 
     let launcher = Rc::new(Launcher {
         catalog: catalog.clone(),
@@ -198,12 +209,23 @@ pub fn run(
             }
         }
         schedule::warm_up_all(group, on);
+        let timed_from = started.elapsed();
         schedule::run_rounds(group, (g + 1, ranges.len()), on);
         schedule::run_ramps(group, on);
+        let timed = middle(timed_from, started.elapsed());
         schedule::close_all(group);
+        // The machine may have changed state while the group ran (a VM's fast and slow hours):
+        // probed again with no worker running, each result is judged against the probe nearest
+        // in time to its timed samples.
+        if let (Some(b), Some(_)) = (opts.probes, &limits) {
+            let l = probe(b);
+            on(Event::Reprobed(&l));
+            reprobes.push(l);
+        }
+        let judged = nearest(limits.as_ref(), &reprobes, timed);
         // The group's trials are done: their results are final, and said as they are.
         for t in group.iter() {
-            let result = summary::summarise(catalog, t.ran(), limits.as_ref(), &environment);
+            let result = summary::summarise(catalog, t.ran(), judged, &environment);
             on(Event::TrialDone {
                 trial: t.index,
                 result: &result,
@@ -227,10 +249,69 @@ pub fn run(
         suite: opts.suite.clone(),
         environment,
         limits,
+        reprobes,
         layout: Some(opts.layout),
         results,
         consensus,
         shared_regimes,
         gates: Vec::new(),
+    }
+}
+
+/// Seconds from the run's start to the middle of the span from `from` to `to`.
+fn middle(from: Duration, to: Duration) -> f64 {
+    (from.as_secs_f64() + to.as_secs_f64()) / 2.0
+}
+
+/// The probe nearest in time to `at` (seconds from the run's start): the first probe
+/// (`first`, with no re-probe index) or one of the `reprobes` (with its index). The first wins a
+/// tie; `None` when the limits were not probed.
+fn nearest<'a>(
+    first: Option<&'a Limits>,
+    reprobes: &'a [Limits],
+    at: f64,
+) -> Option<summary::Judged<'a>> {
+    let first = first?;
+    let distance = |l: &Limits| l.at_s.map_or(f64::INFINITY, |t| (t - at).abs());
+    let mut best = summary::Judged {
+        limits: first,
+        reprobe: None,
+    };
+    for (i, l) in reprobes.iter().enumerate() {
+        if distance(l) < distance(best.limits) {
+            best = summary::Judged {
+                limits: l,
+                reprobe: Some(i),
+            };
+        }
+    }
+    Some(best)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn probe_at(at_s: f64) -> Limits {
+        Limits {
+            at_s: Some(at_s),
+            ..crate::lints::fixture::limits(Some(70.0), None)
+        }
+    }
+
+    #[test]
+    fn each_group_is_judged_against_the_probe_nearest_its_timed_samples() {
+        let first = probe_at(0.3);
+        let reprobes = [probe_at(17.0), probe_at(41.0)];
+        let which = |at| nearest(Some(&first), &reprobes, at).map(|j| j.reprobe);
+        // The first group's samples ran from 3 s to 16 s, the group's probe right after it:
+        // the middle of the samples is nearer that probe than the one before the trials.
+        assert_eq!(which(9.5), Some(Some(0)));
+        // Early samples stay with the first probe; a tie goes to it too.
+        assert_eq!(which(5.0), Some(None));
+        assert_eq!(which(8.65), Some(None));
+        assert_eq!(which(35.0), Some(Some(1)));
+        // No probes, nothing to judge against.
+        assert!(nearest(None, &reprobes, 9.5).is_none());
     }
 }

@@ -108,6 +108,7 @@ fn stream(
         failed_recvs: if tput.is_some() { 1_200_000 } else { 0 },
         digest: tput.map(|_| "00000000deadbeef".into()),
         limit: tput.map(|t| LimitDistance {
+            reprobe: None,
             probe: "stream-bandwidth".into(),
             limit: 1.5e9,
             ratio: t / 1.5e9,
@@ -215,6 +216,7 @@ fn report() -> RunReport {
         histogram: "HISTFAAAAA==".into(),
     });
     pp.limit = Some(LimitDistance {
+        reprobe: None,
         probe: "cacheline-rtt-stamped".into(),
         limit: 97.0,
         ratio: 212.0 / 97.0,
@@ -222,6 +224,7 @@ fn report() -> RunReport {
     results.push(pp);
 
     RunReport {
+        reprobes: Vec::new(),
         schema_version: SCHEMA_VERSION,
         started_at: "2025-11-21T10:00:00Z".into(),
         duration_s: 18.4,
@@ -243,6 +246,7 @@ fn report() -> RunReport {
             machine: None,
         },
         limits: Some(Limits {
+            at_s: None,
             cacheline_rtt_ns: summary(85.0, 81.2, 90.1, 0.01),
             cacheline_rtt_stamped_ns: Some(summary(100.0, 97.0, 110.0, 0.02)),
             clock_step_ns: Some(10.0),

@@ -134,6 +134,7 @@ fn result(
         failed_recvs: 123_456,
         digest: Some("0123456789abcdef".into()),
         limit: Some(LimitDistance {
+            reprobe: None,
             probe: "stream-bandwidth".into(),
             limit: 2.5e9,
             ratio: tput / 2.5e9,
@@ -339,6 +340,7 @@ fn ping_pong() -> Vec<TrialResult> {
         r.params.messages = 20_000;
         r.latency = Some(latency("round-trip", p50, count));
         r.limit = Some(LimitDistance {
+            reprobe: None,
             probe: "cacheline-rtt-stamped".into(),
             limit: 97.0,
             ratio: p50 as f64 / 97.0,
@@ -380,6 +382,7 @@ fn ping_pong() -> Vec<TrialResult> {
     unpinned.params.messages = 20_000;
     unpinned.latency = None;
     unpinned.limit = Some(LimitDistance {
+        reprobe: None,
         probe: "cacheline-rtt".into(),
         limit: 85.0,
         ratio: 0.8,
@@ -406,6 +409,7 @@ fn ping_pong() -> Vec<TrialResult> {
     crawl.samples[0].elapsed_ns = 60_000_000_000;
     crawl.latency = Some(latency("round-trip", 12_000, 5_000_000));
     crawl.limit = Some(LimitDistance {
+        reprobe: None,
         probe: "cacheline-rtt-stamped".into(),
         limit: 97.0,
         ratio: 12_000.0 / 97.0,
@@ -705,6 +709,7 @@ fn limits() -> Limits {
     );
     let bw = Repetitions::new(probes::STREAM, vec![20.0e9, 19.8e9, 20.3e9, 20.1e9, 19.6e9]);
     Limits {
+        at_s: None,
         cacheline_rtt_ns: rtt.summary().unwrap(),
         cacheline_rtt_stamped_ns: stamped.summary(),
         clock_step_ns: Some(20.0),
@@ -732,6 +737,7 @@ fn report() -> RunReport {
         .position(|r| r.transport == "ring-layout")
         .expect("fixture has ring-layout");
     RunReport {
+        reprobes: Vec::new(),
         schema_version: SCHEMA_VERSION,
         started_at: "2025-11-21T10:00:00Z".into(),
         duration_s: 93.25,

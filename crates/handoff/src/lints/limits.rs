@@ -63,6 +63,7 @@ mod tests {
     fn with_limit(probe: &str, ratio: f64) -> TrialResult {
         let mut r = stream();
         r.limit = Some(LimitDistance {
+            reprobe: None,
             probe: probe.into(),
             limit: 100.0,
             ratio,

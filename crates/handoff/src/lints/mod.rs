@@ -106,6 +106,7 @@ mod tests {
         r.latency = Some(latency(50, 500));
         r.params.batch = Some(16);
         r.limit = Some(LimitDistance {
+            reprobe: None,
             probe: "stream-bandwidth".into(),
             limit: 50.0,
             ratio: 2.0,

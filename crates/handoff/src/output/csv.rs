@@ -220,6 +220,7 @@ mod tests {
     /// The CSV of one report of `results`, parsed back into rows (header first).
     fn rows(results: Vec<crate::report::TrialResult>) -> Vec<Vec<String>> {
         let report = RunReport {
+            reprobes: Vec::new(),
             results,
             ..RunReport::begun("test", environment())
         };

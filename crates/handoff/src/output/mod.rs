@@ -163,6 +163,7 @@ mod tests {
         let mut environment = environment();
         environment.cpu_model = "CPU\u{1b}[2J".into();
         RunReport {
+            reprobes: Vec::new(),
             results: vec![stream(), crashed],
             ..RunReport::begun("evil\u{1b}[2J\u{1b}]0;title\u{7}", environment)
         }

@@ -275,7 +275,12 @@ pub(crate) fn build(report: &RunReport) -> View {
         ),
         ("environment".to_string(), report.environment.summary()),
     ];
-    header.push(("limits".to_string(), limits_line(report.limits.as_ref())));
+    let mut limits = limits_line(report.limits.as_ref());
+    if let Some(again) = reprobes_line(report) {
+        limits.push_str("; ");
+        limits.push_str(&again);
+    }
+    header.push(("limits".to_string(), limits));
     if let Some(layout) = &report.layout {
         header.push(("layout".to_string(), layout_line(layout)));
     }
@@ -467,6 +472,37 @@ fn limits_line(limits: Option<&Limits>) -> String {
         s.push_str(&format!(" ({note})"));
     }
     s
+}
+
+/// What the probes after the trials' groups found, for the limits line: whether the machine
+/// stayed in one state, and the range of each limit over every probe; `None` when the limits were
+/// probed once.
+fn reprobes_line(report: &RunReport) -> Option<String> {
+    if report.reprobes.is_empty() {
+        return None;
+    }
+    let all: Vec<&Limits> = report.limits.iter().chain(&report.reprobes).collect();
+    let range = |f: fn(&Limits) -> f64, show: fn(f64) -> String| {
+        let lo = all.iter().map(|l| f(l)).fold(f64::INFINITY, f64::min);
+        let hi = all.iter().map(|l| f(l)).fold(f64::NEG_INFINITY, f64::max);
+        format!("{}–{}", show(lo), show(hi))
+    };
+    let ranges = format!(
+        "cache-line round trip {}, streaming bandwidth {}",
+        range(Limits::rtt_ns, fmt::duration),
+        range(Limits::stream_bytes, fmt::bandwidth)
+    );
+    Some(if report.state_changed() {
+        format!(
+            "the machine's state changed during the run: probed {} times in all ({ranges}); each result is judged against the probe nearest in time to its samples",
+            all.len()
+        )
+    } else {
+        format!(
+            "probed {} times in all, one state throughout ({ranges})",
+            all.len()
+        )
+    })
 }
 
 /// One probe's limit as the limits line says it: `124 ns (median of 6, spread 1.2%; set aside
@@ -1186,6 +1222,7 @@ mod tests {
 
     fn report(results: Vec<TrialResult>) -> RunReport {
         RunReport {
+            reprobes: Vec::new(),
             schema_version: crate::report::SCHEMA_VERSION,
             started_at: "2025-11-21T10:00:00Z".into(),
             duration_s: 1.0,
@@ -1251,6 +1288,41 @@ mod tests {
         assert_eq!(cells("measured"), ("212 ns".into(), "0.98+1.00".into()));
         assert_eq!(cells("other"), ("–".into(), "–".into()));
         assert_eq!(columns.last(), Some(&"lints"));
+    }
+
+    #[test]
+    fn the_limits_line_says_whether_the_machine_changed_state_during_the_run() {
+        let probe = |rtt: f64, bandwidth: f64| {
+            let mut l = crate::lints::fixture::limits(None, None);
+            l.cacheline_rtt_ns.median = rtt;
+            l.stream_bytes_per_s.median = bandwidth;
+            l
+        };
+        let line = |r: &RunReport| {
+            let v = build(r);
+            v.header
+                .iter()
+                .find(|(k, _)| k == "limits")
+                .map(|(_, v)| v.clone())
+                .expect("a limits line")
+        };
+        let mut r = report(vec![stream()]);
+        r.limits = Some(probe(100.0, 8e9));
+        assert!(!line(&r).contains("probed"), "{}", line(&r));
+        r.reprobes = vec![probe(104.0, 8.2e9), probe(98.0, 7.9e9)];
+        assert!(
+            line(&r).contains(
+                "probed 3 times in all, one state throughout (cache-line round trip 98.0 ns–104 ns"
+            ),
+            "{}",
+            line(&r)
+        );
+        r.reprobes.push(probe(322.0, 2.0e9));
+        assert!(
+            line(&r).contains("the machine's state changed during the run: probed 4 times in all"),
+            "{}",
+            line(&r)
+        );
     }
 
     #[test]

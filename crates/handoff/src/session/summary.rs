@@ -17,7 +17,7 @@ use crate::open_loop::ramp::RampOutcome;
 use crate::outcome::{SampleOutcome, SampleStatus, WorkerShare};
 use crate::placement::Placement;
 use crate::probes::Limits;
-use crate::report::{Latency, Params, RampResult, RawSample, TrialResult, Verdict};
+use crate::report::{Latency, LimitDistance, Params, RampResult, RawSample, TrialResult, Verdict};
 use crate::semantics::{Locality, Semantics};
 use crate::stats::modes::{self, Modes};
 use crate::stats::Summary;
@@ -42,14 +42,25 @@ pub(super) struct Ran<'a> {
     pub printed: Printed,
 }
 
+/// The limits a trial's result is judged against: a probe of the run, and which (see
+/// [`LimitDistance::reprobe`]).
+#[derive(Clone, Copy)]
+pub(super) struct Judged<'a> {
+    /// What the probe measured.
+    pub limits: &'a Limits,
+    /// `None`: the probe before the trials; `Some(i)`: the run's re-probe `i`.
+    pub reprobe: Option<usize>,
+}
+
 /// The result of trial `t`: its verdict, statistics, figures and distance to the limits, then
 /// the lints over all of it (see [`lints::evaluate`]).
 pub(super) fn summarise(
     catalog: &Catalog,
     t: Ran<'_>,
-    limits: Option<&Limits>,
+    judged: Option<Judged<'_>>,
     env: &Environment,
 ) -> TrialResult {
+    let limits = judged.map(|j| j.limits);
     let spec = t.spec;
     let semantics = effective_semantics(catalog, spec);
     let (verdict, violation) = verdict(t.stop);
@@ -102,6 +113,10 @@ pub(super) fn summarise(
             latency.as_ref(),
             throughput.as_ref(),
         )
+        .map(|d| LimitDistance {
+            reprobe: judged.and_then(|j| j.reprobe),
+            ..d
+        })
     });
 
     let mut result = TrialResult {

@@ -30,6 +30,7 @@ pub(super) fn limit_distance(
         (_, _, Some(tp)) => {
             let cap = lim.stream_msgs_per_s(spec.payload.wire_bytes());
             Some(LimitDistance {
+                reprobe: None,
                 probe: probes::STREAM.into(),
                 limit: cap,
                 ratio: tp.median / cap.max(1e-9),
@@ -48,6 +49,7 @@ fn round_trip_distance(lim: &Limits, p50: u64) -> LimitDistance {
         None => (probes::RTT, lim.rtt_ns()),
     };
     LimitDistance {
+        reprobe: None,
         probe: probe.into(),
         limit,
         ratio: p50 as f64 / limit.max(1e-9),
