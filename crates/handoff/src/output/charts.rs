@@ -12,7 +12,9 @@
 use super::fmt;
 use super::svg::{clip, Axis, Svg};
 use super::view::{Group, Shape};
+use crate::crossover::Crossing;
 use crate::report::{Latency, RunReport, TrialResult};
+use crate::sweep::{is_closed_stream, series_label, Sweep};
 
 /// Width of every chart.
 const WIDTH: f64 = 880.0;
@@ -379,101 +381,30 @@ fn x_axis(svg: &mut Svg, x: &Axis, y: f64, caption: &str, label: fn(f64) -> Stri
     );
 }
 
-/// A parameter a suite sweeps.
-#[derive(Clone, Copy)]
-enum Sweep {
-    Capacity,
-    Producers,
-    Payload,
-}
-
-impl Sweep {
-    const ALL: [Sweep; 3] = [Sweep::Capacity, Sweep::Producers, Sweep::Payload];
-
-    /// The result's value of the parameter.
-    fn of(self, r: &TrialResult) -> Option<f64> {
-        match self {
-            Sweep::Capacity => r.params.capacity.map(|c| c as f64),
-            Sweep::Producers => Some(r.params.producers as f64),
-            Sweep::Payload => Some(r.params.payload_bytes as f64),
-        }
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            Sweep::Capacity => "capacity (messages)",
-            Sweep::Producers => "producers",
-            Sweep::Payload => "payload (bytes)",
-        }
-    }
-
-    /// Everything that must be equal for two results to be points of one chart.
-    fn key(self, r: &TrialResult) -> String {
-        let p = &r.params;
-        let capacity = match self {
-            Sweep::Capacity => String::new(),
-            _ => format!("{:?}", p.capacity),
-        };
-        let producers = match self {
-            Sweep::Producers => String::new(),
-            _ => p.producers.to_string(),
-        };
-        let payload = match self {
-            Sweep::Payload => String::new(),
-            _ => p.payload.to_string(),
-        };
-        format!(
-            "{}|{payload}|{producers}|{}|{capacity}|{:?}|{}",
-            r.workload, p.consumers, p.batch, p.driver
-        )
-    }
-
-    /// The chart's title for results like `r`.
-    fn title(self, r: &TrialResult) -> String {
-        let p = &r.params;
-        let mut t = format!("{}", r.workload);
-        if !matches!(self, Sweep::Payload) {
-            t.push_str(&format!(" · {}", p.payload));
-        }
-        if !matches!(self, Sweep::Producers) {
-            t.push_str(&format!(" · {} producer(s)", p.producers));
-        }
-        t.push_str(&format!(" → {} consumer(s)", p.consumers));
-        if let (false, Some(c)) = (matches!(self, Sweep::Capacity), p.capacity) {
-            t.push_str(&format!(" · capacity {c}"));
-        }
-        if let Some(b) = p.batch {
-            t.push_str(&format!(" · batch {b}"));
-        }
-        t
-    }
-}
-
 /// Throughput against each swept parameter (capacity, producers, payload), one line per
 /// transport, for every set of closed-loop stream results that differ in that parameter alone;
-/// an oversubscribed point (more threads than cores) is drawn hollow.
-/// Each chart comes with its caption.
-pub(crate) fn sweeps(report: &RunReport) -> Vec<(String, String)> {
+/// an oversubscribed point (more threads than cores) is drawn hollow, and each of `crossings`
+/// along the sweep is marked between its two points. Each chart comes with its caption and the
+/// sentences of its crossings.
+pub(crate) fn sweeps(
+    report: &RunReport,
+    crossings: &[Crossing],
+) -> Vec<(String, String, Vec<String>)> {
     use std::collections::BTreeMap;
     let streams: Vec<&TrialResult> = report
         .results
         .iter()
-        .filter(|r| {
-            r.params.pacing == crate::workload::Pacing::Closed
-                && r.workload != crate::workload::WorkloadKind::PingPong
-                && r.throughput.is_some()
-                && r.params.pipeline.is_none()
-        })
+        .filter(|r| is_closed_stream(r))
         .collect();
     let mut charts = Vec::new();
-    for sweep in Sweep::ALL {
+    for sweep in Sweep::CLOSED_LOOP {
         let mut sets: BTreeMap<String, Vec<&TrialResult>> = BTreeMap::new();
         for r in &streams {
             if sweep.of(r).is_some() {
                 sets.entry(sweep.key(r)).or_default().push(r);
             }
         }
-        for set in sets.values() {
+        for (key, set) in &sets {
             let mut xs: Vec<f64> = set.iter().filter_map(|r| sweep.of(r)).collect();
             xs.sort_by(f64::total_cmp);
             xs.dedup();
@@ -485,20 +416,31 @@ pub(crate) fn sweeps(report: &RunReport) -> Vec<(String, String)> {
                 sweep.name(),
                 sweep.title(set[0])
             );
-            charts.push((caption.clone(), sweep_chart(sweep, set, &caption)));
+            let here: Vec<&Crossing> = crossings
+                .iter()
+                .filter(|c| c.sweep == sweep && c.key == *key)
+                .collect();
+            let notes = here.iter().map(|c| c.sentence()).collect();
+            charts.push((
+                caption.clone(),
+                sweep_chart(sweep, set, &here, &caption),
+                notes,
+            ));
         }
     }
     charts
 }
 
-fn sweep_chart(sweep: Sweep, set: &[&TrialResult], caption: &str) -> String {
+fn sweep_chart(
+    sweep: Sweep,
+    set: &[&TrialResult],
+    crossings: &[&Crossing],
+    caption: &str,
+) -> String {
     use std::collections::BTreeMap;
     let mut lines: BTreeMap<String, Vec<(f64, f64, bool)>> = BTreeMap::new();
     for r in set {
-        let mut label = r.transport.clone();
-        for (k, v) in &r.params.options {
-            label.push_str(&format!(" {k}={v}"));
-        }
+        let label = series_label(r);
         let median = r.throughput.as_ref().map_or(0.0, |t| t.median);
         let over = r.placement.oversubscribed;
         lines
@@ -552,6 +494,12 @@ fn sweep_chart(sweep: Sweep, set: &[&TrialResult], caption: &str) -> String {
             &format!("series {colour}"),
         );
         svg.text((legend_x + 28.0, ly), "start", "label", &clip(label, 210.0));
+    }
+    // A crossing is somewhere between its two points: a dotted line half-way between them.
+    for c in crossings {
+        let at = (x.at(c.from) + x.at(c.to)) / 2.0;
+        svg.polyline(&[(at, 16.0), (at, bottom)], "crossing", &c.sentence());
+        svg.text((at, 12.0), "middle", "note", "crossing");
     }
     let axis = format!(
         "{} · hollow: oversubscribed (more threads than cores)",

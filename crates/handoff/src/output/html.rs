@@ -50,6 +50,7 @@ svg .limit { stroke: #c53030; stroke-width: 1.5; stroke-dasharray: 6 4; }
 svg .series { fill: none; stroke-width: 2; }
 svg .uncorrected { stroke-dasharray: 5 4; stroke-width: 1.5; }
 svg .knee { stroke-width: 1; stroke-dasharray: 2 3; }
+svg .crossing { fill: none; stroke: #1d2126; stroke-width: 1; stroke-dasharray: 1 3; }
 svg .missed { fill: #fff !important; stroke-width: 1.5; }
 svg .c0 { stroke: #2b6cb0; fill: #2b6cb0; } svg .c1 { stroke: #dd6b20; fill: #dd6b20; }
 svg .c2 { stroke: #2f855a; fill: #2f855a; } svg .c3 { stroke: #c53030; fill: #c53030; }
@@ -98,15 +99,19 @@ impl Exporter for HtmlExporter {
         for g in &v.groups {
             group(g, report, out)?;
         }
-        let sweeps = charts::sweeps(report);
+        let sweeps = charts::sweeps(report, &crate::crossover::find(&report.results));
         if !sweeps.is_empty() {
             writeln!(out, "<section class=\"sweeps\">\n<h2>Sweeps</h2>")?;
-            for (caption, chart) in sweeps {
-                writeln!(
+            for (caption, chart, crossings) in sweeps {
+                write!(
                     out,
-                    "<figure>\n<figcaption>{}</figcaption>\n{chart}</figure>",
+                    "<figure>\n<figcaption>{}</figcaption>\n{chart}",
                     escape(&caption)
                 )?;
+                for c in crossings {
+                    writeln!(out, "<p class=\"crossing\">{}</p>", escape(&c))?;
+                }
+                writeln!(out, "</figure>")?;
             }
             writeln!(out, "</section>")?;
         }

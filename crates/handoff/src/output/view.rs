@@ -31,6 +31,7 @@
 
 use super::fmt;
 use crate::consensus::{Consensus, ConsensusGroup, Member};
+use crate::crossover::Crossing;
 use crate::layout::LayoutMode;
 use crate::lints::lint::Lint;
 use crate::probes::{self, Limits};
@@ -291,6 +292,7 @@ pub(crate) fn build(report: &RunReport) -> View {
     if !every.is_empty() {
         header.push(("every result".to_string(), every.join("; ")));
     }
+    let crossings = crate::crossover::find(&report.results);
     View {
         header,
         groups: comparable(&report.results)
@@ -312,6 +314,15 @@ pub(crate) fn build(report: &RunReport) -> View {
                     consensus: lines,
                     ..group(rows, &every, &index_of)
                 }
+            })
+            .map(|mut g| {
+                g.notes.extend(
+                    crossings
+                        .iter()
+                        .filter(|c| g.members.iter().any(|m| m.result == c.shown_with))
+                        .map(Crossing::sentence),
+                );
+                g
             })
             .collect(),
     }
@@ -1322,6 +1333,47 @@ mod tests {
             line(&r).contains("the machine's state changed during the run: probed 4 times in all"),
             "{}",
             line(&r)
+        );
+    }
+
+    #[test]
+    fn a_crossing_is_said_under_the_table_of_the_row_that_overtakes() {
+        let around = |m: f64| -> Vec<f64> {
+            [0.99, 1.0, 1.01, 0.995, 1.005]
+                .iter()
+                .map(|f| f * m)
+                .collect()
+        };
+        let at = |transport: &str, capacity: Option<usize>, m: f64| {
+            let mut r = with_rates(stream(), &around(m));
+            r.transport = transport.into();
+            r.params.capacity = capacity;
+            r
+        };
+        let r = report(vec![
+            at("std-mpsc-poll", None, 10e6),
+            at("crossbeam-bounded", Some(1024), 9.3e6),
+            at("crossbeam-bounded", Some(8192), 11.2e6),
+        ]);
+        let v = build(&r);
+        assert_eq!(v.groups.len(), 1);
+        assert!(
+            v.groups[0].notes.iter().any(|n| n
+                == "crossbeam-bounded overtakes std-mpsc-poll between capacity 1024 and 8192 (0.93× → 1.12× its msgs/s; significant at both)"),
+            "{:?}",
+            v.groups[0].notes
+        );
+        let html = {
+            let mut out = Vec::new();
+            crate::output::Format::Html
+                .exporter()
+                .export(&r, &mut out)
+                .unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        assert!(
+            html.contains("<p class=\"crossing\">crossbeam-bounded overtakes std-mpsc-poll"),
+            "no crossing under the sweep chart"
         );
     }
 
