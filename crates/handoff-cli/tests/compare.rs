@@ -396,10 +396,13 @@ fn a_scaling_gate_on_an_oversubscribed_sweep_is_skipped_not_passed() {
     let dir = tempfile::tempdir().unwrap();
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let top = cores + 1; // top count + 1 consumer > cores
-    let text = format!(
-        "[defaults]\nsamples = 3\nwarmup = 0\nmessages = 20000\n\n[[benchmark]]\nworkload = \"mpsc\"\ntransports = [\"crossbeam-bounded\"]\nproducers = [1, {top}]\n\n[[gate]]\nkind = \"scaling\"\nmin = 1.5\n"
-    );
-    let (code, out, err) = suite_run(dir.path(), &text);
+    let suite = |up_to: &str| {
+        format!(
+            "[defaults]\nsamples = 3\nwarmup = 0\nmessages = 20000\n\n[[benchmark]]\nworkload = \"mpsc\"\ntransports = [\"crossbeam-bounded\"]\nproducers = [1, {top}]\n\n[[gate]]\nkind = \"scaling\"\nmin = 1.5\n{up_to}"
+        )
+    };
+    // The top count, as asked: it ran oversubscribed.
+    let (code, out, err) = suite_run(dir.path(), &suite("up_to = \"top\"\n"));
     assert_eq!(code, Some(0), "{out}\n{err}");
     assert!(out.contains("skipped: scaling"), "{out}");
     assert!(
@@ -409,6 +412,19 @@ fn a_scaling_gate_on_an_oversubscribed_sweep_is_skipped_not_passed() {
         )),
         "{out}"
     );
+    // The default, the most producers that fit the cores: none above one does here, and the
+    // gate says why.
+    let (code, out, err) = suite_run(dir.path(), &suite(""));
+    assert_eq!(code, Some(0), "{out}\n{err}");
+    let why = if cores < 3 {
+        format!("skipped ({cores} cores: even 2 producers and 1 consumer need 3 threads)")
+    } else {
+        format!(
+            "skipped (no producer count swept above 1 fits {cores} cores (the least, {top}, needs {} threads))",
+            top + 1
+        )
+    };
+    assert!(out.contains(&why), "{out}");
 }
 
 #[test]
