@@ -74,6 +74,13 @@ fn sweep() -> Vec<TrialResult> {
     ]
 }
 
+/// Checks that `gate` over `run` ends as `status`, its first detail saying `says`.
+fn expect(gate: Gate, run: &RunReport, status: GateStatus, says: &str) {
+    let o = one(gate, run, &no_baseline);
+    assert_eq!(o.status, status, "{:?}", o.details);
+    assert!(o.details[0].contains(says), "{:?}", o.details);
+}
+
 fn scaling(up_to: UpTo, metric: Rate) -> Gate {
     Gate::Scaling {
         transports: vec!["q".into()],
@@ -87,90 +94,61 @@ fn scaling(up_to: UpTo, metric: Rate) -> Gate {
 fn scaling_up_to_the_cores_judges_the_most_producers_that_fit() {
     // 6 cores: 4 producers and the consumer fit, 8 do not.
     let run = report(sweep(), 6);
-    let o = one(scaling(UpTo::Cores, Rate::Delivery), &run, &no_baseline);
-    assert_eq!(o.status, GateStatus::Passed, "{:?}", o.details);
-    assert!(
-        o.details[0].contains("2.50× at 4 producers"),
-        "{:?}",
-        o.details
+    expect(
+        scaling(UpTo::Cores, Rate::Delivery),
+        &run,
+        GateStatus::Passed,
+        "2.50× at 4 producers",
     );
 
     // 16 cores: every count fits, so the top one is judged, and it fails.
-    let o = one(
+    expect(
         scaling(UpTo::Cores, Rate::Delivery),
         &report(sweep(), 16),
-        &no_baseline,
-    );
-    assert_eq!(o.status, GateStatus::Failed, "{:?}", o.details);
-    assert!(
-        o.details[0].contains("0.80× at 8 producers"),
-        "{:?}",
-        o.details
+        GateStatus::Failed,
+        "0.80× at 8 producers",
     );
 
     // 4 cores: 2 producers fit (3 threads), 4 do not (5).
-    let o = one(
+    expect(
         scaling(UpTo::Cores, Rate::Delivery),
         &report(sweep(), 4),
-        &no_baseline,
-    );
-    assert_eq!(o.status, GateStatus::Passed, "{:?}", o.details);
-    assert!(
-        o.details[0].contains("1.70× at 2 producers"),
-        "{:?}",
-        o.details
+        GateStatus::Passed,
+        "1.70× at 2 producers",
     );
 
     // A sweep that skips 2 producers on 4 cores: nothing above 1 fits, and it says why.
     let gappy = vec![at("q", 1, &RATES), at("q", 4, &scaled(2.5))];
-    let o = one(
+    expect(
         scaling(UpTo::Cores, Rate::Delivery),
         &report(gappy, 4),
-        &no_baseline,
-    );
-    assert_eq!(o.status, GateStatus::Skipped, "{:?}", o.details);
-    assert!(
-        o.details[0].contains(
-            "no producer count swept above 1 fits 4 cores (the least, 4, needs 5 threads)"
-        ),
-        "{:?}",
-        o.details
+        GateStatus::Skipped,
+        "no producer count swept above 1 fits 4 cores (the least, 4, needs 5 threads)",
     );
 }
 
 #[test]
 fn scaling_up_to_the_top_or_a_named_count() {
     let run = report(sweep(), 6);
-    let o = one(scaling(UpTo::Top, Rate::Delivery), &run, &no_baseline);
-    assert_eq!(o.status, GateStatus::Skipped, "{:?}", o.details);
-    assert!(
-        o.details[0].contains("oversubscribed: 9 threads on 6 cores at 8 producers"),
-        "{:?}",
-        o.details
+    expect(
+        scaling(UpTo::Top, Rate::Delivery),
+        &run,
+        GateStatus::Skipped,
+        "oversubscribed: 9 threads on 6 cores at 8 producers",
     );
 
-    let o = one(
+    expect(
         scaling(UpTo::Producers(2), Rate::Delivery),
         &run,
-        &no_baseline,
-    );
-    assert_eq!(o.status, GateStatus::Passed, "{:?}", o.details);
-    assert!(
-        o.details[0].contains("1.70× at 2 producers"),
-        "{:?}",
-        o.details
+        GateStatus::Passed,
+        "1.70× at 2 producers",
     );
 
-    let o = one(
+    expect(
         scaling(UpTo::Producers(3), Rate::Delivery),
         &run,
-        &no_baseline,
-    );
-    assert_eq!(o.status, GateStatus::Failed, "{:?}", o.details);
-    assert!(
-        o.details[0].contains("no result at 3 producers"),
-        "{:?}",
-        o.details
+        GateStatus::Failed,
+        "no result at 3 producers",
     );
 }
 
@@ -193,25 +171,19 @@ fn scaling_on_the_submit_rate_judges_the_producers_not_the_consumer() {
     );
     let o = one(scaling(UpTo::Cores, Rate::Delivery), &run, &no_baseline);
     assert_eq!(o.status, GateStatus::Failed, "{:?}", o.details);
-    let o = one(scaling(UpTo::Cores, Rate::Submit), &run, &no_baseline);
-    assert_eq!(o.status, GateStatus::Passed, "{:?}", o.details);
-    assert!(
-        o.details[0].contains("submit rate 2.00× at 2 producers"),
-        "{:?}",
-        o.details
+    expect(
+        scaling(UpTo::Cores, Rate::Submit),
+        &run,
+        GateStatus::Passed,
+        "submit rate 2.00× at 2 producers",
     );
 
     // Results that recorded no submit time cannot be judged on it.
-    let o = one(
+    expect(
         scaling(UpTo::Cores, Rate::Submit),
         &report(sweep(), 4),
-        &no_baseline,
-    );
-    assert_eq!(o.status, GateStatus::Failed, "{:?}", o.details);
-    assert!(
-        o.details[0].contains("no submit rate recorded"),
-        "{:?}",
-        o.details
+        GateStatus::Failed,
+        "no submit rate recorded",
     );
 }
 
