@@ -613,6 +613,7 @@ impl Distinct {
             memory: false,
             cpu: false,
             submit: false,
+            bytes: false,
             language: false,
         }
     }
@@ -630,6 +631,9 @@ struct Varying {
     /// Some stream of the group ran several producers and recorded their submit rate: a
     /// `submit/s` column.
     submit: bool,
+    /// Some stream of the group carries payloads larger than a cache line: a `bytes/s` column
+    /// beside `msgs/s`.
+    bytes: bool,
     /// Some transport of the group is not one of handoff's own Rust ones (a plugin, a C++
     /// peer): a `language` column.
     language: bool,
@@ -651,6 +655,10 @@ fn group(
             && rows
                 .iter()
                 .any(|r| r.params.producers > 1 && r.submit.is_some()),
+        bytes: kind == Shape::Stream
+            && rows
+                .iter()
+                .any(|r| r.params.payload.touched_bytes() > CACHE_LINE),
         language: rows.iter().any(|r| !r.origin.is_default()),
         ..distinct.varying()
     };
@@ -882,7 +890,12 @@ fn columns(kind: Shape, varying: &Varying) -> Vec<Column> {
     if varying.samples {
         columns.push(number("samples+warm-up"));
     }
+    let figures_from = columns.len();
     columns.extend(figure_columns(kind).iter().map(|&name| number(name)));
+    if varying.bytes {
+        // Beside `msgs/s`, the first figure of a stream.
+        columns.insert(figures_from + 1, number("bytes/s"));
+    }
     if varying.submit {
         columns.push(number("submit/s"));
     }
@@ -989,7 +1002,13 @@ fn row(
         Shape::Paced => paced_cells(r, &mut cells),
         Shape::Ramp => ramp_cells(r, &mut cells),
         Shape::PingPong => ping_pong_cells(r, &mut cells),
-        Shape::Stream => stream_cells(r, &mut cells),
+        Shape::Stream => {
+            let figures_from = cells.len();
+            stream_cells(r, &mut cells);
+            if varying.bytes {
+                cells.insert(figures_from + 1, bytes_cell(r));
+            }
+        }
     }
     if varying.submit {
         // The producers' side: every producer's last send returned.
@@ -1004,6 +1023,17 @@ fn row(
     }
     cells.push(lint_marks(r, every, footnotes));
     cells
+}
+
+/// Bytes in a cache line: a stream whose payload is larger gets a `bytes/s` column.
+const CACHE_LINE: usize = 64;
+
+/// The bytes a row's consumer reads per second: its median rate times the bytes it reads per
+/// message, heap data reached through pointers included (see `PayloadKind::touched_bytes`).
+fn bytes_cell(r: &TrialResult) -> String {
+    r.throughput.as_ref().map_or_else(dash, |t| {
+        fmt::bandwidth(t.median * r.params.payload.touched_bytes() as f64)
+    })
 }
 
 /// The CPU cost of a row (see [`handoff_model::cpu`]): both sides' CPU time per message, and
@@ -1375,6 +1405,25 @@ mod tests {
             html.contains("<p class=\"crossing\">crossbeam-bounded overtakes std-mpsc-poll"),
             "no crossing under the sweep chart"
         );
+    }
+
+    #[test]
+    fn payloads_larger_than_a_cache_line_get_bytes_per_second_beside_msgs_per_second() {
+        let names =
+            |v: &View| -> Vec<&str> { v.groups[0].columns.iter().map(|c| c.name).collect() };
+        let small = build(&report(vec![with_rates(stream(), &[1e6, 1e6, 1e6])]));
+        assert!(!names(&small).contains(&"bytes/s"), "{:?}", names(&small));
+
+        let mut large = with_rates(stream(), &[2e6, 2e6, 2e6]);
+        large.params.payload = crate::payload::PayloadKind::Bytes(4096);
+        large.params.payload_bytes = 4096;
+        let v = build(&report(vec![large]));
+        let columns = names(&v);
+        let msgs = columns.iter().position(|c| *c == "msgs/s").expect("msgs/s");
+        assert_eq!(columns[msgs + 1], "bytes/s", "{columns:?}");
+        let row = &v.groups[0].ranked[0];
+        assert_eq!(row.len(), columns.len());
+        assert_eq!(row[msgs + 1], "8.19 GB/s");
     }
 
     #[test]
