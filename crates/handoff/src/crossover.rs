@@ -48,14 +48,17 @@ pub(crate) struct Crossing {
     /// The result (index in the report) the crossing is shown with: the leader's at `to`, or
     /// the other's where the leader is one figure for the whole sweep.
     pub shown_with: usize,
+    /// The points of the two (`from`, `to`, or both) where a result compared ran more threads
+    /// than cores: its order there includes the scheduler's time slicing.
+    pub oversubscribed: Vec<f64>,
 }
 
 impl Crossing {
     /// The crossing as the views say it: `crossbeam-bounded overtakes std-mpsc-poll between
     /// capacity 1024 and 8192 (0.93× → 1.12× its msgs/s)`.
     pub(crate) fn sentence(&self) -> String {
-        format!(
-            "{} overtakes {} between {} {} and {} ({:.2}× → {:.2}× its {}; significant at both)",
+        let mut s = format!(
+            "{} overtakes {} between {} {} and {} ({:.2}× → {:.2}× its {}; significant at both",
             self.leader,
             self.other,
             self.sweep.word(),
@@ -64,7 +67,21 @@ impl Crossing {
             self.before,
             self.after,
             self.metric.name()
-        )
+        );
+        if !self.oversubscribed.is_empty() {
+            let at: Vec<String> = self
+                .oversubscribed
+                .iter()
+                .map(|x| self.sweep.value(*x))
+                .collect();
+            s.push_str(&format!(
+                "; oversubscribed at {} {}: the order there includes time slicing",
+                self.sweep.word(),
+                at.join(" and ")
+            ));
+        }
+        s.push(')');
+        s
     }
 }
 
@@ -184,6 +201,12 @@ pub(crate) fn find(results: &[TrialResult]) -> Vec<Crossing> {
                             sb.at.is_empty()
                         };
                         let (lead_at, other_at) = if a_leads { (a1, b1) } else { (b1, a1) };
+                        let over = |i: usize| results[i].placement.oversubscribed;
+                        let oversubscribed = [(x0, a0, b0), (x1, a1, b1)]
+                            .into_iter()
+                            .filter(|(_, i, j)| over(*i) || over(*j))
+                            .map(|(x, _, _)| x)
+                            .collect();
                         out.push(Crossing {
                             sweep,
                             key: key.clone(),
@@ -195,6 +218,7 @@ pub(crate) fn find(results: &[TrialResult]) -> Vec<Crossing> {
                             after,
                             metric: fig(a0).0,
                             shown_with: if leader_flat { other_at } else { lead_at },
+                            oversubscribed,
                         });
                     }
                 }
@@ -292,6 +316,28 @@ mod tests {
             at("b", Some(1024), &around(9e6)),
         ];
         assert!(find(&parallel).is_empty());
+    }
+
+    #[test]
+    fn a_crossing_at_an_oversubscribed_point_says_so() {
+        let mut crowded = at("b", Some(1024), &around(12e6));
+        crowded.placement.oversubscribed = true;
+        let results = vec![
+            at("a", Some(256), &around(10e6)),
+            at("b", Some(256), &around(8e6)),
+            at("a", Some(1024), &around(10e6)),
+            crowded,
+        ];
+        let found = find(&results);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].oversubscribed, [1024.0]);
+        assert!(
+            found[0].sentence().ends_with(
+                "; oversubscribed at capacity 1024: the order there includes time slicing)"
+            ),
+            "{}",
+            found[0].sentence()
+        );
     }
 
     #[test]
