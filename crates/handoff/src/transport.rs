@@ -386,7 +386,9 @@ pub fn handles<E: Clone, H>(n: usize, end: E, mut wrap: impl FnMut(E) -> H) -> V
 /// payload and engine: written with `pop`, it instantiates none of the iterator adapters
 /// (`into_iter`, `enumerate`, `map`, in-place `collect`) or slice reversal whose copies for
 /// every element type made a large share of the crate's build (see BENCHMARKS.md, "Build
-/// time"). Which endpoint is handed out first does not matter: each keeps its index.
+/// time"). Each endpoint keeps its index (and so its producer id and thread name); only the
+/// order of spawning changes, which under pinning decides which of the symmetric ids lands on
+/// which core.
 #[inline]
 pub(crate) fn each_from_last<X>(mut v: Vec<X>, mut f: impl FnMut(usize, X)) {
     while let Some(x) = v.pop() {

@@ -2,7 +2,7 @@
 
 use super::crew::{Cadence, Progress};
 use super::sample::{self, Engine, Flow, Refused, Shape, Threads};
-use super::stream::{note_refusals, produce, submitted, ProducerReport};
+use super::stream::{note_refusals, produce, ProducerReport};
 use crate::message::Message;
 use crate::outcome::{SampleOutcome, SampleStatus};
 use crate::placement::{self, Placement};
@@ -178,7 +178,7 @@ impl Shape for Callbacks<'_> {
         let elapsed_ns = end.saturating_duration_since(start).as_nanos() as u64;
         SampleOutcome {
             failed_sends: prods.iter().map(|p| p.failed).sum(),
-            submit_ns: submitted(&prods, start),
+            submit_ns: sample::submitted(prods.iter().map(|p| p.end), start),
             ..sample::measured(verdict, elapsed_ns, place)
         }
     }

@@ -31,7 +31,7 @@ use crate::verify::Verdict;
 use crate::workload::TrialSpec;
 use std::sync::atomic::Ordering as AtomicOrdering;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// The part of an engine that knows neither the transport nor the payload: where its members
 /// run, what they report, and how their reports become the sample's outcome. It is compiled
@@ -356,6 +356,14 @@ pub(super) fn collect<R, W: Members<R>>(
         )),
     };
     Err(Box::new(SampleOutcome::status_only(status, place)))
+}
+
+/// Nanoseconds from `start` until the last of `ends`, the moments each producer's last send
+/// returned (the submit time of a stream, see `SampleOutcome::submit_ns`); `None` without
+/// producers.
+pub(super) fn submitted(ends: impl Iterator<Item = Instant>, start: Instant) -> Option<u64> {
+    let last = ends.max()?;
+    Some(last.saturating_duration_since(start).as_nanos() as u64)
 }
 
 /// The outcome of a sample that ran to its end: `verdict`'s status, count and digest, over

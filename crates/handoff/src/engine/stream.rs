@@ -199,16 +199,10 @@ impl Shape for Streams<'_> {
         SampleOutcome {
             failed_sends: prods.iter().map(|p| p.failed).sum(),
             failed_recvs,
-            submit_ns: submitted(&prods, start),
+            submit_ns: sample::submitted(prods.iter().map(|p| p.end), start),
             ..sample::measured(verdict, elapsed_ns, place)
         }
     }
-}
-
-/// Nanoseconds from `start` until the last producer's last send returned.
-pub(super) fn submitted(prods: &[ProducerReport], start: Instant) -> Option<u64> {
-    let end = prods.iter().map(|p| p.end).max()?;
-    Some(end.saturating_duration_since(start).as_nanos() as u64)
 }
 
 /// Records the first refused send, if any, in the verifier.

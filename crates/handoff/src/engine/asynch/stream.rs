@@ -232,14 +232,9 @@ impl<'a> Shape for Streams<'a> {
         }
         let verdict = verify::merge(verifiers);
         let elapsed_ns = end.saturating_duration_since(start).as_nanos() as u64;
-        let submit_ns = prods
-            .iter()
-            .map(|p| p.end)
-            .max()
-            .map(|last| last.saturating_duration_since(start).as_nanos() as u64);
         SampleOutcome {
             same_worker: Some(same_worker),
-            submit_ns,
+            submit_ns: sample::submitted(prods.iter().map(|p| p.end), start),
             ..sample::measured(verdict, elapsed_ns, place)
         }
     }
