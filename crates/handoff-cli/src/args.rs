@@ -205,7 +205,8 @@ pub struct RunArgs {
     /// consumers) must fit the memory budget.
     #[arg(long, value_delimiter = ',')]
     pub messages: Vec<Count>,
-    /// Payloads to sweep: u64, bytes:N, boxed:N, report64, event488, event488+tails.
+    /// Payloads to sweep: u64, bytes:N, boxed:N (N from 8 to 1MiB), report64, event488,
+    /// event488+tails.
     #[arg(long, short = 'p', value_delimiter = ',')]
     pub payload: Vec<Parsed<PayloadKind>>,
     /// Producer counts to sweep, 1 to 1024 (mpsc, mpmc; paced, ramp and pipeline: injectors

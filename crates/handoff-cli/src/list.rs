@@ -85,6 +85,14 @@ pub fn list(catalog: &Catalog, all: bool, out: &mut dyn Write) -> std::io::Resul
     for p in PayloadKind::all() {
         writeln!(out, "  {:15} {}", p.to_string(), p.description())?;
     }
+    writeln!(
+        out,
+        "  (bytes:N and boxed:N take any N from {} to {} bytes, also written 64KiB or 1MiB; \
+         bytes:N moves by value only at {:?}, elsewhere by pointer like boxed:N)",
+        handoff::payload::MIN_BYTES,
+        handoff::payload::MAX_BYTES,
+        handoff::payload::INLINE_SIZES
+    )?;
     Ok(())
 }
 

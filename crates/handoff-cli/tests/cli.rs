@@ -415,7 +415,10 @@ fn bad_input_gets_specific_errors_and_exit_2() {
         "did you mean `crossbeam-bounded`",
     );
     bad_input(&["run", "-t", "rtrb", "-w", "spcs"], "did you mean `spsc`");
-    bad_input(&["run", "-t", "rtrb", "-p", "bytes:100"], "supported sizes");
+    bad_input(
+        &["run", "-t", "rtrb", "-p", "bytes:2MiB"],
+        "from 8 bytes to 1 MiB",
+    );
     bad_input(&["run", "-t", "rtrb", "-p", "report46"], "did you mean");
     bad_input(
         &["run", "-t", "rtrb", "--capacity", "0"],

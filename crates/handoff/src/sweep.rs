@@ -37,7 +37,12 @@ impl Sweep {
         match self {
             Sweep::Capacity => r.params.capacity.map(|c| c as f64),
             Sweep::Producers => Some(r.params.producers as f64),
-            Sweep::Payload => Some(r.params.payload_bytes as f64),
+            // The size the payload's name gives (N of `bytes:N` and `boxed:N`, moved inline or
+            // not), otherwise every byte the consumer reads.
+            Sweep::Payload => {
+                let p = r.params.payload;
+                Some(p.heap_body().unwrap_or(p.touched_bytes()) as f64)
+            }
             Sweep::Rate => r.params.pacing.rate().map(|x| x as f64),
         }
     }

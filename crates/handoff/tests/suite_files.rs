@@ -242,6 +242,41 @@ fn streaming_suite_is_the_reference_scenario() {
     assert_eq!(rows, expected);
 }
 
+/// The bodies suite sweeps the ingress scenario's body sizes, 100 B to 1 MiB, every one moved
+/// the same way (a heap body by pointer), so the sweep compares like with like; and a ring of
+/// them fits the memory budget the plan checks.
+#[test]
+fn bodies_suite_spans_100_bytes_to_1_mib_moved_alike() {
+    use handoff::payload::{PayloadKind, MAX_BYTES};
+    let s = load("bodies.toml");
+    assert_eq!(s.name, "bodies");
+    let mut sizes: Vec<usize> = Vec::new();
+    for t in &s.trials {
+        assert!(!t.payload.is_inline(), "{}", t.payload);
+        let PayloadKind::Bytes(n) = t.payload else {
+            panic!("{}", t.payload)
+        };
+        if !sizes.contains(&n) {
+            sizes.push(n);
+        }
+        assert!(t.capacity * t.payload.touched_bytes() <= 64 * MAX_BYTES + 64 * 24);
+    }
+    assert_eq!(sizes, [100, 1000, 10_000, 150_000, MAX_BYTES]);
+    assert_eq!(
+        transports(&s, WorkloadKind::Spsc),
+        [
+            "handoff-spsc",
+            "rtrb",
+            "crossbeam-bounded",
+            "std-sync-channel"
+        ]
+    );
+    assert_eq!(
+        transports(&s, WorkloadKind::Mpsc),
+        ["handoff-mpsc", "crossbeam-bounded", "flume-bounded"]
+    );
+}
+
 #[test]
 fn pipeline_suite_is_the_reference_scenario() {
     use handoff::workload::{Delivery, Pacing};

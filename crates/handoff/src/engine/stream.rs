@@ -368,7 +368,7 @@ mod tests {
         struct Lengths(std::sync::mpsc::Sender<usize>);
         impl Sender<Boxed> for Lengths {
             fn send(&mut self, m: Boxed) -> Result<(), Boxed> {
-                self.0.send(m.body().len() * 8).unwrap();
+                self.0.send(m.body().len()).unwrap();
                 Ok(())
             }
         }

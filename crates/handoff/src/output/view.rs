@@ -814,7 +814,14 @@ fn title(first: &TrialResult) -> String {
         "{} · payload {} ({}) · {} → {}",
         first.workload,
         p.payload,
-        fmt::bytes(p.payload_bytes),
+        match p.payload.heap_body() {
+            Some(n) => format!(
+                "{} moved by pointer, {} on the heap",
+                fmt::bytes(p.payload_bytes),
+                fmt::bytes(n)
+            ),
+            None => fmt::bytes(p.payload_bytes),
+        },
         fmt::plural(p.producers, "producer"),
         fmt::plural(p.consumers, "consumer"),
     );

@@ -1,50 +1,54 @@
-//! `boxed:N`: an N-byte heap buffer moved by pointer. The producer allocates it, the consumer
-//! drops it, so the allocator's cross-thread free path is part of what is measured.
+//! `boxed:N`, and `bytes:N` at a size that is not compiled inline: an N-byte heap buffer moved
+//! by pointer. The producer allocates it, the consumer drops it, so the allocator's cross-thread
+//! free path is part of what is measured.
 //!
 //! One type serves every N: the body's length is the message's [`Form`](Message::Form), taken
-//! from the trial's payload, and travels in the header (a 24-byte value, as a `Box<[u64; W]>`
-//! with the header would be). The catalog is therefore compiled once for the five sizes, not
-//! once per size; what is moved and allocated is the same.
+//! from the trial's payload, and travels in the header (a 24-byte value, as a `Box<[u8]>` with
+//! the header would be). The catalog is therefore compiled once for every size, not once per
+//! size; what is moved and allocated is the same. The body is the run of words the message's
+//! key gives (see [`body_word`]) in little-endian order, cut at N bytes, and every byte of it is
+//! checked.
 
 use crate::message::{body_word, key, Message, BODY_STEP};
 use crate::payload::PayloadKind;
 use std::fmt;
+use std::mem::MaybeUninit;
 use std::ptr::NonNull;
 
-/// The length of a boxed body in 8-byte words (the [`Form`](Message::Form) of [`Boxed`]); the
-/// default is 8 words (`boxed:64`).
+/// The length of a heap body in bytes (the [`Form`](Message::Form) of [`Boxed`]); the default
+/// is 64 bytes (`boxed:64`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BodyWords(u32);
+pub struct BodyLen(u32);
 
-impl BodyWords {
-    /// A body of `words` words (at least one).
-    pub fn new(words: u32) -> BodyWords {
-        BodyWords(words.max(1))
+impl BodyLen {
+    /// A body of `bytes` bytes (at least one).
+    pub fn new(bytes: u32) -> BodyLen {
+        BodyLen(bytes.max(1))
     }
 
-    /// The body's length in words.
+    /// The body's length in bytes.
     pub fn get(self) -> u32 {
         self.0
     }
 }
 
-impl Default for BodyWords {
-    fn default() -> BodyWords {
-        BodyWords(8)
+impl Default for BodyLen {
+    fn default() -> BodyLen {
+        BodyLen(64)
     }
 }
 
-/// A header plus a heap body of `8 * words` bytes, owned like a `Box<[u64]>` whose length is
-/// kept beside the header rather than in a fat pointer.
+/// A header plus a heap body of `len` bytes, owned like a `Box<[u8]>` whose length is kept
+/// beside the header rather than in a fat pointer.
 pub struct Boxed {
     seq: u64,
     producer: u32,
-    words: u32,
-    body: NonNull<u64>,
+    len: u32,
+    body: NonNull<u8>,
 }
 
-// SAFETY: a `Boxed` owns its body exclusively (as a `Box<[u64]>` does) and hands out only shared
-// references to it through `&self`; `u64` is `Send + Sync`.
+// SAFETY: a `Boxed` owns its body exclusively (as a `Box<[u8]>` does) and hands out only shared
+// references to it through `&self`; `u8` is `Send + Sync`.
 unsafe impl Send for Boxed {}
 // SAFETY: as above: `&Boxed` only reads the body.
 unsafe impl Sync for Boxed {}
@@ -52,39 +56,39 @@ unsafe impl Sync for Boxed {}
 impl Boxed {
     /// Takes ownership of `body` (never empty).
     #[inline(always)]
-    fn own(producer: u32, seq: u64, body: Box<[u64]>) -> Boxed {
-        let words = body.len() as u32;
-        let ptr = Box::into_raw(body).cast::<u64>();
+    fn own(producer: u32, seq: u64, body: Box<[u8]>) -> Boxed {
+        let len = body.len() as u32;
+        let ptr = Box::into_raw(body).cast::<u8>();
         Boxed {
             seq,
             producer,
-            words,
+            len,
             // SAFETY: `Box::into_raw` never returns null.
             body: unsafe { NonNull::new_unchecked(ptr) },
         }
     }
 
-    /// The body's words.
+    /// The body's bytes.
     #[inline(always)]
-    pub fn body(&self) -> &[u64] {
-        // SAFETY: `body` points to `words` initialised words this value owns (see `own`), alive
-        // as long as `self`.
-        unsafe { std::slice::from_raw_parts(self.body.as_ptr(), self.words as usize) }
+    pub fn body(&self) -> &[u8] {
+        // SAFETY: `body` points to `len` initialised bytes this value owns (see `own`), alive as
+        // long as `self`.
+        unsafe { std::slice::from_raw_parts(self.body.as_ptr(), self.len as usize) }
     }
 
-    /// The body's words, mutably (a test damages a message with it).
+    /// The body's bytes, mutably (a test damages a message with it).
     #[cfg(test)]
-    fn body_mut(&mut self) -> &mut [u64] {
+    fn body_mut(&mut self) -> &mut [u8] {
         // SAFETY: as in `body`, and `&mut self` makes the access exclusive.
-        unsafe { std::slice::from_raw_parts_mut(self.body.as_ptr(), self.words as usize) }
+        unsafe { std::slice::from_raw_parts_mut(self.body.as_ptr(), self.len as usize) }
     }
 }
 
 impl Drop for Boxed {
     #[inline(always)]
     fn drop(&mut self) {
-        let body = std::ptr::slice_from_raw_parts_mut(self.body.as_ptr(), self.words as usize);
-        // SAFETY: `body` is the `Box<[u64]>` given to `own` (same pointer and length), dropped
+        let body = std::ptr::slice_from_raw_parts_mut(self.body.as_ptr(), self.len as usize);
+        // SAFETY: `body` is the `Box<[u8]>` given to `own` (same pointer and length), dropped
         // once, here.
         drop(unsafe { Box::from_raw(body) });
     }
@@ -114,32 +118,45 @@ impl fmt::Debug for Boxed {
     }
 }
 
-impl Message for Boxed {
-    type Form = BodyWords;
+/// Writes the first `to.len()` (at most 8) bytes of `word`, little-endian first.
+#[inline(always)]
+fn write_bytes(to: &mut [MaybeUninit<u8>], word: u64) {
+    for (to, from) in to.iter_mut().zip(word.to_le_bytes()) {
+        to.write(from);
+    }
+}
 
-    fn form(kind: PayloadKind) -> BodyWords {
-        match kind {
-            PayloadKind::Boxed(bytes) => BodyWords::new((bytes / 8) as u32),
-            _ => BodyWords::default(),
+impl Message for Boxed {
+    type Form = BodyLen;
+
+    fn form(kind: PayloadKind) -> BodyLen {
+        match kind.heap_body() {
+            Some(bytes) => BodyLen::new(bytes as u32),
+            None => BodyLen::default(),
         }
     }
 
     #[inline(always)]
     fn build(producer: u32, seq: u64) -> Self {
-        Boxed::build_in(BodyWords::default(), producer, seq)
+        Boxed::build_in(BodyLen::default(), producer, seq)
     }
 
     #[inline(always)]
-    fn build_in(form: BodyWords, producer: u32, seq: u64) -> Self {
+    fn build_in(form: BodyLen, producer: u32, seq: u64) -> Self {
         let k = key(producer, seq);
+        let len = form.get() as usize;
+        let mut body: Vec<u8> = Vec::with_capacity(len);
         let mut e = body_word(k, 0);
-        let body: Box<[u64]> = (0..form.get())
-            .map(|_| {
-                let w = e;
-                e = e.wrapping_add(BODY_STEP);
-                w
-            })
-            .collect();
+        let mut words = body.spare_capacity_mut()[..len].chunks_exact_mut(8);
+        for w in &mut words {
+            write_bytes(w, e);
+            e = e.wrapping_add(BODY_STEP);
+        }
+        write_bytes(words.into_remainder(), e);
+        // SAFETY: the first `len` bytes were written above (whole words, then the tail), and
+        // the capacity is at least `len`.
+        unsafe { body.set_len(len) };
+        let body = body.into_boxed_slice();
         Boxed::own(producer, seq, body)
     }
 
@@ -158,9 +175,13 @@ impl Message for Boxed {
         let k = key(self.producer, self.seq);
         let mut bad = 0;
         let mut e = body_word(k, 0);
-        for w in self.body() {
-            bad |= *w ^ e;
+        let mut words = self.body().chunks_exact(8);
+        for w in &mut words {
+            bad |= u64::from_le_bytes(w.try_into().expect("8 bytes")) ^ e;
             e = e.wrapping_add(BODY_STEP);
+        }
+        for (got, want) in words.remainder().iter().zip(e.to_le_bytes()) {
+            bad |= u64::from(got ^ want);
         }
         (bad == 0).then_some(k)
     }
@@ -174,16 +195,17 @@ mod tests {
     fn boxed_roundtrip_and_corruption() {
         let mut m = Boxed::build(1, 2);
         assert_eq!(m.check(), Some(key(1, 2)));
-        m.body_mut()[0] = 0;
+        m.body_mut()[0] ^= 1;
         assert!(m.check().is_none());
     }
 
     #[test]
     fn every_size_has_its_length_and_survives_a_clone() {
-        for n in crate::payload::SIZES {
-            let kind = PayloadKind::Boxed(n);
+        let sizes = crate::payload::INLINE_SIZES.map(PayloadKind::Boxed);
+        let odd = [8, 9, 100, 150_000, 1 << 20].map(PayloadKind::Bytes);
+        for kind in sizes.into_iter().chain(odd) {
             let m = Boxed::build_in(Boxed::form(kind), 3, 9);
-            assert_eq!(m.body().len() * 8, n, "{kind}");
+            assert_eq!(Some(m.body().len()), kind.heap_body(), "{kind}");
             assert_eq!(m.check(), Some(key(3, 9)));
             let c = m.clone();
             assert_eq!(c, m);
@@ -191,5 +213,17 @@ mod tests {
             assert_eq!(c.check(), Some(key(3, 9)));
         }
         assert_eq!(std::mem::size_of::<Boxed>(), 24);
+    }
+
+    /// Every byte counts, the tail of a body that is not a whole number of words included.
+    #[test]
+    fn a_damaged_byte_anywhere_is_caught() {
+        for len in [8u32, 13, 100] {
+            for at in 0..len as usize {
+                let mut m = Boxed::build_in(BodyLen::new(len), 2, 77);
+                m.body_mut()[at] ^= 0x10;
+                assert!(m.check().is_none(), "len {len}, byte {at}");
+            }
+        }
     }
 }

@@ -496,9 +496,9 @@ fn unknown_names_point_at_the_value_and_suggest() {
         "unknown payload `event48`; did you mean `event488`",
     );
     assert_err(
-        "[defaults]\npayload = \"bytes:100\"\n",
+        "[defaults]\npayload = \"bytes:2MiB\"\n",
         2,
-        "supported sizes",
+        "from 8 bytes to 1 MiB",
     );
 }
 

@@ -101,7 +101,7 @@ pub(crate) fn channel<M: Message>(
 ) -> Result<Endpoints<PluginTx<M>, PluginRx<M>>, BuildError> {
     let Some(size) = M::WIRE_SIZE else {
         return Err(BuildError::Unsupported(
-            "a payload with heap parts (boxed:N, event488+tails) cannot cross the C ABI: a \
+            "a payload with heap parts (boxed:N, bytes:N at a size not compiled inline, event488+tails) cannot cross the C ABI: a \
              plugin moves plain blocks of bytes"
                 .into(),
         ));
