@@ -94,6 +94,7 @@ pub fn with_rates(mut r: TrialResult, rates: &[f64]) -> TrialResult {
             p99_ns: None,
             memory: None,
             submit_ns: None,
+            cpu: None,
         })
         .collect();
     r.throughput = Summary::of(rates);

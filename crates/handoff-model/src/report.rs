@@ -244,6 +244,11 @@ pub struct RawSample {
     /// threads, callback streams, async streams); absent elsewhere and in older reports.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub submit_ns: Option<u64>,
+    /// The CPU time this sample's producer and consumer threads spent (see [`crate::cpu`]);
+    /// absent where it was not measured and in older reports. Comparisons test CPU cost per
+    /// message on it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<crate::cpu::SampleCpu>,
 }
 
 impl RunReport {
@@ -267,6 +272,11 @@ impl RunReport {
 }
 
 impl RawSample {
+    /// Both sides' CPU time per message delivered, ns; `None` where CPU time was not recorded.
+    pub fn cpu_per_msg(&self) -> Option<f64> {
+        self.cpu.and_then(|c| c.ns_per_msg(self.messages))
+    }
+
     /// Messages submitted per second: the messages over the time until every producer's last
     /// send returned; `None` where that was not recorded.
     pub fn submit_per_s(&self) -> Option<f64> {

@@ -128,6 +128,7 @@ fn stream(
                     p99_ns: None,
                     memory: None,
                     submit_ns: None,
+                    cpu: None,
                 }]
             })
             .unwrap_or_default(),

@@ -152,6 +152,7 @@ fn result(
             p99_ns: None,
             memory: None,
             submit_ns: None,
+            cpu: None,
         }],
         paced: None,
         ramp: None,

@@ -137,6 +137,16 @@ pub struct Row {
 }
 
 impl Row {
+    /// The verdict as a view says it: [`Change::mark`], except that a CPU cost is `cheaper` or
+    /// `costlier`, not faster or slower.
+    pub fn mark(&self) -> &'static str {
+        match (&self.change, self.metric) {
+            (Change::Faster, Metric::CpuPerMsg) => "cheaper",
+            (Change::Slower, Metric::CpuPerMsg) => "costlier",
+            (c, _) => c.mark(),
+        }
+    }
+
     /// How much better the after side is, as a factor above 1 when better (the ratio for a
     /// figure where higher is better, its inverse otherwise).
     pub(crate) fn speedup(&self) -> Option<f64> {
@@ -340,7 +350,9 @@ fn compare_result(before: &TrialResult, after: &TrialResult, j: &Judgement) -> V
     let mut rows = Vec::new();
     for (metric, xa) in &fa {
         let Some((_, xb)) = fb.iter().find(|(m, _)| m == metric) else {
-            rows.push(not_comparable(*metric, "before has no such figure".into()));
+            if !metric.optional() {
+                rows.push(not_comparable(*metric, "before has no such figure".into()));
+            }
             continue;
         };
         rows.push(judge(
@@ -480,11 +492,13 @@ fn power_warning(rows: &[Row], j: &Judgement) -> Option<String> {
     ))
 }
 
-/// The geometric mean of each transport's speed-ups over its testable rows.
+/// The geometric mean of each transport's speed-ups over its testable rows. CPU cost is left
+/// out: the roll-up says how much faster, and a spinning transport's CPU per message moves with
+/// its speed, so it would count the same change twice.
 fn rollups(rows: &[Row]) -> Vec<Rollup> {
     let mut by: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
     for r in rows {
-        if matches!(r.change, Change::NotComparable { .. }) {
+        if matches!(r.change, Change::NotComparable { .. }) || r.metric.optional() {
             continue;
         }
         if let Some(s) = r.speedup().filter(|s| s.is_finite() && *s > 0.0) {

@@ -254,3 +254,44 @@ fn a_change_shared_by_many_figures_is_seen_even_with_few_samples() {
         assert!(r.p_adjusted.unwrap() < 0.05);
     }
 }
+
+/// `result` with every sample's CPU time set to `ns_per_msg[i]` per message.
+fn with_cpu(mut r: TrialResult, ns_per_msg: &[f64]) -> TrialResult {
+    for (s, ns) in r.samples.iter_mut().zip(ns_per_msg) {
+        let total = (ns * s.messages as f64) as u64;
+        s.cpu = Some(handoff_model::cpu::SampleCpu {
+            producer_ns: total / 2,
+            consumer_ns: total - total / 2,
+        });
+    }
+    r
+}
+
+/// Same speed, 30% more CPU per message: a costlier regression of its own, left out of the
+/// speed roll-up; against a report that never recorded CPU, the figure is simply absent.
+#[test]
+fn cpu_per_message_is_judged_and_absent_from_older_reports() {
+    let cpu: Vec<f64> = RATES.iter().map(|x| 5e9 / x).collect();
+    let costlier: Vec<f64> = cpu.iter().map(|x| x * 1.3).collect();
+    let before = run(vec![with_cpu(result("a", &RATES), &cpu)]);
+    let after = run(vec![with_cpu(result("a", &RATES), &costlier)]);
+    let c = compare(("before", &before), ("after", &after), gate(0.05));
+    assert_eq!(c.rows.len(), 2, "{:?}", c.rows);
+    assert_eq!(c.rows[0].change, Change::Same);
+    let r = &c.rows[1];
+    assert_eq!(r.metric, super::metric::Metric::CpuPerMsg);
+    assert_eq!((r.change.clone(), r.mark()), (Change::Slower, "costlier"));
+    assert!(r.regression);
+    assert_eq!(c.regressions().count(), 1);
+    assert_eq!((c.rollups[0].rows, c.rollups[0].geomean), (1, 1.0));
+
+    let old = run(vec![result("a", &RATES)]);
+    for c in [
+        compare(("old", &old), ("after", &after), gate(0.05)),
+        compare(("after", &after), ("old", &old), gate(0.05)),
+    ] {
+        assert_eq!(c.rows.len(), 1, "{:?}", c.rows);
+        assert_eq!(c.rows[0].change, Change::Same);
+        assert_eq!(c.regressions().count(), 0);
+    }
+}

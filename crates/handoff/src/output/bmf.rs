@@ -6,8 +6,8 @@
 //! samples and the bounds the smallest and largest sample. Throughput goes to Bencher's
 //! built-in `throughput` measure (operations per second) and the median latency to its
 //! built-in `latency` (ns); the 99th percentile is `latency-p99`, a ramp's highest sustained
-//! rate `sustained-rate` and an older report's mean round trip `latency-mean`, measures Bencher
-//! creates on first use. Results that did not pass are left out: a service would chart them as
+//! rate `sustained-rate`, an older report's mean round trip `latency-mean` and the CPU time per
+//! message (ns, both sides) `cpu-per-message`, measures Bencher creates on first use. Results that did not pass are left out: a service would chart them as
 //! figures.
 
 use super::Exporter;
@@ -35,6 +35,7 @@ pub(crate) fn measure(m: Metric) -> &'static str {
         Metric::LatencyP50 => "latency",
         Metric::LatencyP99 => "latency-p99",
         Metric::RoundTripMean => "latency-mean",
+        Metric::CpuPerMsg => "cpu-per-message",
     }
 }
 

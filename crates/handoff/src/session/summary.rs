@@ -237,6 +237,7 @@ fn raw_samples(outcomes: &[SampleOutcome]) -> Vec<RawSample> {
                 p99_ns: latency.as_ref().map(|h| h.value_at_quantile(0.99)),
                 memory: o.memory,
                 submit_ns: o.submit_ns,
+                cpu: o.cpu,
             }
         })
         .collect()

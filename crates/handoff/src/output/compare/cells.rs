@@ -37,7 +37,7 @@ pub(super) fn cells(r: &Row) -> [String; 8] {
         Some(p) if p >= 0.001 => format!("{p:.3}"),
         Some(p) => format!("{p:.2e}").replace("e0", ""),
     };
-    let mut verdict = r.change.mark().to_string();
+    let mut verdict = r.mark().to_string();
     if r.regression {
         verdict.push_str("  REGRESSION");
     }

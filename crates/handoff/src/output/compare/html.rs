@@ -130,7 +130,7 @@ fn chart(c: &Comparison) -> Option<String> {
             );
         }
         let ratio = r.ratio.unwrap_or(1.0);
-        let tip = format!("{}: {:+.1}% ({})", r.identity, pct(ratio), r.change.mark());
+        let tip = format!("{}: {:+.1}% ({})", r.identity, pct(ratio), r.mark());
         svg.dot((x.at(pct(ratio)), y), 4.0, &format!("change {class}"), &tip);
     }
     svg.line((x.from, bottom), (x.to, bottom), "axis");
