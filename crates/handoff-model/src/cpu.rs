@@ -5,6 +5,10 @@
 //! its work ends, so it counts what the thread ran between the two: the transport's code on
 //! that thread, its spinning or blocking, and the harness's own per-message work (building and
 //! verifying messages). A transport's own background threads are not counted.
+//!
+//! Under a tokio driver the producer and consumer tasks move between the runtime's threads, so
+//! no thread belongs to one side: the CPU time of the runtime's threads over the sample is kept
+//! whole, as [`SampleCpu::runtime_ns`], and shown as the runtime's cores rather than per side.
 
 use crate::stats::median;
 use serde::{Deserialize, Serialize};
@@ -18,12 +22,22 @@ pub struct SampleCpu {
     /// The consumers' CPU time, summed over them (ping-pong: the ponger's; open loop: the
     /// stages' and sinks').
     pub consumer_ns: u64,
+    /// The CPU time of an async runtime's threads, which ran both sides' tasks (tokio
+    /// drivers); 0 where the members are threads of their own.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub runtime_ns: u64,
+}
+
+fn is_zero(x: &u64) -> bool {
+    *x == 0
 }
 
 impl SampleCpu {
-    /// Both sides' CPU time, ns.
+    /// Both sides' CPU time, ns (the runtime's, under an async runtime).
     pub fn total_ns(&self) -> u64 {
-        self.producer_ns.saturating_add(self.consumer_ns)
+        self.producer_ns
+            .saturating_add(self.consumer_ns)
+            .saturating_add(self.runtime_ns)
     }
 
     /// Cores busy on each side over a sample of `elapsed_ns`: CPU-seconds per second,
@@ -54,8 +68,16 @@ pub struct CpuFigures {
     pub consumer_cores: f64,
     /// Both sides' CPU time per message delivered, ns.
     pub ns_per_msg: f64,
+    /// Cores busy running an async runtime's threads, both sides' tasks together (tokio
+    /// drivers; 0 elsewhere and in older reports).
+    #[serde(default, skip_serializing_if = "is_zero_f64")]
+    pub runtime_cores: f64,
     /// Timed samples the medians are over.
     pub samples: usize,
+}
+
+fn is_zero_f64(x: &f64) -> bool {
+    *x == 0.0
 }
 
 impl CpuFigures {
@@ -64,11 +86,13 @@ impl CpuFigures {
     /// `None` when none is left.
     pub fn of(samples: &[(SampleCpu, u64, u64)]) -> Option<CpuFigures> {
         let (mut producers, mut consumers, mut per_msg) = (Vec::new(), Vec::new(), Vec::new());
+        let mut runtime = Vec::new();
         for (cpu, elapsed_ns, messages) in samples {
             if let (Some((p, c)), Some(n)) = (cpu.cores(*elapsed_ns), cpu.ns_per_msg(*messages)) {
                 producers.push(p);
                 consumers.push(c);
                 per_msg.push(n);
+                runtime.push(cpu.runtime_ns as f64 / *elapsed_ns as f64);
             }
         }
         if per_msg.is_empty() {
@@ -78,13 +102,29 @@ impl CpuFigures {
             producer_cores: median(&producers),
             consumer_cores: median(&consumers),
             ns_per_msg: median(&per_msg),
+            runtime_cores: median(&runtime),
             samples: per_msg.len(),
         })
     }
 
-    /// Cores busy as a table shows it: producers `+` consumers, e.g. `0.98+1.00`.
+    /// Cores busy as a table shows it: producers `+` consumers, e.g. `0.98+1.00`; an async
+    /// runtime's threads as `rt 1.96`.
     pub fn cores_label(&self) -> String {
-        format!("{:.2}+{:.2}", self.producer_cores, self.consumer_cores)
+        if self.runtime_cores > 0.0 && self.producer_cores + self.consumer_cores == 0.0 {
+            format!("rt {:.2}", self.runtime_cores)
+        } else if self.runtime_cores > 0.0 {
+            format!(
+                "{:.2}+{:.2}+rt {:.2}",
+                self.producer_cores, self.consumer_cores, self.runtime_cores
+            )
+        } else {
+            format!("{:.2}+{:.2}", self.producer_cores, self.consumer_cores)
+        }
+    }
+
+    /// All cores busy: both sides and the runtime's threads.
+    pub fn total_cores(&self) -> f64 {
+        self.producer_cores + self.consumer_cores + self.runtime_cores
     }
 }
 
@@ -97,6 +137,7 @@ mod tests {
         let cpu = SampleCpu {
             producer_ns: 50_000_000,
             consumer_ns: 100_000_000,
+            runtime_ns: 0,
         };
         assert_eq!(cpu.cores(100_000_000), Some((0.5, 1.0)));
         assert_eq!(cpu.ns_per_msg(1_000_000), Some(150.0));
@@ -109,6 +150,7 @@ mod tests {
         let at = |p: u64, c: u64| SampleCpu {
             producer_ns: p,
             consumer_ns: c,
+            runtime_ns: 0,
         };
         let f = CpuFigures::of(&[
             (at(10, 100), 100, 10),

@@ -141,6 +141,7 @@ mod tests {
             s.cpu = Some(SampleCpu {
                 producer_ns: 1000 * (i as u64 + 1),
                 consumer_ns: 1000,
+                runtime_ns: 0,
             });
         }
         let f = figures(&r);

@@ -262,6 +262,7 @@ fn with_cpu(mut r: TrialResult, ns_per_msg: &[f64]) -> TrialResult {
         s.cpu = Some(handoff_model::cpu::SampleCpu {
             producer_ns: total / 2,
             consumer_ns: total - total / 2,
+            runtime_ns: 0,
         });
     }
     r

@@ -3,9 +3,11 @@
 //! leaves the start line and once more when its work returns, and adds the difference to its
 //! side's total in a [`CpuTally`]. Both reads are outside the per-message path.
 //!
-//! Only the harness's own threads are counted: a transport's background threads, and the
-//! runtime threads of an async driver, are not (their members are spawned without a side, and
-//! the sample records no figure).
+//! Only the harness's own threads are counted: a transport's background threads are not. Under
+//! a tokio driver the tasks of both sides share the runtime's threads, so the conductor reads
+//! those threads' clocks (another thread's CPU clock, through `pthread_getcpuclockid`) when it
+//! opens the start gate and when every task has finished, and adds the difference as the
+//! runtime's time ([`CpuTally::add_runtime`]), not split by side.
 
 use crate::outcome::SampleCpu;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -44,6 +46,54 @@ pub(crate) fn thread_cpu_ns() -> Option<u64> {
     None
 }
 
+/// The CPU clock of the calling thread, which any thread of the process can read while this one
+/// lives ([`ThreadClock::read`]); `None` where the system has none.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ThreadClock(#[cfg(target_os = "linux")] libc::clockid_t);
+
+impl ThreadClock {
+    /// The calling thread's CPU clock.
+    #[cfg(target_os = "linux")]
+    pub(crate) fn of_this_thread() -> Option<ThreadClock> {
+        let mut id: libc::clockid_t = 0;
+        // SAFETY: `pthread_self` is the calling thread, alive during the call; `id` is a valid,
+        // writable `clockid_t` owned by this frame.
+        let rc = unsafe { libc::pthread_getcpuclockid(libc::pthread_self(), &mut id) };
+        (rc == 0).then_some(ThreadClock(id))
+    }
+
+    /// The calling thread's CPU clock: not available on this system.
+    #[cfg(not(target_os = "linux"))]
+    pub(crate) fn of_this_thread() -> Option<ThreadClock> {
+        None
+    }
+
+    /// The clock's thread's CPU time so far, ns; `None` once that thread has exited (its
+    /// clock is then invalid) or where it cannot be read.
+    #[cfg(target_os = "linux")]
+    pub(crate) fn read(self) -> Option<u64> {
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `ts` is a valid, writable `timespec` owned by this frame; an id of a thread
+        // that has exited makes the call fail with EINVAL, never read elsewhere.
+        let rc = unsafe { libc::clock_gettime(self.0, &mut ts) };
+        if rc != 0 {
+            return None;
+        }
+        let secs = u64::try_from(ts.tv_sec).ok()?;
+        let nanos = u64::try_from(ts.tv_nsec).ok()?;
+        secs.checked_mul(1_000_000_000)?.checked_add(nanos)
+    }
+
+    /// Not available on this system.
+    #[cfg(not(target_os = "linux"))]
+    pub(crate) fn read(self) -> Option<u64> {
+        None
+    }
+}
+
 /// The CPU time of one sample's members, per side, added up as they finish.
 ///
 /// Aligned to two cache lines, like the crew's progress, so that its few writes (one per member,
@@ -53,6 +103,8 @@ pub(crate) fn thread_cpu_ns() -> Option<u64> {
 pub(crate) struct CpuTally {
     producer_ns: AtomicU64,
     consumer_ns: AtomicU64,
+    /// An async runtime's threads, both sides' tasks together.
+    runtime_ns: AtomicU64,
     /// Members whose CPU time was added.
     measured: AtomicU64,
     /// A member on a side could not read its clock: the sample's figure would be partial.
@@ -75,6 +127,17 @@ impl CpuTally {
         self.measured.fetch_add(1, Ordering::Relaxed);
     }
 
+    /// Adds the CPU time an async runtime's threads spent running both sides' tasks, read at
+    /// the start and the end of the sample; a missing read spoils the sample's figure.
+    pub fn add_runtime(&self, ns: Option<u64>) {
+        let Some(ns) = ns else {
+            self.failed.store(true, Ordering::Relaxed);
+            return;
+        };
+        self.runtime_ns.fetch_add(ns, Ordering::Relaxed);
+        self.measured.fetch_add(1, Ordering::Relaxed);
+    }
+
     /// The sample's CPU record, once every member has reported: `None` if no member was
     /// measured or any member's clock could not be read.
     pub fn record(&self) -> Option<SampleCpu> {
@@ -84,6 +147,7 @@ impl CpuTally {
         Some(SampleCpu {
             producer_ns: self.producer_ns.load(Ordering::Relaxed),
             consumer_ns: self.consumer_ns.load(Ordering::Relaxed),
+            runtime_ns: self.runtime_ns.load(Ordering::Relaxed),
         })
     }
 }
@@ -103,10 +167,45 @@ mod tests {
             t.record(),
             Some(SampleCpu {
                 producer_ns: 30,
-                consumer_ns: 12
+                consumer_ns: 12,
+                runtime_ns: 0
             })
         );
         t.add(Side::Producer, None, Some(1));
+        assert_eq!(t.record(), None);
+    }
+
+    /// The conductor reads a runtime thread's clock from outside it: it moves while that thread
+    /// works.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn another_thread_s_clock_is_read_while_it_lives() {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let (stop_tx, stop_rx) = std::sync::mpsc::channel::<()>();
+        let worker = std::thread::spawn(move || {
+            tx.send(ThreadClock::of_this_thread().expect("a clock"))
+                .unwrap();
+            let mut x = 0u64;
+            while stop_rx.try_recv().is_err() {
+                x = std::hint::black_box(x.wrapping_add(1));
+            }
+            x
+        });
+        let clock = rx.recv().unwrap();
+        let start = clock.read().expect("readable while it runs");
+        while clock.read().expect("readable while it runs") < start + 1_000_000 {
+            std::thread::yield_now();
+        }
+        stop_tx.send(()).unwrap();
+        worker.join().unwrap();
+        let t = CpuTally::default();
+        t.add_runtime(Some(7));
+        t.add(Side::Producer, Some(1), Some(2));
+        assert_eq!(
+            t.record().map(|c| (c.runtime_ns, c.total_ns())),
+            Some((7, 8))
+        );
+        t.add_runtime(None);
         assert_eq!(t.record(), None);
     }
 

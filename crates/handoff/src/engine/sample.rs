@@ -252,7 +252,7 @@ pub(super) trait Members<R> {
     fn placement(&self) -> Placement;
 
     /// Where the CPU time of the members spawned on a side is added up, if these members
-    /// measure it (OS threads do; tasks under an async driver do not).
+    /// measure it (OS threads per side; tasks under a tokio driver as the runtime's threads).
     fn cpu(&self) -> Option<Arc<CpuTally>> {
         None
     }
@@ -295,6 +295,12 @@ impl<R: Send + 'static> Threads<R> {
         F: FnOnce() -> R + Send + 'static,
     {
         self.crew.spawn(name, work);
+    }
+
+    /// These threads with their CPU time added up in `tally` rather than a tally of their own.
+    pub fn counting(mut self, tally: Arc<CpuTally>) -> Threads<R> {
+        self.crew.cpu = tally;
+        self
     }
 
     /// [`Threads::spawn`], the member's CPU time counted for `side` (see [`Crew::spawn_as`]).

@@ -5,7 +5,8 @@
 //! stream and of `ns_per_msg_median` for ping-pong, and its share of the samples).
 //!
 //! When any result of the report has its CPU cost measured, the [`CPU_COLUMNS`] follow all the
-//! others (`cpu_ns_per_msg`, `producer_cores`, `consumer_cores`: medians over the timed samples,
+//! others (`cpu_ns_per_msg`, `producer_cores`, `consumer_cores`, `runtime_cores`: medians over
+//! the timed samples, the last for tokio drivers, whose runtime threads run both sides' tasks;
 //! empty for a result without them), so every other column keeps its position; a report without
 //! CPU figures has none of them. In the same way, when any result recorded its producers'
 //! submit rate, [`SUBMIT_COLUMNS`] come last (`submit_median`, messages per second until every
@@ -72,7 +73,12 @@ const COLUMNS: [&str; 45] = [
 ];
 
 /// The CPU cost's columns, after [`COLUMNS`] in a report where some result measured it.
-const CPU_COLUMNS: [&str; 3] = ["cpu_ns_per_msg", "producer_cores", "consumer_cores"];
+const CPU_COLUMNS: [&str; 4] = [
+    "cpu_ns_per_msg",
+    "producer_cores",
+    "consumer_cores",
+    "runtime_cores",
+];
 
 /// The CPU cost's cells of `r`, in the order of [`CPU_COLUMNS`]; empty where not measured.
 fn cpu_cells(r: &crate::report::TrialResult) -> [String; CPU_COLUMNS.len()] {
@@ -81,6 +87,7 @@ fn cpu_cells(r: &crate::report::TrialResult) -> [String; CPU_COLUMNS.len()] {
         opt(c.map(|c| c.ns_per_msg)),
         opt(c.map(|c| c.producer_cores)),
         opt(c.map(|c| c.consumer_cores)),
+        opt(c.map(|c| c.runtime_cores)),
     ]
 }
 
@@ -247,13 +254,14 @@ mod tests {
             producer_cores: 0.5,
             consumer_cores: 1.0,
             ns_per_msg: 150.0,
+            runtime_cores: 0.0,
             samples: 3,
         });
         let rows = rows(vec![measured, stream()]);
         assert_eq!(rows[0][..COLUMNS.len()], COLUMNS.map(String::from));
         assert_eq!(rows[0][COLUMNS.len()..], CPU_COLUMNS.map(String::from));
-        assert_eq!(rows[1][COLUMNS.len()..], ["150", "0.5", "1"]);
-        assert_eq!(rows[2][COLUMNS.len()..], ["", "", ""]);
+        assert_eq!(rows[1][COLUMNS.len()..], ["150", "0.5", "1", "0"]);
+        assert_eq!(rows[2][COLUMNS.len()..], ["", "", "", ""]);
     }
 
     #[test]

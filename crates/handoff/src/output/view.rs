@@ -1317,6 +1317,7 @@ mod tests {
         measured.cpu = Some(handoff_model::cpu::CpuFigures {
             producer_cores: 0.98,
             consumer_cores: 1.0,
+            runtime_cores: 0.0,
             ns_per_msg: 212.0,
             samples: 5,
         });

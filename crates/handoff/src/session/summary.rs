@@ -364,6 +364,7 @@ mod tests {
             Some(SampleCpu {
                 producer_ns: p,
                 consumer_ns: c,
+                runtime_ns: 0,
             })
         };
         let outcomes = [

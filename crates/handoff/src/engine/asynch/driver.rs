@@ -1,6 +1,7 @@
 //! Running a sample's tasks under the trial's driver: one OS thread per task, or every task on
 //! a tokio runtime under one conductor thread (see the [parent module](super)).
 
+use crate::engine::cpu::{self, CpuTally, Side, ThreadClock};
 use crate::engine::crew::{panic_message, Progress};
 use crate::engine::sample::{Failure, Members, Threads};
 use crate::placement::{self, Placement, Plan};
@@ -8,7 +9,7 @@ use crate::workload::{Driver, TrialSpec};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// One producer's or consumer's whole loop.
@@ -18,8 +19,9 @@ type Task<R> = Pin<Box<dyn Future<Output = R> + Send>>;
 /// driver when they are collected (see the [parent module](super)).
 pub(super) struct Tasks<'a, R> {
     spec: &'a TrialSpec,
-    tasks: Vec<(String, Task<R>)>,
+    tasks: Vec<(String, Side, Task<R>)>,
     progress: Arc<Progress>,
+    cpu: Arc<CpuTally>,
 }
 
 impl<'a, R: Send + 'static> Tasks<'a, R> {
@@ -29,12 +31,18 @@ impl<'a, R: Send + 'static> Tasks<'a, R> {
             spec,
             tasks: Vec::new(),
             progress,
+            cpu: Arc::default(),
         }
     }
 
-    /// Adds a member: the task `task`, named `name`.
-    pub(super) fn push(&mut self, name: String, task: impl Future<Output = R> + Send + 'static) {
-        self.tasks.push((name, Box::pin(task)));
+    /// Adds a member on `side`: the task `task`, named `name`.
+    pub(super) fn push(
+        &mut self,
+        name: String,
+        side: Side,
+        task: impl Future<Output = R> + Send + 'static,
+    ) {
+        self.tasks.push((name, side, Box::pin(task)));
     }
 }
 
@@ -48,8 +56,12 @@ impl<R: Send + 'static> Members<R> for Tasks<'_, R> {
         Placement::default()
     }
 
+    fn cpu(&self) -> Option<Arc<CpuTally>> {
+        Some(self.cpu.clone())
+    }
+
     fn run(self, watchdog: Duration) -> (Result<Vec<R>, Failure>, Placement) {
-        drive(self.spec, self.tasks, self.progress, watchdog)
+        drive(self.spec, self.tasks, self.progress, self.cpu, watchdog)
     }
 }
 
@@ -78,20 +90,21 @@ impl Gate {
 /// Runs `tasks` under `spec.driver` and returns what they produced (in order) and where they ran.
 fn drive<R: Send + 'static>(
     spec: &TrialSpec,
-    tasks: Vec<(String, Task<R>)>,
+    tasks: Vec<(String, Side, Task<R>)>,
     progress: Arc<Progress>,
+    tally: Arc<CpuTally>,
     watchdog: Duration,
 ) -> (Result<Vec<R>, Failure>, Placement) {
     match spec.driver {
         Driver::Threads => {
-            let mut threads = Threads::new(tasks.len(), spec, progress);
-            for (name, task) in tasks {
-                threads.spawn(&name, move || futures_lite::future::block_on(task));
+            let mut threads = Threads::new(tasks.len(), spec, progress).counting(tally);
+            for (name, side, task) in tasks {
+                threads.spawn_as(side, &name, move || futures_lite::future::block_on(task));
             }
             threads.run(watchdog)
         }
         driver @ (Driver::TokioCurrent | Driver::TokioMulti { .. }) => {
-            let (rt, crew_plan, place) = match runtime(spec, &progress) {
+            let (rt, crew_plan, place, clocks) = match runtime(spec, &progress) {
                 Ok(x) => x,
                 Err(e) => return (Err(Failure::Start(e)), Placement::default()),
             };
@@ -104,7 +117,7 @@ fn drive<R: Send + 'static>(
             let mut conductor: Threads<Result<Vec<R>, String>> =
                 Threads::planned(1, crew_plan, place, spec, progress);
             conductor.spawn("conductor", move || {
-                let out = rt.block_on(conduct(tasks, gate));
+                let out = rt.block_on(conduct(tasks, gate, clocks, tally));
                 rt.shutdown_background();
                 out
             });
@@ -128,22 +141,32 @@ fn drive<R: Send + 'static>(
     }
 }
 
+/// The CPU clocks of a multi-thread runtime's threads, each added as its thread starts.
+type Clocks = Arc<Mutex<Vec<Option<ThreadClock>>>>;
+
 /// Builds the runtime of `spec.driver` (outside the timed region). Returns it with the plan of
-/// the conductor thread and the placement of the threads the tasks run on.
+/// the conductor thread, the placement of the threads the tasks run on, and the CPU clocks of
+/// the runtime's threads (`None`: the conductor's own thread is the runtime's one thread).
 fn runtime(
     spec: &TrialSpec,
     progress: &Arc<Progress>,
-) -> Result<(tokio::runtime::Runtime, Plan, Placement), String> {
+) -> Result<(tokio::runtime::Runtime, Plan, Placement, Option<Clocks>), String> {
     match spec.driver {
         Driver::TokioMulti { workers } => {
             let plan = placement::plan(workers, spec.pin);
             let cores = plan.cores.clone();
             let next = Arc::new(AtomicUsize::new(0));
             let progress = progress.clone();
+            let clocks = Clocks::default();
+            let started = clocks.clone();
             let rt = tokio::runtime::Builder::new_multi_thread()
                 .worker_threads(workers)
                 .thread_name("tokio-worker")
                 .on_thread_start(move || {
+                    started
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .push(ThreadClock::of_this_thread());
                     // Workers start first; any later (blocking-pool) thread is left unpinned.
                     let i = next.fetch_add(1, AtomicOrdering::Relaxed);
                     if !placement::apply(cores.get(i).copied().flatten()) {
@@ -157,7 +180,7 @@ fn runtime(
                 cores: vec![None],
                 placement: Placement::default(),
             };
-            Ok((rt, conductor, plan.placement))
+            Ok((rt, conductor, plan.placement, Some(clocks)))
         }
         _ => {
             let rt = tokio::runtime::Builder::new_current_thread()
@@ -166,19 +189,51 @@ fn runtime(
             // The conductor's thread is the one thread every task runs on.
             let plan = placement::plan(1, spec.pin);
             let place = plan.placement.clone();
-            Ok((rt, plan, place))
+            Ok((rt, plan, place, None))
         }
     }
 }
 
-/// The conductor: spawns the tasks, opens the gate once all are in, collects them in order.
+/// The CPU time of a runtime's threads so far, one entry per thread; `None` for a thread whose
+/// clock cannot be read.
+fn read_clocks(clocks: &Option<Clocks>) -> Vec<Option<u64>> {
+    match clocks {
+        Some(c) => c
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .map(|c| c.and_then(ThreadClock::read))
+            .collect(),
+        // The conductor runs the current-thread runtime on its own thread.
+        None => vec![cpu::thread_cpu_ns()],
+    }
+}
+
+/// The CPU time the runtime's threads spent between the reads `start` and `end`: a thread that
+/// started after the first read counts from its start. `None` if a clock could not be read.
+fn runtime_ns(start: &[Option<u64>], end: &[Option<u64>]) -> Option<u64> {
+    let mut ns = 0u64;
+    for (i, e) in end.iter().enumerate() {
+        let from = match start.get(i) {
+            Some(s) => (*s)?,
+            None => 0,
+        };
+        ns = ns.saturating_add((*e)?.saturating_sub(from));
+    }
+    (!end.is_empty()).then_some(ns)
+}
+
+/// The conductor: spawns the tasks, opens the gate once all are in, collects them in order, and
+/// adds the CPU time the runtime's threads spent from the opening to the last task's end.
 async fn conduct<R: Send + 'static>(
-    tasks: Vec<(String, Task<R>)>,
+    tasks: Vec<(String, Side, Task<R>)>,
     gate: Arc<Gate>,
+    clocks: Option<Clocks>,
+    tally: Arc<CpuTally>,
 ) -> Result<Vec<R>, String> {
     let n = tasks.len();
     let mut set = tokio::task::JoinSet::new();
-    for (i, (_, task)) in tasks.into_iter().enumerate() {
+    for (i, (_, _, task)) in tasks.into_iter().enumerate() {
         let gate = gate.clone();
         set.spawn(async move {
             gate.pass().await;
@@ -188,6 +243,7 @@ async fn conduct<R: Send + 'static>(
     if n > 0 {
         gate.all_in.notified().await;
     }
+    let start = read_clocks(&clocks);
     gate.open.send_replace(true);
     let mut out: Vec<Option<R>> = (0..n).map(|_| None).collect();
     while let Some(done) = set.join_next().await {
@@ -198,5 +254,6 @@ async fn conduct<R: Send + 'static>(
             Err(e) => return Err(format!("a task ended without a result: {e}")),
         }
     }
+    tally.add_runtime(runtime_ns(&start, &read_clocks(&clocks)));
     Ok(out.into_iter().flatten().collect())
 }

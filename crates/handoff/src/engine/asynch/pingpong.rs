@@ -2,6 +2,7 @@
 //! under the trial's driver.
 
 use super::driver::Tasks;
+use crate::engine::cpu::Side;
 use crate::engine::crew::{Cadence, Progress};
 use crate::engine::same_worker::{Noter, Tally, Where};
 use crate::engine::sample::{self, Engine, Members, Refused, Shape};
@@ -99,7 +100,7 @@ impl<'a, T: AsyncTransport, M: Message> Engine for PingPong<'a, T, M> {
         // with the one the other side sent from.
         let wheres: Arc<[Where; 2]> = Arc::new([Where::default(), Where::default()]);
         let (pinger_wheres, ponger_wheres) = (wheres.clone(), wheres);
-        tasks.push("pinger".to_string(), async move {
+        tasks.push("pinger".to_string(), Side::Producer, async move {
             let [mine, theirs] = &*pinger_wheres;
             let mut noter = Noter::new(mine);
             let mut tally = Tally::default();
@@ -140,7 +141,7 @@ impl<'a, T: AsyncTransport, M: Message> Engine for PingPong<'a, T, M> {
                 tally,
             }
         });
-        tasks.push("ponger".to_string(), async move {
+        tasks.push("ponger".to_string(), Side::Consumer, async move {
             let [theirs, mine] = &*ponger_wheres;
             let mut noter = Noter::new(mine);
             let mut tally = Tally::default();

@@ -2,6 +2,7 @@
 //! receiver, under the trial's driver.
 
 use super::driver::Tasks;
+use crate::engine::cpu::Side;
 use crate::engine::crew::{Cadence, Progress};
 use crate::engine::same_worker::{Noter, Tally, Where};
 use crate::engine::sample::{self, Engine, Flow, Members, Refused, Shape};
@@ -169,7 +170,7 @@ impl<'a, T: AsyncTransport, M: Message> Engine for Stream<'a, T, M> {
             let verifier = Verifier::new(producers, per, sem.ordering, consumers);
             let progress = tasks.progress().clone();
             let wheres = wheres.clone();
-            tasks.push(format!("consumer-{c}"), async move {
+            tasks.push(format!("consumer-{c}"), Side::Consumer, async move {
                 Member::Consumer(
                     consume::<M, T::Rx<M>>(rx, verifier, total, consumers == 1, progress, wheres)
                         .await,
@@ -178,7 +179,7 @@ impl<'a, T: AsyncTransport, M: Message> Engine for Stream<'a, T, M> {
         });
         each_from_last(senders, |p, tx| {
             let wheres = wheres.clone();
-            tasks.push(format!("producer-{p}"), async move {
+            tasks.push(format!("producer-{p}"), Side::Producer, async move {
                 Member::Producer(produce::<M, T::Tx<M>>(tx, form, p as u32, per, wheres).await)
             });
         });
