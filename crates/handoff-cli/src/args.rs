@@ -43,6 +43,10 @@ pub enum Command {
     /// Compare two runs: per result, the ratio of medians with its confidence interval and a
     /// significance test; `~` where no change is shown.
     Compare(CompareArgs),
+    /// Recommend a transport from a run's figures, for your rate, latency budget, CPU budget,
+    /// payload, producers, consumers and required semantics: the pick, why, the runner-up and
+    /// when it would win, and every caveat.
+    Recommend(RecommendArgs),
     /// List the runs recorded in the history store, newest first.
     History(HistoryArgs),
     /// Render a stored run again, in any format, without re-running it.
@@ -361,6 +365,51 @@ pub struct CompareArgs {
     pub alpha: Option<f64>,
     /// Output format: table, markdown, json, bmf (Bencher Metric Format of the after run), html (each change charted with its interval).
     #[arg(long, short = 'f', default_value = "table")]
+    pub format: String,
+    /// Write the output to this file instead of standard output.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Where stored runs are looked up (references that are not files).
+    #[command(flatten)]
+    pub store: StoreArg,
+}
+
+/// `handoff recommend`.
+#[derive(Args, Debug)]
+pub struct RecommendArgs {
+    /// The run: its id, `latest`, a baseline name, or a JSON report (`handoff run --format
+    /// json`).
+    pub reference: String,
+    /// Messages per second the hand-off must carry, over every producer (e.g. 1000, 2.5k, 1M).
+    #[arg(long)]
+    pub rate: Option<String>,
+    /// The 99th-percentile latency allowed at that rate (e.g. 100us, 1.5ms); needs paced
+    /// results in the run.
+    #[arg(long)]
+    pub p99: Option<String>,
+    /// The cores the hand-off may keep busy (e.g. 0.5): both sides of a closed-loop stream,
+    /// the consumer side of a paced one.
+    #[arg(long)]
+    pub cpu: Option<String>,
+    /// The payload moved (as in `run --payload`).
+    #[arg(long)]
+    pub payload: Option<String>,
+    /// Producers.
+    #[arg(long)]
+    pub producers: Option<String>,
+    /// Consumers.
+    #[arg(long)]
+    pub consumers: Option<String>,
+    /// Semantics the transport must have, comma-separated: bounded, unbounded, fifo,
+    /// global-fifo, lossless, blocking, batch.
+    #[arg(long, value_delimiter = ',')]
+    pub require: Vec<String>,
+    /// What decides among those that meet every constraint: latency (the default with a rate
+    /// or a p99 budget), cpu, throughput (the default otherwise).
+    #[arg(long)]
+    pub prefer: Option<String>,
+    /// Output format: markdown (also for the terminal), html, json.
+    #[arg(long, short = 'f', default_value = "markdown")]
     pub format: String,
     /// Write the output to this file instead of standard output.
     #[arg(long)]

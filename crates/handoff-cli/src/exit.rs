@@ -41,7 +41,8 @@ pub const CODES: &[(u8, &str)] = &[
          asked), a value outside its range or a plan of more trials than `--max-trials` allows \
          (see [Bounds](docs/suites.md#bounds)), an unknown run id or baseline, a malformed \
          store location, an output that cannot be written (missing directory, read-only file, \
-         closed standard output: refused before anything runs)",
+         closed standard output: refused before anything runs), a run that cannot answer what \
+         `recommend` asks (it says what to run)",
     ),
     (
         RUN_ERROR,

@@ -24,6 +24,7 @@ pub mod list;
 pub mod percent;
 pub mod plugins;
 pub mod progress;
+pub mod recommend;
 pub mod record;
 pub mod run;
 pub mod show;
@@ -102,6 +103,7 @@ pub fn main_with(catalog: Catalog) -> ExitCode {
         }),
         Command::Run(a) => run::run(&catalog, &a, &store::Reports::new(&a.store)),
         Command::Compare(a) => compare::compare(&a, &store::Reports::new(&a.store)),
+        Command::Recommend(a) => recommend::recommend(&a, &store::Reports::new(&a.store)),
         Command::History(a) => history::history(&a),
         Command::Show(a) => show::show(&a),
         Command::Baseline(a) => baseline::baseline(&a),

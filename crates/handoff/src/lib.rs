@@ -63,6 +63,7 @@ pub mod plugin;
 pub mod preflight;
 pub mod prelude;
 pub mod probes;
+pub mod recommend;
 pub use handoff_model::report;
 pub(crate) mod round_trip_timer;
 mod runner;

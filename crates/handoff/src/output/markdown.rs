@@ -17,7 +17,7 @@ pub(super) struct MarkdownExporter;
 /// break is a space, and every other control character is escaped visibly
 /// ([`handoff_model::foreign::escaped`]), its backslash then escaped as markdown, since markdown
 /// is read on a terminal too.
-fn cell(s: &str) -> String {
+pub(crate) fn cell(s: &str) -> String {
     let one_line = s.replace('\n', " ");
     let shown = escaped(&one_line);
     let mut out = String::with_capacity(shown.len());

@@ -27,10 +27,11 @@ pub use handoff_model::fmt;
 pub(crate) mod html;
 mod json;
 mod markdown;
+pub mod recommend;
 pub(crate) mod svg;
 mod table;
 pub mod trend;
-mod view;
+pub(crate) mod view;
 
 use crate::report::RunReport;
 use std::fmt as sfmt;
