@@ -100,7 +100,7 @@ fn figures(c: &Candidate, rec: &Recommendation) -> String {
     if let Some(x) = c.msgs_per_s {
         f.push(match rec.basis {
             Basis::Paced { .. } => format!("achieved {}", fmt::rate(x)),
-            Basis::Closed => format!("{} msgs/s", fmt::rate(x)),
+            Basis::Closed => format!("throughput {}", fmt::rate(x)),
         });
     }
     if let Some(x) = c.cores {

@@ -56,7 +56,8 @@ pub(super) fn of(
                 m.ratio
             ));
         }
-        if r.placement.oversubscribed {
+        let linted = r.lints.iter().any(|l| l.code() == "oversubscribed");
+        if r.placement.oversubscribed && !linted {
             out.push(format!(
                 "{whose} ran oversubscribed ({}): its figures include the scheduler's time slicing",
                 r.placement.label()

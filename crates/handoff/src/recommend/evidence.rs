@@ -87,6 +87,8 @@ pub fn find(report: &RunReport, ask: &Ask) -> Result<Evidence, Unanswerable> {
                 " -w paced --rate {}",
                 rate.or(ask.rate).unwrap_or(1000)
             ));
+        } else if ask.producers.unwrap_or(1) > 1 {
+            cmd.push_str(" -w mpsc");
         } else {
             cmd.push_str(" -w spsc");
         }
@@ -135,8 +137,8 @@ pub fn find(report: &RunReport, ask: &Ask) -> Result<Evidence, Unanswerable> {
         "--payload",
         what,
     )
-    .map_err(|why| Unanswerable {
-        run: Some(suggest(None)),
+    .map_err(|(why, absent)| Unanswerable {
+        run: absent.then(|| suggest(None)),
         why,
     })?;
     let producers = narrow(
@@ -148,8 +150,8 @@ pub fn find(report: &RunReport, ask: &Ask) -> Result<Evidence, Unanswerable> {
         "--producers",
         what,
     )
-    .map_err(|why| Unanswerable {
-        run: Some(suggest(None)),
+    .map_err(|(why, absent)| Unanswerable {
+        run: absent.then(|| suggest(None)),
         why,
     })?;
     let consumers = narrow(
@@ -161,8 +163,8 @@ pub fn find(report: &RunReport, ask: &Ask) -> Result<Evidence, Unanswerable> {
         "--consumers",
         what,
     )
-    .map_err(|why| Unanswerable {
-        run: Some(suggest(None)),
+    .map_err(|(why, absent)| Unanswerable {
+        run: absent.then(|| suggest(None)),
         why,
     })?;
     let setting = Setting {
@@ -222,7 +224,9 @@ pub fn find(report: &RunReport, ask: &Ask) -> Result<Evidence, Unanswerable> {
 }
 
 /// Narrows `pool` to the results whose `value` is `asked`, or, when nothing was asked, checks
-/// that they share one value. Returns the value, or why the run cannot tell.
+/// that they share one value. Returns the value, or why the run cannot tell and whether it is
+/// because the asked value was never measured (a run would answer) rather than because the
+/// question does not say which of several it means.
 fn narrow<T: Ord + Copy + std::fmt::Display>(
     pool: &mut Vec<usize>,
     report: &RunReport,
@@ -231,7 +235,7 @@ fn narrow<T: Ord + Copy + std::fmt::Display>(
     name: &str,
     flag: &str,
     what: &str,
-) -> Result<T, String> {
+) -> Result<T, (String, bool)> {
     let values: BTreeSet<T> = pool.iter().map(|&i| value(&report.results[i])).collect();
     let list = values
         .iter()
@@ -243,12 +247,16 @@ fn narrow<T: Ord + Copy + std::fmt::Display>(
             pool.retain(|&i| value(&report.results[i]) == a);
             Ok(a)
         }
-        Some(a) => Err(format!(
-            "the run has no {what} result with {name} {a} (its {what} results have {list})"
+        Some(a) => Err((
+            format!(
+                "the run has no {what} result with {name} {a} (its {what} results have {list})"
+            ),
+            true,
         )),
         None if values.len() == 1 => Ok(*values.iter().next().expect("one value")),
-        None => Err(format!(
-            "the run's {what} results have {name}s {list}: say which with {flag}"
+        None => Err((
+            format!("the run's {what} results have {name}s {list}: say which with {flag}"),
+            false,
         )),
     }
 }

@@ -163,7 +163,15 @@ pub fn recommend(
     let pick = candidates.first().filter(|c| c.meets_all()).map(|_| 0);
     let runner_up = match (pick, candidates.get(1)) {
         (Some(_), Some(second)) if second.meets_all() => {
-            Some(runner_up(report, &candidates[0], second, objective, paced))
+            let producers = found.setting.producers;
+            Some(runner_up(
+                report,
+                &candidates[0],
+                second,
+                objective,
+                paced,
+                producers,
+            ))
         }
         _ => None,
     };
@@ -200,6 +208,7 @@ fn runner_up(
     second: &Candidate,
     objective: Objective,
     paced: bool,
+    producers: usize,
 ) -> RunnerUp {
     let (a, b) = (
         &report.results[first.result],
@@ -236,10 +245,16 @@ fn runner_up(
             ));
         }
     }
-    // A semantic the pick lacks.
+    // A semantic the pick lacks (never being unbounded; one order over every producer only
+    // where there are several).
     let (sa, sb) = (&a.semantics, &b.semantics);
     for req in Requirement::ALL {
-        if req.met_by(sb) && !req.met_by(sa) && req != Requirement::Unbounded {
+        let matters = match req {
+            Requirement::Unbounded => false,
+            Requirement::GlobalFifo => producers > 1,
+            _ => true,
+        };
+        if matters && req.met_by(sb) && !req.met_by(sa) {
             would_win.push(format!("if you need it to be {req}: the pick is not"));
         }
     }
