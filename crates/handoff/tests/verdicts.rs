@@ -255,3 +255,21 @@ fn clean_samples_record_cpu_time_on_both_sides() {
         );
     }
 }
+
+/// A callback consumer on the transport's own thread counts for the consumer side (its sink
+/// reads that thread's clock); a same-thread callback's time is the producer's already.
+#[test]
+fn callback_streams_record_the_consumer_where_it_has_a_thread_of_its_own() {
+    let c = handoff::catalog::Catalog::builtin();
+    for (name, own_thread) in [("disruptor", true), ("direct-callback", false)] {
+        let o = c
+            .lookup(name)
+            .unwrap()
+            .runner()
+            .run_sample(&spec(name, WorkloadKind::Spsc, 1), 20_000);
+        assert!(o.status.is_pass(), "{name}: {o:?}");
+        let cpu = o.cpu.expect("CPU time measured");
+        assert!(cpu.producer_ns > 0, "{name}: {cpu:?}");
+        assert_eq!(cpu.consumer_ns > 0, own_thread, "{name}: {cpu:?}");
+    }
+}

@@ -1,5 +1,6 @@
 //! Streaming workloads over a callback transport: the transport calls the harness's [`Sink`].
 
+use super::cpu::{self, CpuTally, Side};
 use super::crew::{Cadence, Progress};
 use super::sample::{self, Engine, Flow, Refused, Shape, Threads};
 use super::stream::{note_refusals, produce, ProducerReport};
@@ -21,6 +22,11 @@ pub(crate) struct EngineSink {
     end: Option<Instant>,
     progress: Arc<Progress>,
     cadence: Cadence,
+    /// Whether the sink runs on a thread of the transport's (not a producer's): it then reads
+    /// that thread's CPU clock at the first message and the last.
+    own_thread: bool,
+    /// The consumer thread's CPU time at the first message and at the last, ns.
+    cpu: (Option<u64>, Option<u64>),
 }
 
 impl<M: Message> Sink<M> for EngineSink {
@@ -31,8 +37,14 @@ impl<M: Message> Sink<M> for EngineSink {
         if n >= self.cadence.next() {
             self.cadence.publish(n, &self.progress.delivered);
         }
+        if n == 1 && self.own_thread {
+            self.cpu.0 = cpu::thread_cpu_ns();
+        }
         if n == self.total {
             self.end = Some(Instant::now());
+            if self.own_thread {
+                self.cpu.1 = cpu::thread_cpu_ns();
+            }
         }
     }
 }
@@ -51,7 +63,7 @@ pub(super) fn run<T: CallbackTransport, M: Message>(
 ) -> SampleOutcome {
     let engine = Callback::<T, M> {
         t,
-        shape: Callbacks(Flow::new(sem, spec, messages)),
+        shape: Callbacks(Flow::new(sem, spec, messages), Arc::default()),
         message: PhantomData,
     };
     sample::run(spec, engine)
@@ -67,16 +79,16 @@ struct Callback<'a, T, M> {
 }
 
 /// A callback stream's [`Shape`]: the producers' threads and the finisher's, and the outcome
-/// from their reports.
-#[derive(Clone, Copy)]
-struct Callbacks<'a>(Flow<'a>);
+/// from their reports; the tally their CPU time and the consumer's is added up in.
+#[derive(Clone)]
+struct Callbacks<'a>(Flow<'a>, Arc<CpuTally>);
 
 impl<'a, T: CallbackTransport, M: Message> Engine for Callback<'a, T, M> {
     type Shape = Callbacks<'a>;
     type Ends = (Vec<T::Tx<M, EngineSink>>, T::Handle<M, EngineSink>);
 
     fn shape(&self) -> Callbacks<'a> {
-        self.shape
+        self.shape.clone()
     }
 
     fn build(
@@ -93,6 +105,8 @@ impl<'a, T: CallbackTransport, M: Message> Engine for Callback<'a, T, M> {
             end: None,
             progress: progress.clone(),
             cadence: Cadence::new(),
+            own_thread: sem.locality == Locality::CrossThread,
+            cpu: (None, None),
         };
         let (senders, handle) = self.t.connect::<M, EngineSink>(cfg, sink)?;
         if senders.len() != cfg.producers {
@@ -109,11 +123,10 @@ impl<'a, T: CallbackTransport, M: Message> Engine for Callback<'a, T, M> {
         let (senders, handle) = ends;
         let (per, batch) = (self.shape.0.per, self.shape.0.spec.batch);
         let form = M::form(self.shape.0.spec.payload);
-        // Spawned on no side: the consumer runs on the transport's own thread, whose CPU time
-        // is not the harness's to read, so a callback stream records no CPU cost at all rather
-        // than a producer-only one (see `super::cpu`).
+        // The producers count for their side; the consumer, on the transport's thread, reads
+        // its own clock in the sink (first message to last), added when the sample finishes.
         each_from_last(senders, |p, tx| {
-            crew.spawn(&format!("producer-{p}"), move || {
+            crew.spawn_as(Side::Producer, &format!("producer-{p}"), move || {
                 Member::Producer(produce::<M, _>(tx, form, p as u32, per, batch))
             });
         });
@@ -149,7 +162,7 @@ impl Shape for Callbacks<'_> {
             );
             place.cores.pop();
         }
-        Threads::planned(producers + 1, plan, place, self.0.spec, progress)
+        Threads::planned(producers + 1, plan, place, self.0.spec, progress).counting(self.1.clone())
     }
 
     fn finish(self, members: Vec<Member>, place: Placement) -> SampleOutcome {
@@ -171,6 +184,10 @@ impl Shape for Callbacks<'_> {
                 place,
             );
         };
+        // A same-thread sink ran on the producers' threads, whose time is counted already.
+        if sink.own_thread {
+            self.1.add(Side::Consumer, sink.cpu.0, sink.cpu.1);
+        }
         let start = prods.iter().map(|p| p.start).min().expect("producers ran");
         let end = sink.end.unwrap_or(finished_at);
         note_refusals(&prods, &mut sink.verifier);
