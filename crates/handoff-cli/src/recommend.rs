@@ -32,9 +32,20 @@ pub fn recommend(args: &RecommendArgs, source: &dyn ReportSource) -> Result<u8, 
     Ok(exit::OK)
 }
 
+/// The value of flag `name`, if given, parsed by `parse`; a bad one is named with its flag.
+fn parsed<T>(
+    name: &str,
+    text: &Option<String>,
+    parse: fn(&str) -> Result<T, ask::BadValue>,
+) -> Result<Option<T>, CliError> {
+    text.as_deref()
+        .map(parse)
+        .transpose()
+        .map_err(|e| CliError::bad_input(format!("{name} {e}")))
+}
+
 /// The constraints the flags give; a bad value is named with its flag.
 fn constraints(args: &RecommendArgs) -> Result<Ask, CliError> {
-    let flag = |name: &str, e: ask::BadValue| CliError::bad_input(format!("{name} {e}"));
     let count = |name: &str, text: &Option<String>| -> Result<Option<usize>, CliError> {
         text.as_deref()
             .map(|t| match t.trim().parse::<usize>() {
@@ -46,24 +57,9 @@ fn constraints(args: &RecommendArgs) -> Result<Ask, CliError> {
             .transpose()
     };
     Ok(Ask {
-        rate: args
-            .rate
-            .as_deref()
-            .map(ask::parse_rate)
-            .transpose()
-            .map_err(|e| flag("--rate", e))?,
-        p99_ns: args
-            .p99
-            .as_deref()
-            .map(ask::parse_duration_ns)
-            .transpose()
-            .map_err(|e| flag("--p99", e))?,
-        cpu: args
-            .cpu
-            .as_deref()
-            .map(ask::parse_cores)
-            .transpose()
-            .map_err(|e| flag("--cpu", e))?,
+        rate: parsed("--rate", &args.rate, ask::parse_rate)?,
+        p99_ns: parsed("--p99", &args.p99, ask::parse_duration_ns)?,
+        cpu: parsed("--cpu", &args.cpu, ask::parse_cores)?,
         payload: args
             .payload
             .as_deref()

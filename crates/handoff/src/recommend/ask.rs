@@ -166,14 +166,7 @@ impl FromStr for Requirement {
     type Err = LookupError;
 
     fn from_str(s: &str) -> Result<Requirement, LookupError> {
-        Requirement::ALL
-            .into_iter()
-            .find(|r| r.name() == s)
-            .ok_or_else(|| {
-                let names = Requirement::ALL.map(Requirement::name);
-                LookupError::new(Thing::Other("requirement".into()), s, names.iter().copied())
-                    .otherwise(format!("one of {}", names.join(", ")))
-            })
+        by_name(&Requirement::ALL, Requirement::name, s, "requirement")
     }
 }
 
@@ -207,15 +200,22 @@ impl FromStr for Objective {
     type Err = LookupError;
 
     fn from_str(s: &str) -> Result<Objective, LookupError> {
-        Objective::ALL
-            .into_iter()
-            .find(|o| o.name() == s)
-            .ok_or_else(|| {
-                let names = Objective::ALL.map(Objective::name);
-                LookupError::new(Thing::Other("objective".into()), s, names.iter().copied())
-                    .otherwise("one of latency, cpu, throughput".to_string())
-            })
+        by_name(&Objective::ALL, Objective::name, s, "objective")
     }
+}
+
+/// The one of `all` called `s`, or an error naming the closest and listing them all.
+fn by_name<T: Copy>(
+    all: &[T],
+    name: fn(T) -> &'static str,
+    s: &str,
+    what: &str,
+) -> Result<T, LookupError> {
+    all.iter().copied().find(|x| name(*x) == s).ok_or_else(|| {
+        let names: Vec<&str> = all.iter().map(|x| name(*x)).collect();
+        LookupError::new(Thing::Other(what.into()), s, names.iter().copied())
+            .otherwise(format!("one of {}", names.join(", ")))
+    })
 }
 
 /// A value that does not parse, and what was expected.

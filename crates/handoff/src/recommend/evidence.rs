@@ -127,7 +127,12 @@ pub fn find(report: &RunReport, ask: &Ask) -> Result<Evidence, Unanswerable> {
             run: Some(suggest(None)),
         });
     }
-    // The payload, producers and consumers: asked, or the one value the results have.
+    // The payload, producers and consumers: asked, or the one value the results have. A
+    // value asked but never measured is answered by a run; an unsaid choice, by a flag.
+    let not_measured = |(why, absent): (String, bool)| Unanswerable {
+        run: absent.then(|| suggest(None)),
+        why,
+    };
     let payload = narrow(
         &mut pool,
         report,
@@ -137,10 +142,7 @@ pub fn find(report: &RunReport, ask: &Ask) -> Result<Evidence, Unanswerable> {
         "--payload",
         what,
     )
-    .map_err(|(why, absent)| Unanswerable {
-        run: absent.then(|| suggest(None)),
-        why,
-    })?;
+    .map_err(&not_measured)?;
     let producers = narrow(
         &mut pool,
         report,
@@ -150,10 +152,7 @@ pub fn find(report: &RunReport, ask: &Ask) -> Result<Evidence, Unanswerable> {
         "--producers",
         what,
     )
-    .map_err(|(why, absent)| Unanswerable {
-        run: absent.then(|| suggest(None)),
-        why,
-    })?;
+    .map_err(&not_measured)?;
     let consumers = narrow(
         &mut pool,
         report,
@@ -163,10 +162,7 @@ pub fn find(report: &RunReport, ask: &Ask) -> Result<Evidence, Unanswerable> {
         "--consumers",
         what,
     )
-    .map_err(|(why, absent)| Unanswerable {
-        run: absent.then(|| suggest(None)),
-        why,
-    })?;
+    .map_err(&not_measured)?;
     let setting = Setting {
         payload,
         producers,
