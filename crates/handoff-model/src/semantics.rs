@@ -348,6 +348,38 @@ impl Semantics {
         self.consumers == Arity::Broadcast
     }
 
+    /// The label a table's semantics column shows, e.g. `MPSC fifo/pp bounded spin-park`
+    /// (`cb`: a callback consumer; `batch`: native batch operations).
+    pub fn short(&self) -> String {
+        let order = match self.ordering {
+            Ordering::GlobalFifo => "fifo",
+            Ordering::PerProducerFifo => "fifo/pp",
+            Ordering::None => "unordered",
+            Ordering::Latest => "latest",
+        };
+        let bound = match self.bound {
+            Bound::Bounded { .. } => "bounded",
+            Bound::Overwriting { .. } => "overwriting",
+            Bound::Unbounded => "unbounded",
+        };
+        let wait = match self.wait {
+            WaitStrategy::Block => "block",
+            WaitStrategy::Spin => "spin",
+            WaitStrategy::SpinThenPark => "spin-park",
+            WaitStrategy::SpinThenYield => "spin-yield",
+            WaitStrategy::Async => "async",
+            WaitStrategy::None => "no-wait",
+        };
+        let mut out = format!("{} {order} {bound} {wait}", self.topology_label());
+        if self.consumer_style == ConsumerStyle::Callback {
+            out.push_str(" cb");
+        }
+        if self.batch {
+            out.push_str(" batch");
+        }
+        out
+    }
+
     /// A one-line summary used in listings and table footers, e.g.
     /// `MPSC, per-producer FIFO, bounded, block, cross-thread`.
     pub fn summary(&self) -> String {

@@ -31,7 +31,7 @@ pub mod recommend;
 pub(crate) mod svg;
 mod table;
 pub mod trend;
-pub(crate) mod view;
+mod view;
 
 use crate::report::RunReport;
 use std::fmt as sfmt;

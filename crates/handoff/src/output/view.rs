@@ -36,7 +36,7 @@ use crate::layout::LayoutMode;
 use crate::lints::lint::Lint;
 use crate::probes::{self, Limits};
 use crate::report::{RunReport, TrialResult, Verdict};
-use crate::semantics::{Bound, ConsumerStyle, Locality, Ordering, Semantics, WaitStrategy};
+use crate::semantics::{Locality, Semantics};
 use crate::stats::shared_regimes::SharedRegimes;
 use crate::stats::Summary;
 use crate::table_key::TableKey;
@@ -170,35 +170,9 @@ pub(crate) struct Row {
     pub apart: Option<Apart>,
 }
 
-/// Short semantics label, e.g. `MPSC fifo/pp bounded block`.
+/// Short semantics label, e.g. `MPSC fifo/pp bounded block` (see [`Semantics::short`]).
 pub(crate) fn short_semantics(s: &Semantics) -> String {
-    let order = match s.ordering {
-        Ordering::GlobalFifo => "fifo",
-        Ordering::PerProducerFifo => "fifo/pp",
-        Ordering::None => "unordered",
-        Ordering::Latest => "latest",
-    };
-    let bound = match s.bound {
-        Bound::Bounded { .. } => "bounded",
-        Bound::Overwriting { .. } => "overwriting",
-        Bound::Unbounded => "unbounded",
-    };
-    let wait = match s.wait {
-        WaitStrategy::Block => "block",
-        WaitStrategy::Spin => "spin",
-        WaitStrategy::SpinThenPark => "spin-park",
-        WaitStrategy::SpinThenYield => "spin-yield",
-        WaitStrategy::Async => "async",
-        WaitStrategy::None => "no-wait",
-    };
-    let mut out = format!("{} {order} {bound} {wait}", s.topology_label());
-    if s.consumer_style == ConsumerStyle::Callback {
-        out.push_str(" cb");
-    }
-    if s.batch {
-        out.push_str(" batch");
-    }
-    out
+    s.short()
 }
 
 /// How an open-loop group is paced, for its title.
@@ -1266,6 +1240,7 @@ pub(super) fn gate_lines(report: &RunReport) -> Vec<(String, Vec<String>)> {
 mod tests {
     use super::*;
     use crate::lints::fixture::{environment, latency, stream, with_rates};
+    use crate::semantics::WaitStrategy;
     use crate::workload::Driver;
 
     fn report(results: Vec<TrialResult>) -> RunReport {

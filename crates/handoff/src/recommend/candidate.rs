@@ -63,7 +63,7 @@ impl Candidate {
             result: i,
             label: super::plain(&label(r)),
             transport: r.transport.clone(),
-            semantics: crate::output::view::short_semantics(&r.semantics),
+            semantics: r.semantics.short(),
             msgs_per_s,
             p50_ns: r.latency.as_ref().map(|l| l.p50).filter(|_| paced),
             p99_ns: r.latency.as_ref().map(|l| l.p99).filter(|_| paced),
