@@ -135,6 +135,7 @@ pub fn latency(p50: u64, count: u64) -> Latency {
         min: p50 / 2,
         p50,
         p90: p50,
+        p95: Some(p50),
         p99: p50,
         p999: p50,
         p9999: p50,

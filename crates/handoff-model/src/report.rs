@@ -176,6 +176,9 @@ pub struct Latency {
     pub p50: u64,
     /// 90th percentile.
     pub p90: u64,
+    /// 95th percentile; absent in reports written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p95: Option<u64>,
     /// 99th percentile.
     pub p99: u64,
     /// 99.9th percentile.

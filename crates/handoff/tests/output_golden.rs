@@ -84,6 +84,7 @@ fn latency(kind: &str, p50: u64, count: u64) -> Latency {
         min: p50 / 2,
         p50,
         p90: p50 * 3 / 2,
+        p95: Some(p50 * 5 / 2),
         p99: p50 * 6,
         p999: p50 * 40,
         p9999: p50 * 90,

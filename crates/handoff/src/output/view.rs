@@ -898,6 +898,7 @@ fn figure_columns(kind: Shape) -> &'static [&'static str] {
             "achieved/s",
             "p50",
             "p90",
+            "p95",
             "p99",
             "p99.9",
             "p99.99",
@@ -1167,9 +1168,12 @@ fn paced_cells(r: &TrialResult, cells: &mut Vec<String>) {
             .map_or_else(dash, |a| fmt::rate(a.median)),
     );
     match &r.latency {
-        Some(l) => cells
-            .extend([l.p50, l.p90, l.p99, l.p999, l.p9999, l.max].map(|v| fmt::duration(v as f64))),
-        None => cells.extend((0..6).map(|_| dash())),
+        Some(l) => {
+            let at = |v: u64| fmt::duration(v as f64);
+            cells.extend([at(l.p50), at(l.p90), l.p95.map_or_else(dash, at)]);
+            cells.extend([l.p99, l.p999, l.p9999, l.max].map(at));
+        }
+        None => cells.extend((0..7).map(|_| dash())),
     }
     cells.push(
         p.and_then(|p| p.uncorrected.as_ref())

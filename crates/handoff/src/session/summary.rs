@@ -320,6 +320,7 @@ pub(super) fn merged_latency<'a>(
         min: h.min(),
         p50: h.value_at_quantile(0.50),
         p90: h.value_at_quantile(0.90),
+        p95: Some(h.value_at_quantile(0.95)),
         p99: h.value_at_quantile(0.99),
         p999: h.value_at_quantile(0.999),
         p9999: h.value_at_quantile(0.9999),
