@@ -143,26 +143,22 @@ pub fn find(report: &RunReport, ask: &Ask) -> Result<Evidence, Unanswerable> {
         what,
     )
     .map_err(&not_measured)?;
-    let producers = narrow(
-        &mut pool,
-        report,
-        ask.producers,
-        |r| r.params.producers,
-        "producer count",
-        "--producers",
-        what,
-    )
-    .map_err(&not_measured)?;
-    let consumers = narrow(
-        &mut pool,
-        report,
-        ask.consumers,
-        |r| r.params.consumers,
-        "consumer count",
-        "--consumers",
-        what,
-    )
-    .map_err(&not_measured)?;
+    let [producers, consumers] = [
+        (
+            ask.producers,
+            "producer",
+            (|r| r.params.producers) as fn(&TrialResult) -> usize,
+        ),
+        (ask.consumers, "consumer", |r| r.params.consumers),
+    ]
+    .map(|(asked, side, value)| {
+        let (name, flag) = (format!("{side} count"), format!("--{side}s"));
+        narrow(&mut pool, report, asked, value, &name, &flag, what)
+    });
+    let (producers, consumers) = (
+        producers.map_err(&not_measured)?,
+        consumers.map_err(&not_measured)?,
+    );
     let setting = Setting {
         payload,
         producers,
