@@ -73,9 +73,8 @@ impl Candidate {
                     .samples
                     .iter()
                     .filter_map(|s| {
-                        let c = s.cpu?;
-                        (s.messages > 0)
-                            .then(|| (c.consumer_ns + c.runtime_ns) as f64 / s.messages as f64)
+                        let ns = counted_ns(s, paced)?;
+                        (s.messages > 0).then(|| ns as f64 / s.messages as f64)
                     })
                     .collect();
                 (!per.is_empty()).then(|| crate::stats::median(&per))
@@ -173,12 +172,7 @@ impl Candidate {
 /// as in [`Candidate::cores`].
 pub fn per_sample(r: &TrialResult, objective: Objective, paced: bool) -> Vec<f64> {
     let cores = |s: &RawSample| {
-        let c = s.cpu?;
-        let ns = if paced {
-            c.consumer_ns + c.runtime_ns
-        } else {
-            c.total_ns()
-        };
+        let ns = counted_ns(s, paced)?;
         (s.elapsed_ns > 0).then(|| ns as f64 / s.elapsed_ns as f64)
     };
     r.samples
@@ -189,6 +183,18 @@ pub fn per_sample(r: &TrialResult, objective: Objective, paced: bool) -> Vec<f64
             Objective::Throughput => Some(s.msgs_per_s),
         })
         .collect()
+}
+
+/// The CPU time of sample `s` that a recommendation counts, ns: both sides of a closed-loop
+/// stream; the consumer side (with an async runtime's threads) of a paced one, whose producer
+/// side is the harness's pacer (see [`Candidate::cores`]).
+fn counted_ns(s: &RawSample, paced: bool) -> Option<u64> {
+    let c = s.cpu?;
+    Some(if paced {
+        c.consumer_ns + c.runtime_ns
+    } else {
+        c.total_ns()
+    })
 }
 
 /// A result's configuration as a recommendation names it.
