@@ -81,6 +81,21 @@ pub fn list(catalog: &Catalog, all: bool, out: &mut dyn Write) -> std::io::Resul
     for w in WorkloadKind::ALL {
         writeln!(out, "  {:10} {}", w.name(), w.description())?;
     }
+    writeln!(out, "\nDrivers (--driver NAME[:N])")?;
+    writeln!(
+        out,
+        "  {:15} {}",
+        "threads",
+        handoff::workload::Driver::Threads.description()
+    )?;
+    for d in catalog.drivers().all() {
+        let info = d.info();
+        let name = match info.workers {
+            handoff::driver::Workers::None => info.name.clone(),
+            _ => format!("{}:N", info.name),
+        };
+        writeln!(out, "  {:15} {}", name, escaped(&info.description))?;
+    }
     writeln!(out, "\nPayloads")?;
     for p in PayloadKind::all() {
         writeln!(out, "  {:15} {}", p.to_string(), p.description())?;

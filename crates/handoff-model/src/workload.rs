@@ -149,11 +149,13 @@ impl fmt::Display for Messages {
     }
 }
 
-/// What runs the producers and consumers of a trial: OS threads, or tasks on a tokio runtime.
+/// What runs the producers and consumers of a trial: OS threads, tasks on a tokio runtime, or
+/// tasks on a driver registered with the catalog (the `may` green threads, a user's own runtime).
 ///
-/// Written `threads`, `tokio-current` or `tokio-multi:N` (N worker threads; plain `tokio-multi`
+/// Written `threads`, `tokio-current`, `tokio-multi:N` (N worker threads; plain `tokio-multi`
 /// takes as many workers as the process may use cores, resolved when the name is parsed so the
-/// effective count is echoed with the result).
+/// effective count is echoed with the result), or the name of a registered driver, with `:N`
+/// where it takes a worker count (`may:2`).
 ///
 /// * `threads`: one OS thread per producer and consumer, pinned, released by the start line.
 ///   Async transports run there too: each thread drives its whole loop with one lightweight
@@ -167,10 +169,16 @@ impl fmt::Display for Messages {
 ///   result mixes cross-core and same-core hand-offs, as an actor runtime does. The share that
 ///   stayed on one worker is measured; a result where it is most is labelled *same-worker* and
 ///   listed apart from cross-thread ones.
+/// * a registered driver ([`Driver::Registered`]): its tasks run however that driver runs them;
+///   the same-worker share is measured as under tokio.
 ///
-/// The tokio drivers run async transports only (those registered with
-/// `handoff::catalog::Entry::asynchronous`); a blocking transport under
-/// them is reported `unsupported`.
+/// The drivers other than `threads` run async transports only (those registered with
+/// `handoff::catalog::Entry::asynchronous`); a blocking transport under them is reported
+/// `unsupported`.
+///
+/// A registered driver's name parses whatever it is, as long as it is well formed (lowercase
+/// letters, digits and `-`): whether a driver of that name exists is known only to the catalog,
+/// which the plan checks it against (an unknown name is refused there, with the closest names).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Driver {
     /// One OS thread per producer and consumer.
@@ -183,17 +191,65 @@ pub enum Driver {
         /// Worker threads (at least 1).
         workers: usize,
     },
+    /// Tasks on a driver registered with the catalog by this name.
+    Registered {
+        /// The driver's name.
+        name: DriverName,
+        /// The worker count written after the name (`may:2`), if any.
+        workers: Option<usize>,
+    },
+}
+
+/// The name of a registered driver: interned, so that a [`Driver`] stays a small `Copy` value.
+/// Each distinct name is stored once per process, however often it is parsed.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct DriverName(&'static str);
+
+impl DriverName {
+    /// The name, interned.
+    pub fn new(name: &str) -> DriverName {
+        use std::collections::BTreeSet;
+        use std::sync::{Mutex, OnceLock};
+        static NAMES: OnceLock<Mutex<BTreeSet<&'static str>>> = OnceLock::new();
+        let mut names = NAMES
+            .get_or_init(Mutex::default)
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        if let Some(n) = names.get(name) {
+            return DriverName(n);
+        }
+        let n: &'static str = Box::leak(name.to_string().into_boxed_str());
+        names.insert(n);
+        DriverName(n)
+    }
+
+    /// The name.
+    pub fn as_str(self) -> &'static str {
+        self.0
+    }
+}
+
+impl fmt::Debug for DriverName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.0, f)
+    }
+}
+
+impl fmt::Display for DriverName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0)
+    }
 }
 
 impl Driver {
-    /// The driver names, for listings and suggestions.
+    /// The built-in driver names, for listings and suggestions.
     pub const NAMES: [&'static str; 3] = ["threads", "tokio-current", "tokio-multi"];
 
-    /// The most worker threads `tokio-multi:N` takes (the bound of every thread count, see
-    /// [`MAX_THREADS`]).
+    /// The most worker threads `tokio-multi:N` (or a registered driver's `:N`) takes (the bound
+    /// of every thread count, see [`MAX_THREADS`]).
     pub const MAX_WORKERS: usize = MAX_THREADS as usize;
 
-    /// Whether tasks run on an async runtime (either tokio flavour).
+    /// Whether tasks run on an async runtime (anything but `threads`).
     pub fn is_async(self) -> bool {
         !matches!(self, Driver::Threads)
     }
@@ -204,21 +260,44 @@ impl Driver {
         matches!(self, Driver::Threads)
     }
 
-    /// OS threads the driver runs the workload's tasks on, for `tasks` producers and consumers.
+    /// The driver's name without its worker count (`tokio-multi`, `may`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Driver::Threads => "threads",
+            Driver::TokioCurrent => "tokio-current",
+            Driver::TokioMulti { .. } => "tokio-multi",
+            Driver::Registered { name, .. } => name.as_str(),
+        }
+    }
+
+    /// The worker count the driver was given, where it takes one.
+    pub fn workers(self) -> Option<usize> {
+        match self {
+            Driver::TokioMulti { workers } => Some(workers),
+            Driver::Registered { workers, .. } => workers,
+            _ => None,
+        }
+    }
+
+    /// OS threads the driver runs the workload's tasks on, for `tasks` producers and consumers
+    /// (a registered driver: its worker count, or one thread when it was given none).
     pub fn os_threads(self, tasks: usize) -> usize {
         match self {
             Driver::Threads => tasks,
             Driver::TokioCurrent => 1,
             Driver::TokioMulti { workers } => workers,
+            Driver::Registered { workers, .. } => workers.unwrap_or(1),
         }
     }
 
-    /// One line describing the driver.
+    /// One line describing a built-in driver (a registered driver describes itself to the
+    /// catalog).
     pub fn description(self) -> &'static str {
         match self {
             Driver::Threads => "one OS thread per producer and consumer (async transports: one block_on per thread)",
             Driver::TokioCurrent => "tasks on one tokio current-thread runtime: producer and consumer take turns on one thread",
             Driver::TokioMulti { .. } => "tasks on a tokio multi-thread runtime of N worker threads (tokio-multi:N)",
+            Driver::Registered { .. } => "tasks on a driver registered with the catalog",
         }
     }
 }
@@ -229,6 +308,14 @@ impl fmt::Display for Driver {
             Driver::Threads => f.write_str("threads"),
             Driver::TokioCurrent => f.write_str("tokio-current"),
             Driver::TokioMulti { workers } => write!(f, "tokio-multi:{workers}"),
+            Driver::Registered {
+                name,
+                workers: None,
+            } => write!(f, "{name}"),
+            Driver::Registered {
+                name,
+                workers: Some(n),
+            } => write!(f, "{name}:{n}"),
         }
     }
 }
@@ -237,11 +324,11 @@ impl fmt::Display for Driver {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum DriverError {
-    /// No driver of that name.
+    /// No driver of that name, or a name no driver could have.
     #[error(transparent)]
     Unknown(#[from] LookupError),
     /// `tokio-multi:0`.
-    #[error("driver `{0}`: a tokio multi-thread runtime needs at least 1 worker")]
+    #[error("driver `{0}`: a driver's worker count is at least 1")]
     NoWorkers(String),
     /// More workers than [`Driver::MAX_WORKERS`].
     #[error("driver `{driver}`: at most {max} worker threads")]
@@ -252,11 +339,21 @@ pub enum DriverError {
         max: usize,
     },
     /// A worker count that is not a number.
-    #[error("driver `{0}`: expected a worker count after `tokio-multi:`, e.g. `tokio-multi:2`")]
+    #[error("driver `{0}`: expected a worker count after `:`, e.g. `tokio-multi:2`")]
     BadWorkerCount(String),
     /// A worker count given to a driver that takes none.
-    #[error("driver `{0}`: only `tokio-multi` takes a worker count (`tokio-multi:N`)")]
+    #[error("driver `{0}`: only `tokio-multi` and registered drivers take a worker count (`tokio-multi:N`)")]
     TakesNoCount(String),
+}
+
+/// Whether `name` could name a registered driver: lowercase ASCII letters, digits and `-`,
+/// starting with a letter, at most 40 characters.
+fn well_formed(name: &str) -> bool {
+    name.len() <= 40
+        && name.starts_with(|c: char| c.is_ascii_lowercase())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
 }
 
 impl FromStr for Driver {
@@ -270,25 +367,32 @@ impl FromStr for Driver {
             driver: s.to_string(),
             max: Driver::MAX_WORKERS,
         };
+        let workers = |c: &str| match c.trim().parse::<usize>() {
+            Ok(0) => Err(DriverError::NoWorkers(s.to_string())),
+            Ok(workers) if workers > Driver::MAX_WORKERS => Err(too_many()),
+            Ok(workers) => Ok(workers),
+            Err(_) if c.trim().bytes().all(|b| b.is_ascii_digit()) && !c.trim().is_empty() => {
+                Err(too_many())
+            }
+            Err(_) => Err(DriverError::BadWorkerCount(s.to_string())),
+        };
         match (name, count) {
             ("threads", None) => Ok(Driver::Threads),
             ("tokio-current", None) => Ok(Driver::TokioCurrent),
             ("tokio-multi", None) => Ok(Driver::TokioMulti {
                 workers: std::thread::available_parallelism().map_or(1, |n| n.get()),
             }),
-            ("tokio-multi", Some(c)) => match c.trim().parse::<usize>() {
-                Ok(0) => Err(DriverError::NoWorkers(s.to_string())),
-                Ok(workers) if workers > Driver::MAX_WORKERS => Err(too_many()),
-                Ok(workers) => Ok(Driver::TokioMulti { workers }),
-                Err(_) if c.trim().bytes().all(|b| b.is_ascii_digit()) && !c.trim().is_empty() => {
-                    Err(too_many())
-                }
-                Err(_) => Err(DriverError::BadWorkerCount(s.to_string())),
-            },
+            ("tokio-multi", Some(c)) => Ok(Driver::TokioMulti {
+                workers: workers(c)?,
+            }),
             ("threads" | "tokio-current", Some(_)) => Err(DriverError::TakesNoCount(s.to_string())),
+            (n, c) if well_formed(n) => Ok(Driver::Registered {
+                name: DriverName::new(n),
+                workers: c.map(workers).transpose()?,
+            }),
             _ => Err(DriverError::Unknown(
                 LookupError::new(Thing::Driver, s, Driver::NAMES)
-                    .note("drivers: threads, tokio-current, tokio-multi[:N]"),
+                    .note("drivers: threads, tokio-current, tokio-multi[:N], or a registered driver's name (`handoff list`)"),
             )),
         }
     }

@@ -95,7 +95,9 @@ fn built_peers_pass_the_engines_verifier() {
             };
             for (payload, batch) in [(PayloadKind::U64, false), (PayloadKind::Report64, true)] {
                 let spec = spec(declared.name, capacity, many, payload, batch);
-                let outcome = entry.runner().run_sample(&spec, 20_000);
+                let outcome = entry
+                    .runner()
+                    .run_sample_with(&spec, 20_000, catalog.drivers());
                 assert_eq!(outcome.status, SampleStatus::Pass, "{}", spec.label());
                 assert_eq!(outcome.messages, 20_000, "{}", spec.label());
             }

@@ -202,12 +202,12 @@ fn main() {
         // Warm-up of each variant.
         plain_run(false);
         plain_run(true);
-        entry.runner().run_sample(&spec, n);
+        entry.runner().run_sample_with(&spec, n, catalog.drivers());
         let (mut a, mut b, mut c) = (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..rounds {
             a.push(plain_run(false));
             b.push(plain_run(true));
-            let o = entry.runner().run_sample(&spec, n);
+            let o = entry.runner().run_sample_with(&spec, n, catalog.drivers());
             assert!(o.status.is_pass(), "{name}: {:?}", o.status);
             c.push(o.messages as f64 / (o.elapsed_ns as f64 / 1e9));
         }

@@ -5,10 +5,13 @@
 //! [`Catalog::builtin`], assembled apart where both the catalog and the shipped transports are
 //! known, fills one with every transport shipped with handoff; the test-only faulty transports
 //! come with the `testing` feature (`testing::register_all`). The catalog is the
-//! [`HopSource`] of open-loop runs: it builds each hop by the hop's transport name.
+//! [`HopSource`] of open-loop runs: it builds each hop by the hop's transport name. It also holds
+//! the drivers trials can run under ([`crate::driver`]): the built-in ones, and any registered.
 
+use crate::driver::{Drivers, TaskDriver};
 use crate::engine::hop::{HopBuilder, HopSource};
 use crate::transport::TransportInfo;
+use std::sync::Arc;
 
 pub use crate::runner::{Entry, Runner};
 pub use crate::suggest::{LookupError, Thing};
@@ -17,6 +20,7 @@ pub use crate::suggest::{LookupError, Thing};
 #[derive(Clone, Default)]
 pub struct Catalog {
     entries: Vec<Entry>,
+    drivers: Drivers,
 }
 
 impl Catalog {
@@ -51,6 +55,21 @@ impl Catalog {
     /// Every transport, in registration order.
     pub fn entries(&self) -> &[Entry] {
         &self.entries
+    }
+
+    /// Adds a driver (see [`crate::driver`]); a driver of the same name is replaced.
+    pub fn register_driver(&mut self, driver: impl TaskDriver) {
+        self.drivers.register(driver);
+    }
+
+    /// The drivers beyond `threads`: the built-in ones and those registered.
+    pub fn drivers(&self) -> &Drivers {
+        &self.drivers
+    }
+
+    /// The driver of that name, or an error naming the closest valid names.
+    pub fn driver(&self, name: &str) -> Result<&Arc<dyn TaskDriver>, LookupError> {
+        self.drivers.lookup(name)
     }
 }
 

@@ -41,6 +41,7 @@ pub mod compare;
 pub(crate) mod consecutive;
 pub mod consensus;
 pub(crate) mod crossover;
+pub mod driver;
 pub mod engine;
 pub mod environment;
 pub mod executor;

@@ -10,6 +10,7 @@
 //! ([`crate::catalog`], which re-exports [`Entry`] and [`Runner`]) holds entries, and the
 //! transports register theirs in it.
 
+use crate::driver::Drivers;
 use crate::engine::hop::{boxed, BoxedHop, BuildHop, HopBuilder, HopPayload};
 use crate::message::Message;
 use crate::open_loop::Stamped;
@@ -27,7 +28,16 @@ pub trait Runner: Send + Sync {
     /// status. A hang is detected when nothing is delivered for the watchdog interval
     /// ([`TrialSpec::watchdog`]); the stuck threads are left behind (running trials in a child
     /// process, as the CLI does, reclaims them).
-    fn run_sample(&self, spec: &TrialSpec, messages: u64) -> SampleOutcome;
+    ///
+    /// Under a driver other than `threads`, the task driver is one of the built-in ones; a
+    /// catalog's own drivers are used by [`Runner::run_sample_with`].
+    fn run_sample(&self, spec: &TrialSpec, messages: u64) -> SampleOutcome {
+        self.run_sample_with(spec, messages, &Drivers::default())
+    }
+
+    /// [`Runner::run_sample`], the task driver looked up in `drivers` (a catalog's,
+    /// [`Catalog::drivers`](crate::catalog::Catalog::drivers)).
+    fn run_sample_with(&self, spec: &TrialSpec, messages: u64, drivers: &Drivers) -> SampleOutcome;
 
     /// Builds this transport's hops of a pipeline, for every payload. Transports that cannot be
     /// a hop (callback consumers) refuse when asked to build one.
@@ -53,7 +63,7 @@ struct AsyncRunner<T>(Arc<T>);
 struct NoHops;
 
 impl<T: Transport> Runner for PullRunner<T> {
-    fn run_sample(&self, spec: &TrialSpec, messages: u64) -> SampleOutcome {
+    fn run_sample_with(&self, spec: &TrialSpec, messages: u64, _: &Drivers) -> SampleOutcome {
         crate::engine::run_pull(&self.0, spec, messages)
     }
 
@@ -69,7 +79,7 @@ impl<T: Transport, M: Message> BuildHop<M> for PullRunner<T> {
 }
 
 impl<T: CallbackTransport> Runner for CallbackRunner<T> {
-    fn run_sample(&self, spec: &TrialSpec, messages: u64) -> SampleOutcome {
+    fn run_sample_with(&self, spec: &TrialSpec, messages: u64, _: &Drivers) -> SampleOutcome {
         crate::engine::run_callback(&self.0, spec, messages)
     }
 
@@ -87,8 +97,8 @@ impl<M: Message> BuildHop<M> for NoHops {
 }
 
 impl<T: AsyncTransport> Runner for AsyncRunner<T> {
-    fn run_sample(&self, spec: &TrialSpec, messages: u64) -> SampleOutcome {
-        crate::engine::run_async(&self.0, spec, messages)
+    fn run_sample_with(&self, spec: &TrialSpec, messages: u64, drivers: &Drivers) -> SampleOutcome {
+        crate::engine::run_async(&self.0, spec, messages, drivers)
     }
 
     fn hops(&self) -> &dyn HopBuilder {

@@ -154,4 +154,13 @@ pub trait AsyncTransport: Send + Sync + 'static {
         &self,
         cfg: &ChannelConfig,
     ) -> Result<Endpoints<Self::Tx<M>, Self::Rx<M>>, BuildError>;
+
+    /// The drivers this transport runs under, by name, if not every one: a transport whose
+    /// futures block in a particular runtime's primitives (the `may` channel, whose waits park
+    /// a `may` coroutine and would stall a tokio worker) names the drivers where that is sound.
+    /// Under any other driver its trials are `unsupported`, with the reason. The default, `None`,
+    /// is every driver (the futures need no particular runtime).
+    fn drivers(&self) -> Option<&'static [&'static str]> {
+        None
+    }
 }

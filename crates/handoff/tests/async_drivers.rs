@@ -14,11 +14,15 @@ use std::collections::BTreeMap;
 /// Messages per sample in the stream runs.
 const N: u64 = 20_000;
 
-const DRIVERS: [Driver; 3] = [
-    Driver::Threads,
-    Driver::TokioCurrent,
-    Driver::TokioMulti { workers: 2 },
-];
+/// Every built-in driver: threads, both tokio flavours, and `may` green threads.
+fn drivers() -> [Driver; 4] {
+    [
+        Driver::Threads,
+        Driver::TokioCurrent,
+        Driver::TokioMulti { workers: 2 },
+        "may:2".parse().unwrap(),
+    ]
+}
 
 /// Every async transport that delivers every message exactly once.
 const EXACT: [&str; 7] = [
@@ -65,7 +69,7 @@ fn sample(catalog: &Catalog, spec: &TrialSpec, messages: u64) -> SampleOutcome {
         .lookup(&spec.transport)
         .unwrap()
         .runner()
-        .run_sample(spec, messages)
+        .run_sample_with(spec, messages, catalog.drivers())
 }
 
 #[test]
@@ -126,7 +130,7 @@ fn async_transports_deliver_exact_streams_under_every_driver() {
     for name in EXACT {
         let sem = c.get(name).unwrap().info().semantics;
         assert_eq!(sem.wait, WaitStrategy::Async, "{name}");
-        for driver in DRIVERS {
+        for driver in drivers() {
             let mut shapes = vec![(WorkloadKind::Spsc, 1)];
             if sem.producers == Arity::Many {
                 shapes.push((WorkloadKind::Mpsc, 4));
@@ -147,7 +151,7 @@ fn async_transports_deliver_exact_streams_under_every_driver() {
 #[test]
 fn every_driver_records_cpu_time_where_it_can_be_told_apart() {
     let c = Catalog::builtin();
-    for driver in DRIVERS {
+    for driver in drivers() {
         let o = sample(
             &c,
             &spec("kanal-async", WorkloadKind::Spsc, 1, driver),
@@ -171,7 +175,7 @@ fn every_driver_records_cpu_time_where_it_can_be_told_apart() {
 #[test]
 fn every_driver_gives_the_same_digest() {
     let c = Catalog::builtin();
-    let digests: Vec<u64> = DRIVERS
+    let digests: Vec<u64> = drivers()
         .iter()
         .map(|&d| sample(&c, &spec("kanal-async", WorkloadKind::Mpsc, 3, d), 3 * 1000).digest)
         .collect();
@@ -182,7 +186,7 @@ fn every_driver_gives_the_same_digest() {
 fn multi_consumer_async_channels_split_the_stream_exactly_once() {
     let c = Catalog::builtin();
     for name in ["async-channel-bounded", "flume-async", "kanal-async"] {
-        for driver in DRIVERS {
+        for driver in drivers() {
             let mut s = spec(name, WorkloadKind::Mpmc, 3, driver);
             s.consumers = 2;
             let o = sample(&c, &s, 3 * 5000);
@@ -196,7 +200,7 @@ fn multi_consumer_async_channels_split_the_stream_exactly_once() {
 fn ping_pong_records_round_trips_under_every_driver() {
     let c = Catalog::builtin();
     for name in ["tokio-oneshot", "tokio-mpsc-bounded", "flume-async"] {
-        for driver in DRIVERS {
+        for driver in drivers() {
             let s = spec(name, WorkloadKind::PingPong, 1, driver);
             let o = sample(&c, &s, 2000);
             assert_eq!(o.status, SampleStatus::Pass, "{}", s.label());
@@ -217,7 +221,7 @@ fn the_share_of_hand_offs_on_one_worker_is_exact_where_the_driver_fixes_it() {
             (WorkloadKind::Spsc, 1, N, N),
             (WorkloadKind::Mpsc, 4, N, N),
         ] {
-            for driver in DRIVERS {
+            for driver in drivers() {
                 let s = spec(name, w, p, driver);
                 let o = sample(&c, &s, n);
                 assert_eq!(o.status, SampleStatus::Pass, "{}", s.label());
@@ -229,7 +233,7 @@ fn the_share_of_hand_offs_on_one_worker_is_exact_where_the_driver_fixes_it() {
                     // One thread for every task: every hand-off stays on it.
                     Driver::TokioCurrent => assert_eq!(share.same, handoffs, "{}", s.label()),
                     // The scheduler's choice: only the count is certain.
-                    Driver::TokioMulti { .. } => {
+                    Driver::TokioMulti { .. } | Driver::Registered { .. } => {
                         assert!(share.same <= handoffs, "{}", s.label())
                     }
                 }
@@ -394,7 +398,7 @@ fn a_panicking_task_crashes_the_sample_and_a_stuck_one_hangs_it() {
     let mut c = Catalog::builtin();
     c.register(Entry::asynchronous(Misbehaving("async-panic")));
     c.register(Entry::asynchronous(Misbehaving("async-hang")));
-    for driver in DRIVERS {
+    for driver in drivers() {
         let s = spec("async-panic", WorkloadKind::Spsc, 1, driver);
         match sample(&c, &s, 1000).status {
             SampleStatus::Crashed(why) => assert!(why.contains("gave up at seq 10"), "{why}"),
@@ -418,7 +422,7 @@ fn a_panicking_task_crashes_the_sample_and_a_stuck_one_hangs_it() {
 #[test]
 fn current_thread_results_are_same_thread_cooperative_and_echo_the_driver() {
     let c = Catalog::builtin();
-    let specs: Vec<TrialSpec> = DRIVERS
+    let specs: Vec<TrialSpec> = drivers()[..3]
         .iter()
         .map(|&d| spec("tokio-mpsc-bounded", WorkloadKind::Spsc, 1, d))
         .collect();
@@ -486,14 +490,26 @@ fn driver_names_parse_and_display() {
         Driver::TokioMulti { workers } if workers >= 1
     ));
     for (bad, needle) in [
-        ("tokio-curent", "did you mean `tokio-current`"),
-        ("tokio-multi:0", "at least 1 worker"),
+        ("tokio-multi:0", "at least 1"),
         ("tokio-multi:two", "expected a worker count"),
-        ("threads:2", "only `tokio-multi` takes a worker count"),
+        (
+            "threads:2",
+            "only `tokio-multi` and registered drivers take a worker count",
+        ),
+        ("Tokio Multi", "unknown driver"),
     ] {
         let e = bad.parse::<Driver>().unwrap_err().to_string();
         assert!(e.contains(needle), "{bad}: {e}");
     }
+    // A registered driver's name parses; whether it exists is the catalog's to say.
+    let c = Catalog::builtin();
+    let may: Driver = "may:3".parse().unwrap();
+    assert_eq!(may.to_string(), "may:3");
+    assert_eq!((may.name(), may.workers()), ("may", Some(3)));
+    assert_eq!(c.drivers().check(may), Ok(()));
+    let typo: Driver = "tokio-curent".parse().unwrap();
+    let e = c.drivers().check(typo).unwrap_err();
+    assert!(e.contains("did you mean `tokio-current`"), "{e}");
     let s = spec("kanal-async", WorkloadKind::Spsc, 1, Driver::TokioCurrent);
     assert!(
         s.label().ends_with(" driver=tokio-current"),

@@ -47,6 +47,9 @@ pub(crate) struct Progress {
     pub delivered: AtomicU64,
     /// A pin request was refused by the OS.
     pub pin_failed: AtomicBool,
+    /// The first panic of a member that does not end its thread (a task under a driver, whose
+    /// panic is caught inside it): the watchdog treats it as a member's panic.
+    panic: std::sync::Mutex<Option<String>>,
 }
 
 thread_local! {
@@ -55,6 +58,19 @@ thread_local! {
 }
 
 impl Progress {
+    /// Notes a member's panic (the first one is kept).
+    pub(crate) fn note_panic(&self, msg: &str) {
+        let mut p = self.panic.lock().unwrap_or_else(|p| p.into_inner());
+        if p.is_none() {
+            *p = Some(msg.to_string());
+        }
+    }
+
+    /// The first panic noted, if any.
+    fn panicked(&self) -> Option<String> {
+        self.panic.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
     /// The progress of a sample starting on this thread: the one [`watched`] installed, or a
     /// fresh one.
     pub(crate) fn for_sample() -> Arc<Progress> {
@@ -383,6 +399,11 @@ impl<R: Send + 'static> Crew<R> {
                 break;
             }
             let now = Instant::now();
+            if panic.is_none() {
+                if let Some(msg) = progress.panicked() {
+                    panic = Some((msg, now + AFTER_PANIC));
+                }
+            }
             let delivered = progress.delivered.load(Ordering::Relaxed);
             if delivered != seen {
                 seen = delivered;

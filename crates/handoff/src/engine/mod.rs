@@ -19,9 +19,9 @@
 //! Samples are independent: the orchestration that interleaves samples of different trials,
 //! calibrates message counts and computes statistics lives in [`crate::session`].
 
-mod asynch;
+pub(crate) mod asynch;
 mod callback;
-mod cpu;
+pub(crate) mod cpu;
 pub(crate) mod crew;
 pub mod hop;
 mod open_loop;
@@ -32,6 +32,7 @@ mod sample;
 mod stream;
 mod support;
 
+use crate::driver::Drivers;
 use crate::outcome::{SampleOutcome, SampleStatus};
 use crate::placement::Placement;
 use crate::transport::{CallbackTransport, Transport, TransportInfo};
@@ -98,17 +99,47 @@ pub(crate) fn run_async<T: AsyncTransport>(
     t: &Arc<T>,
     spec: &TrialSpec,
     messages: u64,
+    drivers: &Drivers,
 ) -> SampleOutcome {
     let info = t.info();
     if let Err(o) = check_support(&info, spec) {
         return *o;
     }
+    let run_on = match resolve_driver(drivers, spec, &info, t.drivers()) {
+        Ok(r) => r,
+        Err(o) => return *o,
+    };
     match spec.workload {
         WorkloadKind::PingPong => {
-            crate::with_payload!(spec.payload, M => asynch::pingpong::run::<T, M>(t, spec, messages))
+            crate::with_payload!(spec.payload, M => asynch::pingpong::run::<T, M>(t, spec, &run_on, messages))
         }
         _ => {
-            crate::with_payload!(spec.payload, M => asynch::stream::run::<T, M>(t, &info.semantics, spec, messages))
+            crate::with_payload!(spec.payload, M => asynch::stream::run::<T, M>(t, &info.semantics, spec, &run_on, messages))
         }
     }
+}
+
+/// The driver `spec` runs under, from `drivers`; refused (`unsupported`) when the async
+/// transport `info` says it cannot run there (`only`: the drivers it runs under, if not all).
+pub(crate) fn resolve_driver(
+    drivers: &Drivers,
+    spec: &TrialSpec,
+    info: &TransportInfo,
+    only: Option<&'static [&'static str]>,
+) -> Result<asynch::driver::RunOn, Box<SampleOutcome>> {
+    let refuse = |status| Box::new(SampleOutcome::status_only(status, Placement::default()));
+    if let Some(only) = only {
+        if !only.contains(&spec.driver.name()) {
+            return Err(refuse(SampleStatus::Unsupported(format!(
+                "{} runs under the driver{} {} only (driver {} requested)",
+                info.name,
+                if only.len() == 1 { "" } else { "s" },
+                only.join(", "),
+                spec.driver
+            ))));
+        }
+    }
+    drivers
+        .resolve(spec.driver)
+        .map_err(|why| refuse(SampleStatus::Invalid(why)))
 }

@@ -110,7 +110,9 @@ pub fn run_sample(catalog: &Catalog, spec: &TrialSpec, request: SampleRequest) -
         crate::engine::pipeline::run(catalog, spec, messages)
     } else {
         match catalog.lookup(&spec.transport) {
-            Ok(entry) => entry.runner().run_sample(spec, messages),
+            Ok(entry) => entry
+                .runner()
+                .run_sample_with(spec, messages, catalog.drivers()),
             Err(e) => SampleOutcome::status_only(
                 SampleStatus::Invalid(e.to_string()),
                 Placement::default(),

@@ -100,6 +100,18 @@ impl Overlay {
     }
 }
 
+/// Checks a driver against the catalog's: a registered driver's name must be known (else the
+/// closest names), and its worker count written where it takes one.
+fn known_driver(catalog: &Catalog, d: Driver) -> Result<(), Broken> {
+    if let Driver::Registered { name, .. } = d {
+        catalog.driver(name.as_str()).map_err(Broken::unknown)?;
+    }
+    catalog
+        .drivers()
+        .check(d)
+        .map_err(|why| Broken::new(Kind::Invalid, why))
+}
+
 /// Builds the plan of `suite` (`stem` names it when it has no `name`) with `overlay` on top.
 pub(crate) fn build(
     suite: &SuiteFile,
@@ -113,6 +125,9 @@ pub(crate) fn build(
         catalog
             .lookup(t)
             .map_err(|e| Broken::unknown(e).at(&Origin::Flag("--transport")))?;
+    }
+    for d in &overlay.drivers {
+        known_driver(catalog, *d).map_err(|e| e.at(&Origin::Flag("--driver")))?;
     }
     check_values(&overlay.params, &limits)?;
     check_values(&suite.defaults, &limits)?;
@@ -541,10 +556,16 @@ impl Bench<'_> {
             &s.driver,
             |d| d.0.iter().map(|x| x.0).collect(),
             vec![Driver::Threads],
-        )
-        .into_iter()
-        .filter(|d| overlay.drivers.is_empty() || overlay.drivers.contains(d))
-        .collect();
+        );
+        if let Some(at) = &s.driver {
+            for d in &drivers {
+                known_driver(self.catalog, *d).map_err(|e| e.at(&at.origin))?;
+            }
+        }
+        let drivers: Vec<Driver> = drivers
+            .into_iter()
+            .filter(|d| overlay.drivers.is_empty() || overlay.drivers.contains(d))
+            .collect();
         let template = TrialSpec {
             transport: String::new(),
             workload,

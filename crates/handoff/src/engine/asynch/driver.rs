@@ -1,12 +1,16 @@
-//! Running a sample's tasks under the trial's driver: one OS thread per task, or every task on
-//! a tokio runtime under one conductor thread (see the [parent module](super)).
+//! Running a sample's tasks under the trial's driver: one OS thread per task, or every task
+//! handed to a registered [`TaskDriver`] by one conductor thread (see the
+//! [parent module](super)).
 
-use crate::engine::cpu::{self, CpuTally, Side, ThreadClock};
+use crate::driver::{DriverContext, TaskDriver, TaskFuture};
+use crate::engine::cpu::{CpuTally, Side};
 use crate::engine::crew::{panic_message, Progress};
 use crate::engine::sample::{Failure, Members, Threads};
 use crate::placement::{self, Placement, Plan};
-use crate::workload::{Driver, TrialSpec};
+use crate::workload::TrialSpec;
+use futures_lite::FutureExt;
 use std::future::Future;
+use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
 use std::sync::{Arc, Mutex};
@@ -19,16 +23,23 @@ type Task<R> = Pin<Box<dyn Future<Output = R> + Send>>;
 /// driver when they are collected (see the [parent module](super)).
 pub(super) struct Tasks<'a, R> {
     spec: &'a TrialSpec,
+    run_on: &'a RunOn,
     tasks: Vec<(String, Side, Task<R>)>,
     progress: Arc<Progress>,
     cpu: Arc<CpuTally>,
 }
 
 impl<'a, R: Send + 'static> Tasks<'a, R> {
-    /// No tasks yet, for a sample of `spec` whose members publish into `progress`.
-    pub(super) fn new(spec: &'a TrialSpec, progress: Arc<Progress>) -> Tasks<'a, R> {
+    /// No tasks yet, for a sample of `spec` run on `run_on`, whose members publish into
+    /// `progress`.
+    pub(super) fn new(
+        spec: &'a TrialSpec,
+        run_on: &'a RunOn,
+        progress: Arc<Progress>,
+    ) -> Tasks<'a, R> {
         Tasks {
             spec,
+            run_on,
             tasks: Vec::new(),
             progress,
             cpu: Arc::default(),
@@ -61,156 +72,175 @@ impl<R: Send + 'static> Members<R> for Tasks<'_, R> {
     }
 
     fn run(self, watchdog: Duration) -> (Result<Vec<R>, Failure>, Placement) {
-        drive(self.spec, self.tasks, self.progress, self.cpu, watchdog)
+        drive(
+            self.spec,
+            self.run_on,
+            self.tasks,
+            self.progress,
+            self.cpu,
+            watchdog,
+        )
     }
 }
 
-/// The start gate of tasks on a runtime: every task counts itself in, the last one wakes the
-/// conductor, and all wait until the conductor opens the gate.
+/// The start gate of tasks under a driver: every task counts itself in, the last one wakes the
+/// opener, and all wait until the opener opens the gate. Built on tokio's `sync` primitives,
+/// which need no runtime: the gate works under every driver.
 struct Gate {
     arrived: AtomicUsize,
     expected: usize,
     all_in: tokio::sync::Notify,
     open: tokio::sync::watch::Sender<bool>,
+    /// Tasks still running, and the opener's wake-up when none is.
+    running: AtomicUsize,
+    all_done: tokio::sync::Notify,
 }
 
 impl Gate {
+    fn new(tasks: usize) -> Gate {
+        Gate {
+            arrived: AtomicUsize::new(0),
+            expected: tasks,
+            all_in: tokio::sync::Notify::new(),
+            open: tokio::sync::watch::channel(false).0,
+            running: AtomicUsize::new(tasks),
+            all_done: tokio::sync::Notify::new(),
+        }
+    }
+
     async fn pass(&self) {
         // Subscribe before counting in, so the opening cannot be missed.
         let mut open = self.open.subscribe();
         if self.arrived.fetch_add(1, AtomicOrdering::AcqRel) + 1 == self.expected {
-            // Stores a permit if the conductor is not waiting yet.
+            // Stores a permit if the opener is not waiting yet.
             self.all_in.notify_one();
         }
-        // The sender lives in the conductor until every task has finished.
+        // The sender lives as long as the gate.
         let _ = open.wait_for(|o| *o).await;
     }
+
+    fn finished(&self) {
+        if self.running.fetch_sub(1, AtomicOrdering::AcqRel) == 1 {
+            self.all_done.notify_one();
+        }
+    }
 }
+
+/// The driver a sample's tasks run under: `None` for `threads` (the harness's crew), else the
+/// registered driver and the worker count it gets. Resolved once per sample, before anything is
+/// built.
+pub(crate) type RunOn = Option<(Arc<dyn TaskDriver>, Option<usize>)>;
 
 /// Runs `tasks` under `spec.driver` and returns what they produced (in order) and where they ran.
 fn drive<R: Send + 'static>(
     spec: &TrialSpec,
+    run_on: &RunOn,
     tasks: Vec<(String, Side, Task<R>)>,
     progress: Arc<Progress>,
     tally: Arc<CpuTally>,
     watchdog: Duration,
 ) -> (Result<Vec<R>, Failure>, Placement) {
-    match spec.driver {
-        Driver::Threads => {
-            let mut threads = Threads::new(tasks.len(), spec, progress).counting(tally);
-            for (name, side, task) in tasks {
-                threads.spawn_as(side, &name, move || futures_lite::future::block_on(task));
-            }
-            threads.run(watchdog)
+    let Some((driver, workers)) = run_on else {
+        let mut threads = Threads::new(tasks.len(), spec, progress).counting(tally);
+        for (name, side, task) in tasks {
+            threads.spawn_as(side, &name, move || futures_lite::future::block_on(task));
         }
-        driver @ (Driver::TokioCurrent | Driver::TokioMulti { .. }) => {
-            let (rt, crew_plan, place, clocks) = match runtime(spec, &progress) {
-                Ok(x) => x,
-                Err(e) => return (Err(Failure::Start(e)), Placement::default()),
-            };
-            let gate = Arc::new(Gate {
-                arrived: AtomicUsize::new(0),
-                expected: tasks.len(),
-                all_in: tokio::sync::Notify::new(),
-                open: tokio::sync::watch::channel(false).0,
-            });
-            let mut conductor: Threads<Result<Vec<R>, String>> =
-                Threads::planned(1, crew_plan, place, spec, progress);
-            conductor.spawn("conductor", move || {
-                let out = rt.block_on(conduct(tasks, gate, clocks, tally));
-                rt.shutdown_background();
-                out
-            });
-            let (r, place) = conductor.run(watchdog);
-            let r = match r {
-                Ok(mut v) => match v.pop() {
-                    Some(Ok(members)) => Ok(members),
-                    Some(Err(panic)) => Err(Failure::Panicked(panic)),
-                    None => Err(Failure::Panicked(
-                        "the conductor thread did not report".into(),
-                    )),
-                },
-                Err(Failure::Hung { quiet, .. }) => Err(Failure::Hung {
-                    what: format!("the tasks on the {driver} runtime did not finish"),
-                    quiet,
-                }),
-                Err(e) => Err(e),
-            };
-            (r, place)
-        }
-    }
+        return threads.run(watchdog);
+    };
+    let (conductor, slots) = conduct(spec, driver.clone(), *workers, tasks, progress, tally);
+    let (r, place) = conductor.run(watchdog);
+    let r = match r {
+        Ok(mut v) => match v.pop() {
+            Some(Ok(())) => collect_slots(&slots),
+            Some(Err(e)) => Err(Failure::Start(e)),
+            None => Err(Failure::Panicked(
+                "the conductor thread did not report".into(),
+            )),
+        },
+        Err(Failure::Hung { quiet, .. }) => Err(Failure::Hung {
+            what: format!("the tasks on the {} driver did not finish", spec.driver),
+            quiet,
+        }),
+        Err(e) => Err(e),
+    };
+    (r, place)
 }
 
-/// The CPU clocks of a multi-thread runtime's threads, each added as its thread starts.
-type Clocks = Arc<Mutex<Vec<Option<ThreadClock>>>>;
+/// What each task produced, in order: `None` while it runs, its panic's message if it panicked.
+type Slots<R> = Arc<Mutex<Vec<Option<Result<R, String>>>>>;
 
-/// Builds the runtime of `spec.driver` (outside the timed region). Returns it with the plan of
-/// the conductor thread, the placement of the threads the tasks run on, and the CPU clocks of
-/// the runtime's threads (`None`: the conductor's own thread is the runtime's one thread).
-fn runtime(
+/// The tasks' results, in order, or the first panic among them.
+fn collect_slots<R>(slots: &Slots<R>) -> Result<Vec<R>, Failure> {
+    let mut slots = slots.lock().unwrap_or_else(|p| p.into_inner());
+    let mut out = Vec::with_capacity(slots.len());
+    for s in slots.iter_mut() {
+        match s.take() {
+            Some(Ok(r)) => out.push(r),
+            Some(Err(panic)) => return Err(Failure::Panicked(panic)),
+            None => return Err(Failure::Panicked("a task ended without a result".into())),
+        }
+    }
+    Ok(out)
+}
+
+/// Sets up the conductor: one unpinned thread of the crew, under the watchdog, that hands the
+/// wrapped tasks to `driver` (see the [parent module](super)). Each task passes the start gate,
+/// runs with its panic caught into its slot, and counts itself out; one more task, the opener,
+/// opens the gate once every task is in and adds the CPU time the driver's threads spent from
+/// then until the last task finished.
+fn conduct<R: Send + 'static>(
     spec: &TrialSpec,
-    progress: &Arc<Progress>,
-) -> Result<(tokio::runtime::Runtime, Plan, Placement, Option<Clocks>), String> {
-    match spec.driver {
-        Driver::TokioMulti { workers } => {
-            let plan = placement::plan(workers, spec.pin);
-            let cores = plan.cores.clone();
-            let next = Arc::new(AtomicUsize::new(0));
-            let progress = progress.clone();
-            let clocks = Clocks::default();
-            let started = clocks.clone();
-            let rt = tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(workers)
-                .thread_name("tokio-worker")
-                .on_thread_start(move || {
-                    started
-                        .lock()
-                        .unwrap_or_else(|p| p.into_inner())
-                        .push(ThreadClock::of_this_thread());
-                    // Workers start first; any later (blocking-pool) thread is left unpinned.
-                    let i = next.fetch_add(1, AtomicOrdering::Relaxed);
-                    if !placement::apply(cores.get(i).copied().flatten()) {
-                        progress.pin_failed.store(true, AtomicOrdering::Relaxed);
-                    }
-                })
-                .build()
-                .map_err(|e| format!("could not build a tokio multi-thread runtime: {e}"))?;
-            // The conductor is not a worker: it sleeps while the tasks run.
-            let conductor = Plan {
-                cores: vec![None],
-                placement: Placement::default(),
-            };
-            Ok((rt, conductor, plan.placement, Some(clocks)))
-        }
-        _ => {
-            let rt = tokio::runtime::Builder::new_current_thread()
-                .build()
-                .map_err(|e| format!("could not build a tokio current-thread runtime: {e}"))?;
-            // The conductor's thread is the one thread every task runs on.
-            let plan = placement::plan(1, spec.pin);
-            let place = plan.placement.clone();
-            Ok((rt, plan, place, None))
-        }
+    driver: Arc<dyn TaskDriver>,
+    workers: Option<usize>,
+    tasks: Vec<(String, Side, Task<R>)>,
+    progress: Arc<Progress>,
+    tally: Arc<CpuTally>,
+) -> (Threads<Result<(), String>>, Slots<R>) {
+    let plan = placement::plan(driver.os_threads(workers), spec.pin);
+    let ctx = DriverContext::new(workers, plan.cores.clone(), progress.clone());
+    let n = tasks.len();
+    let gate = Arc::new(Gate::new(n));
+    let slots: Slots<R> = Arc::new(Mutex::new((0..n).map(|_| None).collect()));
+    let mut bodies: Vec<TaskFuture> = Vec::with_capacity(n + 1);
+    for (i, (_, _, task)) in tasks.into_iter().enumerate() {
+        let (gate, slots, progress) = (gate.clone(), slots.clone(), progress.clone());
+        bodies.push(Box::pin(async move {
+            gate.pass().await;
+            let r = AssertUnwindSafe(task)
+                .catch_unwind()
+                .await
+                .map_err(|p| panic_message(&*p));
+            if let Err(msg) = &r {
+                progress.note_panic(msg);
+            }
+            slots.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(r);
+            gate.finished();
+        }));
     }
+    let opener_ctx = ctx.clone();
+    bodies.push(Box::pin(async move {
+        if n > 0 {
+            gate.all_in.notified().await;
+        }
+        let start = opener_ctx.read_clocks();
+        gate.open.send_replace(true);
+        if n > 0 {
+            gate.all_done.notified().await;
+        }
+        tally.add_runtime(runtime_ns(&start, &opener_ctx.read_clocks()));
+    }));
+    // The conductor is not one of the driver's workers unless the driver makes it one.
+    let conductor_plan = Plan {
+        cores: vec![None],
+        placement: plan.placement.clone(),
+    };
+    let mut conductor = Threads::planned(1, conductor_plan, plan.placement, spec, progress);
+    conductor.spawn("conductor", move || driver.run(bodies, &ctx));
+    (conductor, slots)
 }
 
-/// The CPU time of a runtime's threads so far, one entry per thread; `None` for a thread whose
-/// clock cannot be read.
-fn read_clocks(clocks: &Option<Clocks>) -> Vec<Option<u64>> {
-    match clocks {
-        Some(c) => c
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .iter()
-            .map(|c| c.and_then(ThreadClock::read))
-            .collect(),
-        // The conductor runs the current-thread runtime on its own thread.
-        None => vec![cpu::thread_cpu_ns()],
-    }
-}
-
-/// The CPU time the runtime's threads spent between the reads `start` and `end`: a thread that
-/// started after the first read counts from its start. `None` if a clock could not be read.
+/// The CPU time the driver's threads spent between the reads `start` and `end`: a thread that
+/// entered after the first read counts from its start. `None` if a clock could not be read.
 fn runtime_ns(start: &[Option<u64>], end: &[Option<u64>]) -> Option<u64> {
     let mut ns = 0u64;
     for (i, e) in end.iter().enumerate() {
@@ -221,39 +251,4 @@ fn runtime_ns(start: &[Option<u64>], end: &[Option<u64>]) -> Option<u64> {
         ns = ns.saturating_add((*e)?.saturating_sub(from));
     }
     (!end.is_empty()).then_some(ns)
-}
-
-/// The conductor: spawns the tasks, opens the gate once all are in, collects them in order, and
-/// adds the CPU time the runtime's threads spent from the opening to the last task's end.
-async fn conduct<R: Send + 'static>(
-    tasks: Vec<(String, Side, Task<R>)>,
-    gate: Arc<Gate>,
-    clocks: Option<Clocks>,
-    tally: Arc<CpuTally>,
-) -> Result<Vec<R>, String> {
-    let n = tasks.len();
-    let mut set = tokio::task::JoinSet::new();
-    for (i, (_, _, task)) in tasks.into_iter().enumerate() {
-        let gate = gate.clone();
-        set.spawn(async move {
-            gate.pass().await;
-            (i, task.await)
-        });
-    }
-    if n > 0 {
-        gate.all_in.notified().await;
-    }
-    let start = read_clocks(&clocks);
-    gate.open.send_replace(true);
-    let mut out: Vec<Option<R>> = (0..n).map(|_| None).collect();
-    while let Some(done) = set.join_next().await {
-        match done {
-            Ok((i, r)) => out[i] = Some(r),
-            // Dropping the set aborts the other tasks (they may be stranded by the panic).
-            Err(e) if e.is_panic() => return Err(panic_message(&*e.into_panic())),
-            Err(e) => return Err(format!("a task ended without a result: {e}")),
-        }
-    }
-    tally.add_runtime(runtime_ns(&start, &read_clocks(&clocks)));
-    Ok(out.into_iter().flatten().collect())
 }

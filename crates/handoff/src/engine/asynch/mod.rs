@@ -41,6 +41,6 @@
 //! [`driver`] runs a sample's tasks under the driver; [`stream`] and [`pingpong`] are the
 //! engines, each filling in the sample skeleton ([`super::sample`]).
 
-mod driver;
+pub(crate) mod driver;
 pub(super) mod pingpong;
 pub(super) mod stream;

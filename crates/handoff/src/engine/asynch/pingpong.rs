@@ -1,7 +1,7 @@
 //! Async ping-pong: the pinger's and the ponger's tasks over two channels of the same transport,
 //! under the trial's driver.
 
-use super::driver::Tasks;
+use super::driver::{RunOn, Tasks};
 use crate::engine::cpu::Side;
 use crate::engine::crew::{Cadence, Progress};
 use crate::engine::same_worker::{Noter, Tally, Where};
@@ -39,11 +39,16 @@ enum PingMember {
 pub(in crate::engine) fn run<T: AsyncTransport, M: Message>(
     t: &Arc<T>,
     spec: &TrialSpec,
+    run_on: &RunOn,
     round_trips: u64,
 ) -> SampleOutcome {
     let engine = PingPong::<T, M> {
         t,
-        shape: RoundTrips { spec, round_trips },
+        shape: RoundTrips {
+            spec,
+            run_on,
+            round_trips,
+        },
         message: PhantomData,
     };
     sample::run(spec, engine)
@@ -62,6 +67,7 @@ struct PingPong<'a, T, M> {
 #[derive(Clone, Copy)]
 struct RoundTrips<'a> {
     spec: &'a TrialSpec,
+    run_on: &'a RunOn,
     round_trips: u64,
 }
 
@@ -177,7 +183,7 @@ impl<'a> Shape for RoundTrips<'a> {
     }
 
     fn members(&self, progress: Arc<Progress>) -> Tasks<'a, PingMember> {
-        Tasks::new(self.spec, progress)
+        Tasks::new(self.spec, self.run_on, progress)
     }
 
     fn finish(self, members: Vec<PingMember>, place: Placement) -> SampleOutcome {

@@ -1,7 +1,7 @@
 //! Async streams (`spsc`, `mpsc`, `mpmc`): a producer task per sender, a consumer task per
 //! receiver, under the trial's driver.
 
-use super::driver::Tasks;
+use super::driver::{RunOn, Tasks};
 use crate::engine::cpu::Side;
 use crate::engine::crew::{Cadence, Progress};
 use crate::engine::same_worker::{Noter, Tally, Where};
@@ -119,11 +119,12 @@ pub(in crate::engine) fn run<T: AsyncTransport, M: Message>(
     t: &Arc<T>,
     sem: &Semantics,
     spec: &TrialSpec,
+    run_on: &RunOn,
     messages: u64,
 ) -> SampleOutcome {
     let engine = Stream::<T, M> {
         t,
-        shape: Streams(Flow::new(sem, spec, messages)),
+        shape: Streams(Flow::new(sem, spec, messages), run_on),
         message: PhantomData,
     };
     sample::run(spec, engine)
@@ -140,7 +141,7 @@ struct Stream<'a, T, M> {
 /// An async stream's [`Shape`]: its tasks under the trial's driver, and the outcome from their
 /// reports.
 #[derive(Clone, Copy)]
-struct Streams<'a>(Flow<'a>);
+struct Streams<'a>(Flow<'a>, &'a RunOn);
 
 impl<'a, T: AsyncTransport, M: Message> Engine for Stream<'a, T, M> {
     type Shape = Streams<'a>;
@@ -199,7 +200,7 @@ impl<'a> Shape for Streams<'a> {
     }
 
     fn members(&self, progress: Arc<Progress>) -> Tasks<'a, Member> {
-        Tasks::new(self.0.spec, progress)
+        Tasks::new(self.0.spec, self.1, progress)
     }
 
     fn finish(self, members: Vec<Member>, place: Placement) -> SampleOutcome {
