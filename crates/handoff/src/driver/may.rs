@@ -18,7 +18,7 @@
 
 use super::{DriverContext, DriverInfo, TaskDriver, TaskFuture};
 use std::sync::{Arc, OnceLock};
-use std::task::{Context, Poll, Wake, Waker};
+use std::task::{Context, Wake, Waker};
 
 /// Tasks as coroutines on `may`'s scheduler of N worker threads.
 pub struct May;
@@ -100,7 +100,7 @@ pub(crate) fn block_on(mut task: TaskFuture) {
     let blocker = may::sync::Blocker::current();
     let waker = Waker::from(Arc::new(Unpark(blocker.clone())));
     let mut cx = Context::from_waker(&waker);
-    while let Poll::Pending = task.as_mut().poll(&mut cx) {
+    while task.as_mut().poll(&mut cx).is_pending() {
         let _ = blocker.park(None);
     }
 }
