@@ -84,6 +84,7 @@ mod disruptor_ring;
 mod flume_channels;
 mod kanal_channel;
 mod latest_cell;
+mod may_channel;
 mod mutex_deque;
 mod reference;
 mod ringbuf_ring;
@@ -103,6 +104,7 @@ pub use self::disruptor_ring::{Disruptor, MIN_MULTI_PRODUCER_CAPACITY};
 pub use self::flume_channels::{FlumeBounded, FlumeUnbounded};
 pub use self::kanal_channel::KanalBounded;
 pub use self::latest_cell::LatestCell;
+pub use self::may_channel::MayChannel;
 pub use self::mutex_deque::MutexDeque;
 pub use self::reference::{HandoffMpsc, HandoffSpsc, VyukovMpsc};
 pub use self::ringbuf_ring::Ringbuf;
@@ -148,5 +150,6 @@ fn register_async(catalog: &mut Catalog) {
     catalog.register(Entry::asynchronous(TokioOneshot));
     catalog.register(Entry::asynchronous(AsyncChannelBounded));
     catalog.register(Entry::asynchronous(FlumeAsync));
+    catalog.register(Entry::asynchronous(MayChannel));
     catalog.register(Entry::asynchronous(KanalAsync));
 }
