@@ -30,9 +30,25 @@ pub struct HopFigures {
     pub max: u64,
     /// Messages the hop's reader received.
     pub received: u64,
+    /// Receives of an async hop that had to wait and were woken (the task was suspended, then
+    /// woken by the sender); `None` for a hop awaited by no task (a blocking transport's, whose
+    /// waits the harness cannot see).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wakeups: Option<u64>,
 }
 
 impl HopFigures {
+    /// Wake-ups per message received, where they were counted.
+    pub fn wakeups_per_msg(&self) -> Option<f64> {
+        self.wakeups.map(|w| {
+            if self.received == 0 {
+                0.0
+            } else {
+                w as f64 / self.received as f64
+            }
+        })
+    }
+
     /// Mean depth as a fraction of capacity (`None` if unbounded).
     pub fn fill(&self) -> Option<f64> {
         self.capacity.map(|c| self.mean / c.max(1) as f64)

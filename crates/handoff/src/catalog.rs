@@ -78,4 +78,8 @@ impl HopSource for Catalog {
         let entry = self.lookup(name)?;
         Ok((entry.info(), entry.runner().hops()))
     }
+
+    fn drivers(&self) -> &Drivers {
+        &self.drivers
+    }
 }

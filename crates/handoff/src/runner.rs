@@ -11,12 +11,13 @@
 //! transports register theirs in it.
 
 use crate::driver::Drivers;
-use crate::engine::hop::{boxed, BoxedHop, BuildHop, HopBuilder, HopPayload};
+use crate::engine::hop::{boxed, AsyncBoxedHop, BoxedHop, BuildHop, HopBuilder, HopPayload};
 use crate::message::Message;
 use crate::open_loop::Stamped;
 use crate::outcome::SampleOutcome;
 use crate::transport::{BuildError, CallbackTransport, ChannelConfig, Transport, TransportInfo};
 use crate::transport_async::AsyncTransport;
+use crate::workload::Driver;
 use crate::workload::TrialSpec;
 use std::sync::Arc;
 
@@ -112,6 +113,25 @@ impl<T: AsyncTransport, M: Message> BuildHop<M> for AsyncRunner<T> {
     fn build_hop(&self, cfg: &ChannelConfig) -> Result<BoxedHop<Stamped<M>>, BuildError> {
         let ends = self.0.channel::<Stamped<M>>(cfg)?;
         Ok(boxed(crate::async_blocking::blocking(ends)))
+    }
+
+    /// An async channel as a hop awaited by tasks, where the transport runs under `driver`.
+    fn build_async_hop(
+        &self,
+        cfg: &ChannelConfig,
+        driver: Driver,
+    ) -> Result<AsyncBoxedHop<Stamped<M>>, BuildError> {
+        if let Some(only) = self.0.drivers() {
+            if !only.contains(&driver.name()) {
+                return Err(BuildError::Unsupported(format!(
+                    "runs under the drivers {} only (driver {driver} requested)",
+                    only.join(", ")
+                )));
+            }
+        }
+        Ok(crate::engine::hop::boxed_async(
+            self.0.channel::<Stamped<M>>(cfg)?,
+        ))
     }
 }
 

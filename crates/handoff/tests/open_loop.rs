@@ -530,3 +530,63 @@ fn every_hop_carries_the_whole_stamped_message() {
         assert!(hops.iter().any(|h| h == name), "{name} not tried");
     }
 }
+
+/// Under every driver the stages and sinks of a pipeline are tasks awaiting async hops, fed by
+/// the injector's thread: every event arrives, verified in order, and every hop a task awaited
+/// counts its wake-ups (at most one per event received).
+#[test]
+fn a_pipeline_runs_its_stages_as_tasks_under_every_driver() {
+    let _serial = serial();
+    let c = handoff::catalog::Catalog::builtin();
+    for driver in ["tokio-current", "tokio-multi:2", "may:2"] {
+        let mut spec = pipeline(
+            &[
+                "tokio-mpsc-bounded",
+                "async-channel-bounded",
+                "tokio-mpsc-bounded",
+            ],
+            Delivery::Sequential,
+            20_000,
+        );
+        spec.driver = driver.parse().unwrap();
+        let o = run_sample(&c, &spec, SampleRequest::of(2_000));
+        assert_eq!(o.status, SampleStatus::Pass, "{driver}: {:?}", o.status);
+        assert_eq!(o.messages, 2_000, "{driver}");
+        let paced = o.paced.expect("open-loop figures");
+        assert_eq!(paced.sent, 2_000, "{driver}");
+        assert_eq!(paced.hops.len(), 3, "{driver}");
+        for h in &paced.hops {
+            assert_eq!(h.received, 2_000, "{driver}: {}", h.transport);
+            let w = h
+                .wakeups
+                .expect("an async hop awaited by a task counts its wake-ups");
+            assert!(w <= h.received, "{driver}: {w} wake-ups");
+        }
+        assert_eq!(
+            histogram::decode(o.latency.as_deref().unwrap())
+                .unwrap()
+                .len(),
+            2_000,
+            "{driver}"
+        );
+    }
+    // A blocking transport cannot be awaited: refused, with the hop named.
+    let mut spec = pipeline(&["tokio-mpsc-bounded", "rtrb"], Delivery::Sequential, 1_000);
+    spec.driver = "tokio-multi:2".parse().unwrap();
+    match run_sample(&c, &spec, SampleRequest::of(100)).status {
+        SampleStatus::Unsupported(why) => {
+            assert!(
+                why.contains("hop 2 (rtrb)") && why.contains("async"),
+                "{why}"
+            )
+        }
+        other => panic!("{other:?}"),
+    }
+    // may's own channel blocks a tokio worker: refused there.
+    let mut spec = pipeline(&["may-mpsc"], Delivery::Sequential, 1_000);
+    spec.driver = "tokio-current".parse().unwrap();
+    match run_sample(&c, &spec, SampleRequest::of(100)).status {
+        SampleStatus::Unsupported(why) => assert!(why.contains("may"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+}

@@ -449,6 +449,7 @@ fn hop(transport: &str, capacity: Option<usize>, p99: u64) -> HopFigures {
         p99,
         max: p99 * 2,
         received: 1_000_000,
+        wakeups: None,
     }
 }
 

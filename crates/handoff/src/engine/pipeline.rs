@@ -25,7 +25,7 @@ use crate::semantics::Ordering;
 use crate::transport::ChannelConfig;
 use crate::workload::{Delivery, PipelineSpec, TrialSpec, WorkloadKind};
 
-pub use super::hop::{BoxedHop, HopSource};
+pub use super::hop::{AsyncBoxedHop, BoxedHop, HopSource};
 
 /// The hops of an open-loop trial: a pipeline's own, or the trial's transport as the one hop of
 /// `paced` and `ramp`.
@@ -65,14 +65,8 @@ pub(crate) fn check(source: &dyn HopSource, spec: &TrialSpec) -> Result<(), Box<
             "a pipeline needs at least one hop".into(),
         ));
     }
-    if spec.driver != crate::workload::Driver::Threads {
-        return Err(Box::new(SampleOutcome::status_only(
-            SampleStatus::Unsupported(format!(
-                "{} runs on OS threads only (driver `{}` requested)",
-                spec.workload, spec.driver
-            )),
-            Placement::default(),
-        )));
+    if let Err(why) = source.drivers().resolve(spec.driver) {
+        return fail(SampleStatus::Invalid(why));
     }
     if spec.consumers == 0 || spec.producers == 0 {
         return fail(SampleStatus::Invalid(format!(
@@ -159,7 +153,12 @@ fn run_typed<M: HopPayload>(
             "a pipeline trial names no hops".into(),
         ));
     };
+    let run_on = match source.drivers().resolve(spec.driver) {
+        Ok(r) => r,
+        Err(why) => return fail(SampleStatus::Invalid(why)),
+    };
     let mut hops: Vec<BoxedHop<Stamped<M>>> = Vec::new();
+    let mut async_hops: Vec<AsyncBoxedHop<Stamped<M>>> = Vec::new();
     let mut meta = Vec::new();
     let mut fifo = true;
     let mut conflating = false;
@@ -181,16 +180,17 @@ fn run_typed<M: HopPayload>(
             consumers: readers,
             options: spec.options.clone(),
         };
-        let ends = match M::build_hop(builder, &cfg) {
-            Ok(h) => h,
-            Err(e) => {
-                let mut o = sample::refused(e.into(), Placement::default());
-                if let SampleStatus::Unsupported(s) | SampleStatus::Invalid(s) = &mut o.status {
-                    *s = format!("hop {} ({}): {s}", i + 1, hop.transport);
-                }
-                return o;
-            }
+        let built = match run_on {
+            None => M::build_hop(builder, &cfg).map(|h| hops.push(h)),
+            Some(_) => M::build_async_hop(builder, &cfg, spec.driver).map(|h| async_hops.push(h)),
         };
+        if let Err(e) = built {
+            let mut o = sample::refused(e.into(), Placement::default());
+            if let SampleStatus::Unsupported(s) | SampleStatus::Invalid(s) = &mut o.status {
+                *s = format!("hop {} ({}): {s}", i + 1, hop.transport);
+            }
+            return o;
+        }
         let ordering = info.semantics.ordering;
         fifo &= ordering.is_fifo();
         conflating |= ordering == Ordering::Latest;
@@ -204,7 +204,6 @@ fn run_typed<M: HopPayload>(
             },
             latest: ordering == Ordering::Latest,
         });
-        hops.push(ends);
     }
     let ordering = match (pipe.delivery, conflating) {
         (Delivery::Latest, true) => Ordering::Latest,
@@ -223,7 +222,12 @@ fn run_typed<M: HopPayload>(
         (Delivery::Sequential, false) if fifo => Ordering::PerProducerFifo,
         (Delivery::Sequential, false) => Ordering::None,
     };
-    open_loop::run::<M, _, _>(hops, meta, ordering, spec, messages)
+    match run_on {
+        None => open_loop::run::<M, _, _>(hops, meta, ordering, spec, messages),
+        Some((driver, workers)) => {
+            open_loop::run_tasks::<M>(async_hops, meta, ordering, spec, messages, driver, workers)
+        }
+    }
 }
 
 #[cfg(test)]

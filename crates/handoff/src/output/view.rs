@@ -589,6 +589,7 @@ impl Distinct {
             submit: false,
             bytes: false,
             language: false,
+            wakeups: false,
         }
     }
 }
@@ -611,6 +612,9 @@ struct Varying {
     /// Some transport of the group is not one of handoff's own Rust ones (a plugin, a C++
     /// peer): a `language` column.
     language: bool,
+    /// Some open-loop result of the group awaited an async hop and counted its wake-ups: a
+    /// `wakeups/msg` column, one figure per hop.
+    wakeups: bool,
 }
 
 /// One table of comparable results: heading, ordered rows, notes and footnotes.
@@ -634,6 +638,12 @@ fn group(
                 .iter()
                 .any(|r| r.params.payload.touched_bytes() > CACHE_LINE),
         language: rows.iter().any(|r| !r.origin.is_default()),
+        wakeups: kind == Shape::Paced
+            && rows.iter().any(|r| {
+                r.paced
+                    .as_ref()
+                    .is_some_and(|p| p.hops.iter().any(|h| h.wakeups.is_some()))
+            }),
         ..distinct.varying()
     };
     let params = heading_params(first, kind, &distinct, &varying);
@@ -877,6 +887,9 @@ fn columns(kind: Shape, varying: &Varying) -> Vec<Column> {
         // Beside `msgs/s`, the first figure of a stream.
         columns.insert(figures_from + 1, number("bytes/s"));
     }
+    if varying.wakeups {
+        columns.push(number("wakeups/msg per hop"));
+    }
     if varying.submit {
         columns.push(number("submit/s"));
     }
@@ -991,6 +1004,9 @@ fn row(
                 cells.insert(figures_from + 1, bytes_cell(r));
             }
         }
+    }
+    if varying.wakeups {
+        cells.push(wakeups_cell(r));
     }
     if varying.submit {
         // The producers' side: every producer's last send returned.
@@ -1196,6 +1212,17 @@ fn paced_cells(r: &TrialResult, cells: &mut Vec<String>) {
             .collect::<Vec<_>>()
             .join(" · ")
     }));
+}
+
+/// Each hop's receiver wake-ups per message (`–` for a hop no task awaited).
+fn wakeups_cell(r: &TrialResult) -> String {
+    r.paced.as_ref().map_or_else(dash, |p| {
+        p.hops
+            .iter()
+            .map(|h| h.wakeups_per_msg().map_or_else(dash, |w| format!("{w:.2}")))
+            .collect::<Vec<_>>()
+            .join(" · ")
+    })
 }
 
 /// A ramp's figures: the highest rate sustained, the lowest not, latency at the sustained one,

@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// One producer's or consumer's whole loop.
-type Task<R> = Pin<Box<dyn Future<Output = R> + Send>>;
+pub(crate) type Task<R> = Pin<Box<dyn Future<Output = R> + Send>>;
 
 /// Members as futures, each one producer's or consumer's whole loop, run under the trial's
 /// driver when they are collected (see the [parent module](super)).
@@ -151,7 +151,7 @@ fn drive<R: Send + 'static>(
     let (r, place) = conductor.run(watchdog);
     let r = match r {
         Ok(mut v) => match v.pop() {
-            Some(Ok(())) => collect_slots(&slots),
+            Some(Ok(())) => collect_slots(&slots).map_err(Failure::Panicked),
             Some(Err(e)) => Err(Failure::Start(e)),
             None => Err(Failure::Panicked(
                 "the conductor thread did not report".into(),
@@ -167,27 +167,24 @@ fn drive<R: Send + 'static>(
 }
 
 /// What each task produced, in order: `None` while it runs, its panic's message if it panicked.
-type Slots<R> = Arc<Mutex<Vec<Option<Result<R, String>>>>>;
+pub(crate) type Slots<R> = Arc<Mutex<Vec<Option<Result<R, String>>>>>;
 
 /// The tasks' results, in order, or the first panic among them.
-fn collect_slots<R>(slots: &Slots<R>) -> Result<Vec<R>, Failure> {
+pub(crate) fn collect_slots<R>(slots: &Slots<R>) -> Result<Vec<R>, String> {
     let mut slots = slots.lock().unwrap_or_else(|p| p.into_inner());
     let mut out = Vec::with_capacity(slots.len());
     for s in slots.iter_mut() {
         match s.take() {
             Some(Ok(r)) => out.push(r),
-            Some(Err(panic)) => return Err(Failure::Panicked(panic)),
-            None => return Err(Failure::Panicked("a task ended without a result".into())),
+            Some(Err(panic)) => return Err(panic),
+            None => return Err("a task ended without a result".into()),
         }
     }
     Ok(out)
 }
 
 /// Sets up the conductor: one unpinned thread of the crew, under the watchdog, that hands the
-/// wrapped tasks to `driver` (see the [parent module](super)). Each task passes the start gate,
-/// runs with its panic caught into its slot, and counts itself out; one more task, the opener,
-/// opens the gate once every task is in and adds the CPU time the driver's threads spent from
-/// then until the last task finished.
+/// wrapped tasks ([`wrap_tasks`]) to `driver` (see the [parent module](super)).
 fn conduct<R: Send + 'static>(
     spec: &TrialSpec,
     driver: Arc<dyn TaskDriver>,
@@ -198,11 +195,35 @@ fn conduct<R: Send + 'static>(
 ) -> (Threads<Result<(), String>>, Slots<R>) {
     let plan = placement::plan(driver.os_threads(workers), spec.pin);
     let ctx = DriverContext::new(workers, plan.cores.clone(), progress.clone());
+    let tasks = tasks.into_iter().map(|(_, _, t)| t).collect();
+    let (bodies, slots) = wrap_tasks(tasks, &ctx, &progress, tally, || {});
+    // The conductor is not one of the driver's workers unless the driver makes it one.
+    let conductor_plan = Plan {
+        cores: vec![None],
+        placement: plan.placement.clone(),
+    };
+    let mut conductor = Threads::planned(1, conductor_plan, plan.placement, spec, progress);
+    conductor.spawn("conductor", move || driver.run(bodies, &ctx));
+    (conductor, slots)
+}
+
+/// Wraps a sample's tasks for a driver. Each task passes the start gate, runs with its panic
+/// caught into its slot (and noted in `progress`, for the watchdog), and counts itself out; one
+/// more task, the opener, opens the gate once every task is in (calling `on_open` first) and
+/// adds to `tally` the CPU time the driver's threads spent from then until the last task
+/// finished.
+pub(crate) fn wrap_tasks<R: Send + 'static>(
+    tasks: Vec<Task<R>>,
+    ctx: &DriverContext,
+    progress: &Arc<Progress>,
+    tally: Arc<CpuTally>,
+    on_open: impl FnOnce() + Send + 'static,
+) -> (Vec<TaskFuture>, Slots<R>) {
     let n = tasks.len();
     let gate = Arc::new(Gate::new(n));
     let slots: Slots<R> = Arc::new(Mutex::new((0..n).map(|_| None).collect()));
     let mut bodies: Vec<TaskFuture> = Vec::with_capacity(n + 1);
-    for (i, (_, _, task)) in tasks.into_iter().enumerate() {
+    for (i, task) in tasks.into_iter().enumerate() {
         let (gate, slots, progress) = (gate.clone(), slots.clone(), progress.clone());
         bodies.push(Box::pin(async move {
             gate.pass().await;
@@ -223,20 +244,14 @@ fn conduct<R: Send + 'static>(
             gate.all_in.notified().await;
         }
         let start = opener_ctx.read_clocks();
+        on_open();
         gate.open.send_replace(true);
         if n > 0 {
             gate.all_done.notified().await;
         }
         tally.add_runtime(runtime_ns(&start, &opener_ctx.read_clocks()));
     }));
-    // The conductor is not one of the driver's workers unless the driver makes it one.
-    let conductor_plan = Plan {
-        cores: vec![None],
-        placement: plan.placement.clone(),
-    };
-    let mut conductor = Threads::planned(1, conductor_plan, plan.placement, spec, progress);
-    conductor.spawn("conductor", move || driver.run(bodies, &ctx));
-    (conductor, slots)
+    (bodies, slots)
 }
 
 /// The CPU time the driver's threads spent between the reads `start` and `end`: a thread that

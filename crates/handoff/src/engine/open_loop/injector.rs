@@ -11,7 +11,7 @@ use crate::open_loop::pacer::{self, Pacer, Wait};
 use crate::open_loop::Stamped;
 use crate::transport::{Sender, TrySendError};
 use hdrhistogram::Histogram;
-use std::sync::atomic::Ordering as AtomicOrdering;
+use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 use std::sync::Arc;
 
 /// One injector, as it is handed to its thread (its sender apart).
@@ -34,6 +34,9 @@ pub(super) struct Injector {
     pub gauges: Arc<Vec<Gauge>>,
     /// The most a hop can hold, where it is bounded by conflation (a `latest` hop holds one).
     pub depth_caps: Vec<Option<u64>>,
+    /// Set once the sample's tasks are at their start gate (stages and sinks under a driver):
+    /// the injector waits for it before its schedule starts.
+    pub ready: Option<Arc<AtomicBool>>,
 }
 
 /// What one injector reports.
@@ -76,7 +79,19 @@ impl Injector {
             clock,
             gauges,
             depth_caps,
+            ready,
         } = self;
+        if let Some(ready) = ready {
+            let mut spins = 0u32;
+            while !ready.load(AtomicOrdering::Acquire) {
+                spins += 1;
+                if spins % 64 == 0 {
+                    std::thread::yield_now();
+                } else {
+                    std::hint::spin_loop();
+                }
+            }
+        }
         let stagger = interval * id as f64 / injectors as f64;
         let first_due = clock.now_ns() + stagger as u64;
         let pacer = Pacer::new(clock.clone(), first_due, interval, wait);

@@ -22,9 +22,12 @@ mod injector;
 mod sink;
 mod stage;
 
+use super::asynch::driver::{collect_slots, wrap_tasks, Task};
 use super::cpu::Side;
 use super::crew::Progress;
+use super::hop::AsyncBoxedHop;
 use super::sample::{self, Members, Threads};
+use crate::driver::{DriverContext, TaskDriver};
 use crate::histogram;
 use crate::message::Message;
 use crate::open_loop::clock::{measure_overhead, Clock};
@@ -40,6 +43,7 @@ use hdrhistogram::Histogram;
 use injector::{Injected, Injector, InjectorReport};
 use sink::{Sink, SinkReport};
 use stage::{Stage, StageReport};
+use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 use std::sync::Arc;
 
 /// What the engine knows of a hop besides its endpoints.
@@ -59,15 +63,178 @@ const DEPTH_SAMPLES_PER_S: u64 = 20_000;
 /// Clock reads and records timed to measure the harness's own cost.
 const OVERHEAD_ITERATIONS: u64 = 20_000;
 
-/// What a thread of the sample reports.
+/// What a member of the sample reports.
 enum Member {
     Injector(InjectorReport),
     Stage(StageReport),
     Sink(Box<SinkReport>),
+    /// The conductor of a sample whose stages and sinks are tasks: their reports, in order.
+    Tasks(Vec<Member>),
+}
+
+/// What every open-loop sample sets up before its members start, whoever runs its stages.
+struct Setup {
+    injectors: usize,
+    sinks: usize,
+    n_hops: usize,
+    rate: u64,
+    wait: Wait,
+    per: u64,
+    total: u64,
+    interval: f64,
+    every: u64,
+    clock: Clock,
+    overhead: crate::open_loop::clock::Overhead,
+    gauges: Arc<Vec<Gauge>>,
+    depth_caps: Vec<Option<u64>>,
+}
+
+impl Setup {
+    /// The setup of a sample of `messages` events over hops of these `writers` and `readers`
+    /// counts, placed as `place` says; `None` without a fixed rate.
+    fn new(
+        spec: &TrialSpec,
+        meta: &[HopMeta],
+        counts: &[(usize, usize)],
+        place: &placement::Placement,
+        messages: u64,
+    ) -> Option<Setup> {
+        let injectors = counts.first().map_or(0, |h| h.0);
+        let sinks = counts.last().map_or(0, |h| h.1);
+        let rate = spec.pacing.rate()?;
+        let wait = match spec.pacer {
+            PacerMode::Spin => Wait::Spin,
+            PacerMode::Yield => Wait::Yield,
+            PacerMode::Auto if place.oversubscribed => Wait::Yield,
+            PacerMode::Auto => Wait::Spin,
+        };
+        let per = messages / injectors.max(1) as u64;
+        let clock = Clock::start();
+        let overhead = measure_overhead(&clock, OVERHEAD_ITERATIONS);
+        Some(Setup {
+            injectors,
+            sinks,
+            n_hops: counts.len(),
+            rate,
+            wait,
+            per,
+            total: per * injectors as u64,
+            interval: Pacer::interval_ns(rate, injectors),
+            every: (rate / injectors.max(1) as u64 / DEPTH_SAMPLES_PER_S).max(1),
+            clock,
+            overhead,
+            gauges: Arc::new(counts.iter().map(|&(w, r)| Gauge::new(w, r)).collect()),
+            depth_caps: meta
+                .iter()
+                .map(|m| if m.latest { Some(1) } else { None })
+                .collect(),
+        })
+    }
+
+    /// Injector `id`, which waits for `ready` (if any) before its first send is due.
+    fn injector(&self, id: usize, ready: Option<Arc<AtomicBool>>) -> Injector {
+        Injector {
+            id,
+            injectors: self.injectors,
+            per: self.per,
+            interval: self.interval,
+            wait: self.wait,
+            every: self.every,
+            clock: self.clock.clone(),
+            gauges: self.gauges.clone(),
+            depth_caps: self.depth_caps.clone(),
+            ready,
+        }
+    }
+
+    /// The stage reading hop `h`.
+    fn stage(&self, h: usize, spec: &TrialSpec) -> Stage {
+        Stage {
+            h,
+            work: spec.pipeline.as_ref().map_or(0, |p| p.stage_work_ns),
+            gauges: self.gauges.clone(),
+            clock: self.clock.clone(),
+        }
+    }
+
+    /// Sink `index`, verifying a stream delivered in `ordering`.
+    fn sink(&self, index: usize, ordering: Ordering, progress: Arc<Progress>) -> Sink {
+        Sink {
+            index,
+            injectors: self.injectors,
+            per: self.per,
+            ordering,
+            gauges: self.gauges.clone(),
+            n_hops: self.n_hops,
+            clock: self.clock.clone(),
+            progress,
+        }
+    }
+
+    /// The name of sink `index`.
+    fn sink_name(&self, index: usize) -> String {
+        if self.sinks == 1 {
+            "sink".to_string()
+        } else {
+            format!("sink-{index}")
+        }
+    }
+}
+
+/// An open-loop sample that cannot start.
+fn invalid(why: &str, place: placement::Placement) -> SampleOutcome {
+    SampleOutcome::status_only(SampleStatus::Invalid(why.into()), place)
+}
+
+/// The rate a sample needs.
+const NEEDS_RATE: &str =
+    "an open-loop sample needs a fixed rate (a ramp's steps are set by the session)";
+
+/// Takes a chain of hops apart: the injectors' senders (hop 0's), then per stage the receiver
+/// of hop h and the sender into hop h+1, and the sinks' receivers (the last hop's); or why the
+/// endpoints are not those asked for.
+#[allow(clippy::type_complexity)]
+fn take_apart<S, R>(
+    hops: Vec<Endpoints<S, R>>,
+    consumers: usize,
+) -> Result<(Vec<S>, Vec<(R, S)>, Vec<R>), String> {
+    let n_hops = hops.len();
+    let mut writers: Vec<Vec<S>> = Vec::new();
+    let mut readers: Vec<R> = Vec::new();
+    let mut sink_readers: Vec<R> = Vec::new();
+    for (i, h) in hops.into_iter().enumerate() {
+        let Endpoints {
+            senders,
+            mut receivers,
+        } = h;
+        let wanted = if i + 1 == n_hops { consumers } else { 1 };
+        if receivers.len() != wanted {
+            return Err(format!(
+                "hop {}: adapter returned {} receivers, {wanted} were asked for",
+                i + 1,
+                receivers.len()
+            ));
+        }
+        writers.push(senders);
+        if i + 1 == n_hops {
+            sink_readers = receivers;
+        } else {
+            readers.push(receivers.pop().expect("one receiver"));
+        }
+    }
+    let injectors = writers.remove(0);
+    let mut stages = Vec::new();
+    for (rx, mut out) in readers.into_iter().zip(writers) {
+        let Some(tx) = out.pop() else {
+            return Err("a stage's next hop returned no sender".into());
+        };
+        stages.push((rx, tx));
+    }
+    Ok((injectors, stages, sink_readers))
 }
 
 /// Runs one open-loop sample of `messages` events (in total over the producers) through
-/// `hops`, at the spec's rate.
+/// `hops`, at the spec's rate: every member on an OS thread of its own.
 pub(super) fn run<M, S, R>(
     hops: Vec<Endpoints<S, R>>,
     meta: Vec<HopMeta>,
@@ -80,157 +247,175 @@ where
     S: Sender<Stamped<M>>,
     R: Receiver<Stamped<M>>,
 {
-    let injectors = hops.first().map_or(0, |h| h.senders.len());
-    let sinks = hops.last().map_or(0, |h| h.receivers.len());
+    let counts: Vec<(usize, usize)> = hops
+        .iter()
+        .map(|h| (h.senders.len(), h.receivers.len()))
+        .collect();
+    let injectors = counts.first().map_or(0, |h| h.0);
+    let sinks = counts.last().map_or(0, |h| h.1);
     let threads = injectors + hops.len().saturating_sub(1) + sinks;
     let plan = placement::plan(threads, spec.pin);
     let place = plan.placement.clone();
-    let Some(rate) = spec.pacing.rate() else {
-        return SampleOutcome::status_only(
-            SampleStatus::Invalid(
-                "an open-loop sample needs a fixed rate (a ramp's steps are set by the session)"
-                    .into(),
-            ),
-            place,
-        );
+    let Some(setup) = Setup::new(spec, &meta, &counts, &place, messages) else {
+        return invalid(NEEDS_RATE, place);
     };
-    let wait = match spec.pacer {
-        PacerMode::Spin => Wait::Spin,
-        PacerMode::Yield => Wait::Yield,
-        PacerMode::Auto if place.oversubscribed => Wait::Yield,
-        PacerMode::Auto => Wait::Spin,
+    let (first, stages, sink_readers) = match take_apart(hops, spec.consumers) {
+        Ok(parts) => parts,
+        Err(why) => return SampleOutcome::status_only(SampleStatus::Crashed(why), place),
     };
-    let per = messages / injectors.max(1) as u64;
-    let total = per * injectors as u64;
-    let interval = Pacer::interval_ns(rate, injectors);
-    let every = (rate / injectors.max(1) as u64 / DEPTH_SAMPLES_PER_S).max(1);
-
-    let clock = Clock::start();
-    let overhead = measure_overhead(&clock, OVERHEAD_ITERATIONS);
-    let gauges: Arc<Vec<Gauge>> = Arc::new(
-        hops.iter()
-            .map(|h| Gauge::new(h.senders.len(), h.receivers.len()))
-            .collect(),
-    );
-    let depth_caps: Vec<Option<u64>> = meta
-        .iter()
-        .map(|m| if m.latest { Some(1) } else { None })
-        .collect();
-
-    // Take the endpoints apart: injectors write hop 0, stage h reads hop h-1 and writes hop h,
-    // the sinks read the last hop.
-    let n_hops = hops.len();
-    let mut writers: Vec<Vec<S>> = Vec::new();
-    let mut readers: Vec<R> = Vec::new();
-    let mut sink_readers: Vec<R> = Vec::new();
-    for (i, h) in hops.into_iter().enumerate() {
-        let Endpoints {
-            senders,
-            mut receivers,
-        } = h;
-        let wanted = if i + 1 == n_hops { spec.consumers } else { 1 };
-        if receivers.len() != wanted {
-            return SampleOutcome::status_only(
-                SampleStatus::Crashed(format!(
-                    "hop {}: adapter returned {} receivers, {wanted} were asked for",
-                    i + 1,
-                    receivers.len()
-                )),
-                place,
-            );
-        }
-        writers.push(senders);
-        if i + 1 == n_hops {
-            sink_readers = receivers;
-        } else {
-            readers.push(receivers.pop().expect("one receiver"));
-        }
-    }
-
     let mut crew: Threads<Member> =
-        Threads::planned(threads, plan, place.clone(), spec, Progress::for_sample());
-    let mut first_writers = writers.remove(0).into_iter();
+        Threads::planned(threads, plan, place, spec, Progress::for_sample());
     let form = M::form(spec.payload);
-    for id in 0..injectors {
-        let tx = first_writers.next().expect("one sender per injector");
-        let injector = Injector {
-            id,
-            injectors,
-            per,
-            interval,
-            wait,
-            every,
-            clock: clock.clone(),
-            gauges: gauges.clone(),
-            depth_caps: depth_caps.clone(),
-        };
+    for (id, tx) in first.into_iter().enumerate() {
+        let injector = setup.injector(id, None);
         crew.spawn_as(Side::Producer, &format!("injector-{id}"), move || {
             Member::Injector(injector.run::<M, S>(tx, form))
         });
     }
-    drop(first_writers);
-
-    let work = spec.pipeline.as_ref().map_or(0, |p| p.stage_work_ns);
-    let mut readers = readers.into_iter();
-    for (h, mut out) in writers.into_iter().enumerate() {
-        let rx = readers.next().expect("a reader per hop");
-        let tx = out.pop().expect("one sender per stage");
-        let stage = Stage {
-            h,
-            work,
-            gauges: gauges.clone(),
-            clock: clock.clone(),
-        };
+    for (h, (rx, tx)) in stages.into_iter().enumerate() {
+        let stage = setup.stage(h, spec);
         crew.spawn_as(Side::Consumer, &format!("stage-{}", h + 1), move || {
             Member::Stage(stage.run(rx, tx))
         });
     }
-
-    debug_assert!(readers.next().is_none(), "every stage took its reader");
     for (index, rx) in sink_readers.into_iter().enumerate() {
-        let sink = Sink {
-            index,
-            injectors,
-            per,
-            ordering,
-            gauges: gauges.clone(),
-            n_hops,
-            clock: clock.clone(),
-            progress: crew.progress().clone(),
-        };
-        let name = if sinks == 1 {
-            "sink".to_string()
-        } else {
-            format!("sink-{index}")
-        };
-        crew.spawn_as(Side::Consumer, &name, move || {
+        let sink = setup.sink(index, ordering, crew.progress().clone());
+        crew.spawn_as(Side::Consumer, &setup.sink_name(index), move || {
             Member::Sink(Box::new(sink.run::<M, R>(rx)))
         });
     }
+    finish(crew, setup, &meta, spec)
+}
 
+/// Runs one open-loop sample whose stages and sinks are tasks under the trial's driver
+/// (`driver`, given `workers`), awaiting async hops. The injectors stay OS threads outside the
+/// driver, pacing as under `threads`, and offer each event to the first hop with `try_send`
+/// (a refused one is then sent with one `block_on`, its wait in its latency): the schedule does
+/// not depend on the driver. They wait until every task has reached the start gate before their
+/// first event is due, so the driver's start-up is outside the timed schedule.
+pub(super) fn run_tasks<M: Message>(
+    hops: Vec<AsyncBoxedHop<Stamped<M>>>,
+    meta: Vec<HopMeta>,
+    ordering: Ordering,
+    spec: &TrialSpec,
+    messages: u64,
+    driver: Arc<dyn TaskDriver>,
+    workers: Option<usize>,
+) -> SampleOutcome {
+    let counts: Vec<(usize, usize)> = hops
+        .iter()
+        .map(|h| (h.senders.len(), h.receivers.len()))
+        .collect();
+    let injectors = counts.first().map_or(0, |h| h.0);
+    // The injectors' cores first, then the driver's workers'; the conductor sleeps unpinned.
+    let os_threads = driver.os_threads(workers);
+    let plan = placement::plan(injectors + os_threads, spec.pin);
+    let place = plan.placement.clone();
+    let Some(setup) = Setup::new(spec, &meta, &counts, &place, messages) else {
+        return invalid(NEEDS_RATE, place);
+    };
+    let (first, stages, sink_readers) = match take_apart(hops, spec.consumers) {
+        Ok(parts) => parts,
+        Err(why) => return SampleOutcome::status_only(SampleStatus::Crashed(why), place),
+    };
+    let mut crew_cores: Vec<_> = plan.cores.iter().take(injectors).copied().collect();
+    crew_cores.resize(injectors, None);
+    crew_cores.push(None);
+    let worker_cores: Vec<_> = plan.cores.iter().skip(injectors).copied().collect();
+    let crew_plan = placement::Plan {
+        cores: crew_cores,
+        placement: place.clone(),
+    };
+    let mut crew: Threads<Member> = Threads::planned(
+        injectors + 1,
+        crew_plan,
+        place,
+        spec,
+        Progress::for_sample(),
+    );
+    let progress = crew.progress().clone();
+    let tally = crew.cpu().unwrap_or_default();
+    let ready = Arc::new(AtomicBool::new(false));
+    let form = M::form(spec.payload);
+    for (id, tx) in first.into_iter().enumerate() {
+        let injector = setup.injector(id, Some(ready.clone()));
+        crew.spawn_as(Side::Producer, &format!("injector-{id}"), move || {
+            Member::Injector(injector.run::<M, _>(tx, form))
+        });
+    }
+    let mut tasks: Vec<Task<Member>> = Vec::new();
+    for (h, (rx, tx)) in stages.into_iter().enumerate() {
+        let stage = setup.stage(h, spec);
+        tasks.push(Box::pin(async move {
+            Member::Stage(stage.run_async(rx, tx).await)
+        }));
+    }
+    for (index, rx) in sink_readers.into_iter().enumerate() {
+        let sink = setup.sink(index, ordering, progress.clone());
+        tasks.push(Box::pin(async move {
+            Member::Sink(Box::new(sink.run_async::<M>(rx).await))
+        }));
+    }
+    let ctx = DriverContext::new(workers, worker_cores, progress.clone());
+    let (bodies, slots) = wrap_tasks(tasks, &ctx, &progress, tally, move || {
+        ready.store(true, AtomicOrdering::Release)
+    });
+    crew.spawn("conductor", move || {
+        if let Err(why) = driver.run(bodies, &ctx) {
+            progress.note_panic(&why);
+        }
+        match collect_slots(&slots) {
+            Ok(members) => Member::Tasks(members),
+            Err(why) => {
+                progress.note_panic(&why);
+                Member::Tasks(Vec::new())
+            }
+        }
+    });
+    finish(crew, setup, &meta, spec)
+}
+
+/// Collects the members of a sample under the watchdog and puts its figures together.
+fn finish(
+    crew: Threads<Member>,
+    setup: Setup,
+    meta: &[HopMeta],
+    spec: &TrialSpec,
+) -> SampleOutcome {
     let cpu = crew.cpu();
-    let (members, place) = match sample::collect(crew, spec.watchdog(Some(rate)), total) {
+    let (members, place) = match sample::collect(crew, spec.watchdog(Some(setup.rate)), setup.total)
+    {
         Ok(collected) => collected,
         Err(outcome) => return *outcome,
     };
-
     let mut injected = Injected::new();
     let (mut failed_sends, mut failed_recvs) = (0, 0);
     let mut reports: Vec<SinkReport> = Vec::new();
-    for m in members {
+    let mut wakeups: Vec<Option<u64>> = vec![None; setup.n_hops];
+    let mut members: Vec<Member> = members;
+    while let Some(m) = members.pop() {
         match m {
-            Member::Injector(r) => injected.add(r, interval),
+            Member::Injector(r) => injected.add(r, setup.interval),
             Member::Stage(r) => {
                 failed_sends += r.failed.0;
                 failed_recvs += r.failed.1;
+                if let Some(w) = r.wakeups {
+                    let h = r.h;
+                    wakeups[h] = Some(wakeups[h].unwrap_or(0) + w);
+                }
             }
             Member::Sink(r) => {
                 failed_recvs += r.failed;
+                if let Some(w) = r.wakeups {
+                    let h = setup.n_hops - 1;
+                    wakeups[h] = Some(wakeups[h].unwrap_or(0) + w);
+                }
                 reports.push(*r);
             }
+            Member::Tasks(inner) => members.extend(inner),
         }
     }
-    let Some(delivered) = sink::delivered(reports, injected.disconnect, sinks) else {
+    let Some(delivered) = sink::delivered(reports, injected.disconnect, setup.sinks) else {
         return SampleOutcome::status_only(SampleStatus::Crashed("no sink reported".into()), place);
     };
     let sink::Delivered {
@@ -250,20 +435,20 @@ where
         failed_recvs,
         latency: Some(histogram::encode(&corrected)),
         paced: Some(Box::new(PacedFigures {
-            requested_rate: rate,
+            requested_rate: setup.rate,
             achieved_rate: injected.achieved,
             refused: injected.refused,
             refused_wait_max_ns,
             refusals_observable: injected.observable,
-            pacer: match wait {
+            pacer: match setup.wait {
                 Wait::Spin => "spin",
                 Wait::Yield => "yield",
             }
             .into(),
-            overhead,
+            overhead: setup.overhead,
             uncorrected: histogram::encode(&uncorrected),
             sent: injected.sent,
-            hops: hop_figures(&meta, &gauges, &injected.depths),
+            hops: hop_figures(meta, &setup.gauges, &injected.depths, &wakeups),
         })),
         ..sample::measured(verdict, elapsed_ns, place)
     };
@@ -272,11 +457,17 @@ where
 
 /// Each hop's figures: its depth as injector 0 sampled it (`depths`, one histogram per hop) and
 /// what its readers received.
-fn hop_figures(meta: &[HopMeta], gauges: &[Gauge], depths: &[Histogram<u64>]) -> Vec<HopFigures> {
+fn hop_figures(
+    meta: &[HopMeta],
+    gauges: &[Gauge],
+    depths: &[Histogram<u64>],
+    wakeups: &[Option<u64>],
+) -> Vec<HopFigures> {
     meta.iter()
         .zip(gauges.iter())
         .zip(depths.iter().map(Some).chain(std::iter::repeat(None)))
-        .map(|((m, g), h)| HopFigures {
+        .zip(wakeups)
+        .map(|(((m, g), h), w)| HopFigures {
             transport: m.name.clone(),
             capacity: m.capacity,
             samples: h.map_or(0, |h| h.len()),
@@ -284,6 +475,7 @@ fn hop_figures(meta: &[HopMeta], gauges: &[Gauge], depths: &[Histogram<u64>]) ->
             p99: h.map_or(0, |h| h.value_at_quantile(0.99)),
             max: h.map_or(0, |h| h.max()),
             received: g.received(),
+            wakeups: *w,
         })
         .collect()
 }

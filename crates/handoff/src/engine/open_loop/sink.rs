@@ -6,6 +6,7 @@
 
 use super::gauge::Gauge;
 use crate::engine::crew::{Progress, PROGRESS_EVERY, PUBLISH_PERIOD};
+use crate::engine::hop::DynAsyncReceiver;
 use crate::histogram;
 use crate::message::Message;
 use crate::open_loop::clock::Clock;
@@ -48,60 +49,102 @@ pub(super) struct SinkReport {
     pub last_ns: u64,
     /// Failed non-blocking receive attempts.
     pub failed: u64,
+    /// Receives that waited and were woken (an async hop awaited by a task).
+    pub wakeups: Option<u64>,
 }
 
 impl Sink {
     /// Receives, verifies and times every event from `rx` until it ends.
     pub fn run<M: Message, R: Receiver<Stamped<M>>>(self, mut rx: R) -> SinkReport {
-        let Sink {
-            index,
-            injectors,
-            per,
-            ordering,
-            gauges: sink_gauges,
-            n_hops,
-            clock: sink_clock,
-            progress,
-        } = self;
-        let mut verifier = Verifier::new(injectors, per, ordering, 1);
-        let mut corrected = histogram::new();
-        let mut uncorrected = histogram::new();
-        let received = &sink_gauges[n_hops - 1].received[index];
-        let mut last_ns = 0;
-        // The watchdog's progress follows the first sink, published every
-        // `PROGRESS_EVERY` events or every `PUBLISH_PERIOD`, whichever comes first: the
-        // sink reads the clock for every event anyway, so the time costs one comparison.
-        let period_ns = PUBLISH_PERIOD.as_nanos() as u64;
-        let (mut published, mut published_ns) = (0u64, sink_clock.now_ns());
+        let mut state = self.start();
         while let Some(m) = rx.recv() {
-            let now = sink_clock.now_ns();
-            verifier.observe(&m);
-            histogram::record(&mut corrected, now.saturating_sub(m.intended_ns));
-            histogram::record(&mut uncorrected, now.saturating_sub(m.sent_ns));
-            drop(m);
-            let count = verifier.count();
-            received.store(count, AtomicOrdering::Relaxed);
-            if index == 0
-                && (count - published >= PROGRESS_EVERY
-                    || now.saturating_sub(published_ns) >= period_ns)
-            {
-                progress.delivered.store(count, AtomicOrdering::Relaxed);
-                (published, published_ns) = (count, now);
-            }
-            last_ns = now;
+            state.on_event(&m);
         }
-        if index == 0 {
-            progress
+        state.finish(rx.failed_attempts(), None)
+    }
+
+    /// [`Sink::run`] as a task awaiting an async hop.
+    pub async fn run_async<M: Message>(
+        self,
+        mut rx: Box<dyn DynAsyncReceiver<Stamped<M>>>,
+    ) -> SinkReport {
+        let mut state = self.start();
+        while let Some(m) = rx.recv_boxed().await {
+            state.on_event(&m);
+        }
+        state.finish(0, Some(rx.wakeups()))
+    }
+
+    /// The sink's state before its first event.
+    fn start(self) -> SinkState {
+        let verifier = Verifier::new(self.injectors, self.per, self.ordering, 1);
+        let published_ns = self.clock.now_ns();
+        SinkState {
+            verifier,
+            corrected: histogram::new(),
+            uncorrected: histogram::new(),
+            last_ns: 0,
+            published: 0,
+            published_ns,
+            sink: self,
+        }
+    }
+}
+
+/// A sink while it receives.
+struct SinkState {
+    sink: Sink,
+    verifier: Verifier,
+    corrected: Histogram<u64>,
+    uncorrected: Histogram<u64>,
+    last_ns: u64,
+    /// The count last published to the watchdog's progress, and when.
+    published: u64,
+    published_ns: u64,
+}
+
+impl SinkState {
+    /// Verifies and times one event.
+    ///
+    /// The watchdog's progress follows the first sink, published every `PROGRESS_EVERY` events
+    /// or every `PUBLISH_PERIOD`, whichever comes first: the sink reads the clock for every event
+    /// anyway, so the time costs one comparison.
+    #[inline]
+    fn on_event<M: Message>(&mut self, m: &Stamped<M>) {
+        let s = &self.sink;
+        let now = s.clock.now_ns();
+        self.verifier.observe(m);
+        histogram::record(&mut self.corrected, now.saturating_sub(m.intended_ns));
+        histogram::record(&mut self.uncorrected, now.saturating_sub(m.sent_ns));
+        let count = self.verifier.count();
+        s.gauges[s.n_hops - 1].received[s.index].store(count, AtomicOrdering::Relaxed);
+        if s.index == 0
+            && (count - self.published >= PROGRESS_EVERY
+                || now.saturating_sub(self.published_ns) >= PUBLISH_PERIOD.as_nanos() as u64)
+        {
+            s.progress.delivered.store(count, AtomicOrdering::Relaxed);
+            (self.published, self.published_ns) = (count, now);
+        }
+        self.last_ns = now;
+    }
+
+    /// The sink's report once its hop has ended: `failed` non-blocking receives, `wakeups` of
+    /// an async hop.
+    fn finish(self, failed: u64, wakeups: Option<u64>) -> SinkReport {
+        let s = self.sink;
+        if s.index == 0 {
+            s.progress
                 .delivered
-                .store(verifier.count(), AtomicOrdering::Relaxed);
+                .store(self.verifier.count(), AtomicOrdering::Relaxed);
         }
         SinkReport {
-            index,
-            verifier,
-            corrected,
-            uncorrected,
-            last_ns,
-            failed: rx.failed_attempts(),
+            index: s.index,
+            verifier: self.verifier,
+            corrected: self.corrected,
+            uncorrected: self.uncorrected,
+            last_ns: self.last_ns,
+            failed,
+            wakeups,
         }
     }
 }
@@ -142,6 +185,7 @@ pub(super) fn delivered(
             uncorrected: u,
             last_ns: l,
             failed: _,
+            wakeups: _,
         } = r;
         if let Some((p, s)) = disconnect {
             verifier.note_disconnect(p, s);

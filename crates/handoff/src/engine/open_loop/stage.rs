@@ -2,6 +2,7 @@
 //! into the next hop.
 
 use super::gauge::Gauge;
+use crate::engine::hop::{DynAsyncReceiver, DynAsyncSender};
 use crate::open_loop::clock::Clock;
 use crate::transport::{Receiver, Sender};
 use std::sync::atomic::Ordering as AtomicOrdering;
@@ -19,38 +20,74 @@ pub(super) struct Stage {
     pub clock: Clock,
 }
 
-/// What one stage reports: failed non-blocking (send, receive) attempts.
+/// What one stage reports: failed non-blocking (send, receive) attempts, and the wake-ups of
+/// the async hop it awaits.
 pub(super) struct StageReport {
+    /// The hop it reads.
+    pub h: usize,
     pub failed: (u64, u64),
+    pub wakeups: Option<u64>,
 }
 
 impl Stage {
     /// Passes every event from `rx` to `tx`, after the stage's work, until `rx` ends.
     pub fn run<M, R: Receiver<M>, S: Sender<M>>(self, mut rx: R, mut tx: S) -> StageReport {
-        let Stage {
-            h,
-            work,
-            gauges,
-            clock,
-        } = self;
         let (mut received, mut sent) = (0u64, 0u64);
         while let Some(m) = rx.recv() {
-            received += 1;
-            gauges[h].received[0].store(received, AtomicOrdering::Relaxed);
-            if work > 0 {
-                let until = clock.now_ns().saturating_add(work);
-                while clock.now_ns() < until {
-                    std::hint::spin_loop();
-                }
-            }
+            self.on_receive(&mut received);
             if tx.send(m).is_err() {
                 break;
             }
-            sent += 1;
-            gauges[h + 1].sent[0].store(sent, AtomicOrdering::Relaxed);
+            self.on_sent(&mut sent);
         }
         let failed = (tx.failed_attempts(), rx.failed_attempts());
         drop(tx);
-        StageReport { failed }
+        StageReport {
+            h: self.h,
+            failed,
+            wakeups: None,
+        }
+    }
+
+    /// [`Stage::run`] as a task awaiting async hops.
+    pub async fn run_async<M: Send + 'static>(
+        self,
+        mut rx: Box<dyn DynAsyncReceiver<M>>,
+        mut tx: Box<dyn DynAsyncSender<M>>,
+    ) -> StageReport {
+        let (mut received, mut sent) = (0u64, 0u64);
+        while let Some(m) = rx.recv_boxed().await {
+            self.on_receive(&mut received);
+            if tx.send_boxed(m).await.is_err() {
+                break;
+            }
+            self.on_sent(&mut sent);
+        }
+        drop(tx);
+        StageReport {
+            h: self.h,
+            failed: (0, 0),
+            wakeups: Some(rx.wakeups()),
+        }
+    }
+
+    /// Counts one event in and spins for the stage's work.
+    #[inline]
+    fn on_receive(&self, received: &mut u64) {
+        *received += 1;
+        self.gauges[self.h].received[0].store(*received, AtomicOrdering::Relaxed);
+        if self.work > 0 {
+            let until = self.clock.now_ns().saturating_add(self.work);
+            while self.clock.now_ns() < until {
+                std::hint::spin_loop();
+            }
+        }
+    }
+
+    /// Counts one event out into the next hop.
+    #[inline]
+    fn on_sent(&self, sent: &mut u64) {
+        *sent += 1;
+        self.gauges[self.h + 1].sent[0].store(*sent, AtomicOrdering::Relaxed);
     }
 }

@@ -36,6 +36,7 @@ pub(super) fn paced_result(outcomes: &[SampleOutcome]) -> Option<PacedResult> {
                 p99: all.iter().map(|x| x.p99).max().unwrap_or(0),
                 max: all.iter().map(|x| x.max).max().unwrap_or(0),
                 received: all.iter().map(|x| x.received).sum(),
+                wakeups: all.iter().map(|x| x.wakeups).sum(),
             }
         })
         .collect();
