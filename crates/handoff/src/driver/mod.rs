@@ -2,7 +2,7 @@
 //! transports: a [`TaskDriver`] is registered with the catalog
 //! ([`Catalog::register_driver`](crate::catalog::Catalog::register_driver)), listed by
 //! `handoff list`, and chosen per trial by name (`--driver NAME[:N]`, `driver = [...]` in a
-//! suite; see [`Driver`](crate::workload::Driver)).
+//! suite; see [`Driver`]).
 //!
 //! A driver is small on purpose. The harness hands it the sample's tasks, each one producer's,
 //! consumer's or pipeline stage's whole loop as a future, already wrapped in everything the
