@@ -190,6 +190,13 @@ fn invalid(why: &str, place: placement::Placement) -> SampleOutcome {
 const NEEDS_RATE: &str =
     "an open-loop sample needs a fixed rate (a ramp's steps are set by the session)";
 
+/// Each hop's (writers, readers).
+fn writers_and_readers<S, R>(hops: &[Endpoints<S, R>]) -> Vec<(usize, usize)> {
+    hops.iter()
+        .map(|h| (h.senders.len(), h.receivers.len()))
+        .collect()
+}
+
 /// Takes a chain of hops apart: the injectors' senders (hop 0's), then per stage the receiver
 /// of hop h and the sender into hop h+1, and the sinks' receivers (the last hop's); or why the
 /// endpoints are not those asked for.
@@ -247,10 +254,7 @@ where
     S: Sender<Stamped<M>>,
     R: Receiver<Stamped<M>>,
 {
-    let counts: Vec<(usize, usize)> = hops
-        .iter()
-        .map(|h| (h.senders.len(), h.receivers.len()))
-        .collect();
+    let counts = writers_and_readers(&hops);
     let injectors = counts.first().map_or(0, |h| h.0);
     let sinks = counts.last().map_or(0, |h| h.1);
     let threads = injectors + hops.len().saturating_sub(1) + sinks;
@@ -302,10 +306,7 @@ pub(super) fn run_tasks<M: Message>(
     driver: Arc<dyn TaskDriver>,
     workers: Option<usize>,
 ) -> SampleOutcome {
-    let counts: Vec<(usize, usize)> = hops
-        .iter()
-        .map(|h| (h.senders.len(), h.receivers.len()))
-        .collect();
+    let counts = writers_and_readers(&hops);
     let injectors = counts.first().map_or(0, |h| h.0);
     // The injectors' cores first, then the driver's workers'; the conductor sleeps unpinned.
     let os_threads = driver.os_threads(workers);
