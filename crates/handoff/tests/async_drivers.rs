@@ -104,6 +104,10 @@ fn registered_async_transports_declare_their_semantics() {
             "MPMC, per-producer FIFO, bounded, async, cross-thread",
         ),
         (
+            "may-mpsc",
+            "MPSC, per-producer FIFO, unbounded, async, cross-thread",
+        ),
+        (
             "kanal-async",
             "MPMC, per-producer FIFO, bounded, async, cross-thread",
         ),
@@ -121,7 +125,29 @@ fn registered_async_transports_declare_their_semantics() {
     // Every one but the latest-value cell is exercised below.
     assert!(expected
         .iter()
-        .all(|(n, _)| EXACT.contains(n) || *n == "tokio-watch"));
+        .all(|(n, _)| EXACT.contains(n) || ["tokio-watch", "may-mpsc"].contains(n)));
+}
+
+/// `may`'s own channel parks a coroutine, so it runs on threads and under `may` and nowhere
+/// else: exact there, refused with the reason on a tokio runtime.
+#[test]
+fn a_transport_tied_to_its_runtime_runs_there_and_is_refused_elsewhere() {
+    let c = Catalog::builtin();
+    for driver in [Driver::Threads, "may:2".parse().unwrap()] {
+        for (w, p) in [(WorkloadKind::Spsc, 1), (WorkloadKind::Mpsc, 4)] {
+            let s = spec("may-mpsc", w, p, driver);
+            let o = sample(&c, &s, N);
+            assert_eq!(o.status, SampleStatus::Pass, "{}", s.label());
+            assert_eq!(o.messages, N, "{}", s.label());
+        }
+    }
+    for driver in [Driver::TokioCurrent, Driver::TokioMulti { workers: 2 }] {
+        let s = spec("may-mpsc", WorkloadKind::Spsc, 1, driver);
+        match sample(&c, &s, 1000).status {
+            SampleStatus::Unsupported(why) => assert!(why.contains("may"), "{why}"),
+            other => panic!("{driver}: {other:?}"),
+        }
+    }
 }
 
 #[test]
