@@ -35,7 +35,7 @@ const SHIPPED: [&str; 20] = [
 ];
 
 /// The async transport names the shipped suites use.
-const SHIPPED_ASYNC: [&str; 7] = [
+const SHIPPED_ASYNC: [&str; 8] = [
     "tokio-mpsc-bounded",
     "tokio-mpsc-unbounded",
     "tokio-broadcast",
@@ -43,6 +43,7 @@ const SHIPPED_ASYNC: [&str; 7] = [
     "async-channel-bounded",
     "flume-async",
     "kanal-async",
+    "may-mpsc",
 ];
 
 /// A std channel registered under any name.
@@ -337,10 +338,12 @@ fn pipeline_suite_is_the_reference_scenario() {
 fn runtime_channels_suite_is_the_reference_scenario() {
     let s = load("runtime-channels.toml");
     assert_eq!(s.name, "runtime-channels");
+    let may: Driver = "may:2".parse().unwrap();
     let drivers = [
         Driver::Threads,
         Driver::TokioCurrent,
         Driver::TokioMulti { workers: 2 },
+        may,
     ];
     let blocking = [
         "crossbeam-bounded",
@@ -360,6 +363,10 @@ fn runtime_channels_suite_is_the_reference_scenario() {
                 "{}",
                 t.label()
             );
+        }
+        // may's own channel parks a coroutine: under may and on threads only.
+        if t.transport == "may-mpsc" {
+            assert!([Driver::Threads, may].contains(&t.driver), "{}", t.label());
         }
         let (producers, messages) = match t.workload {
             WorkloadKind::Spsc => (1, 1_000_000),
