@@ -3,10 +3,11 @@
 use clap::{Args, Parser, Subcommand};
 use handoff::payload::PayloadKind;
 use handoff::plan::value::{
-    Batch, Capacity, Count, HopCapacity, MaxTrials, Parsed, Rate, Samples, StageWorkNs,
+    Batch, Capacity, Count, HopCapacity, MaxTrials, MergeHop, Parsed, Rate, RateValue, Samples,
+    StageWorkNs,
     ThreadCount, TimeoutMs, Warmup,
 };
-use handoff::workload::{Delivery, Driver, PacerMode, WorkloadKind};
+use handoff::workload::{Delivery, Driver, PacerMode, Reactor, WorkloadKind};
 use std::path::PathBuf;
 
 /// What `handoff --help` prints after the options: the exit codes (from [`crate::exit::CODES`])
@@ -264,6 +265,20 @@ pub struct RunArgs {
     /// Pipeline: busy work per stage and event, nanoseconds (0 to 10^9, one second).
     #[arg(long)]
     pub stage_work_ns: Option<StageWorkNs>,
+    /// Pipeline: the reactor's input strategy, sequential (every event fires) or latest (drain
+    /// what arrived while busy, fire once on the newest); both run on the same hops.
+    #[arg(long, value_delimiter = ',')]
+    pub reactor: Vec<Parsed<Reactor>>,
+    /// Pipeline: the reactor's busy work per fire, nanoseconds (0 to 10^9, one second).
+    #[arg(long)]
+    pub reactor_work_ns: Option<StageWorkNs>,
+    /// Pipeline: the hop (2 to the number of hops) a second event source feeds beside the
+    /// stage before it; needs --merge-rate.
+    #[arg(long, value_name = "HOP")]
+    pub merge_hop: Option<MergeHop>,
+    /// Pipeline: the second source's rate, events per second; needs --merge-hop.
+    #[arg(long, value_name = "PER_S")]
+    pub merge_rate: Option<RateValue>,
     /// The most trials the run may expand to (default 10000, at most 1000000): a suite or
     /// flags whose sweeps multiply past it are refused before any trial is made, naming the
     /// keys that multiply them.

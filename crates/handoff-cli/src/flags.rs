@@ -144,6 +144,10 @@ fn params(a: &RunArgs) -> Params {
         hop_capacity: list("--hop-capacity", &a.hop_capacity),
         stage_work_ns: one("--stage-work-ns", &a.stage_work_ns),
         delivery: list("--delivery", &a.delivery),
+        reactor: list("--reactor", &a.reactor),
+        reactor_work_ns: one("--reactor-work-ns", &a.reactor_work_ns),
+        merge_hop: one("--merge-hop", &a.merge_hop),
+        merge_rate: one("--merge-rate", &a.merge_rate),
         driver: list("--driver", &a.driver),
         ..Params::default()
     }

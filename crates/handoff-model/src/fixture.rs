@@ -122,6 +122,7 @@ pub fn paced(requested: u64, achieved: f64) -> TrialResult {
         },
         sent: 1_000_000,
         delivered: 1_000_000,
+        fires: Some(1_000_000),
         hops: Vec::new(),
     });
     r

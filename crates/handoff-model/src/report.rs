@@ -412,6 +412,11 @@ pub struct PacedResult {
     pub sent: u64,
     /// Messages delivered over the samples (fewer than sent in `latest` delivery).
     pub delivered: u64,
+    /// Times the sinks fired (ran their work and timed an event) over the samples: as many as
+    /// delivered, fewer under a `latest` reactor, which fires once for what arrived while it
+    /// was busy. `None` in reports written before fires were counted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fires: Option<u64>,
     /// Depth of each hop, merged over the samples (mean of means, largest p99 and max).
     pub hops: Vec<crate::open_loop::HopFigures>,
 }

@@ -39,6 +39,8 @@ pub enum Thing {
     Pacer,
     /// A pipeline's delivery mode.
     Delivery,
+    /// A pipeline reactor's input strategy.
+    Reactor,
     /// A transport option.
     Option,
     /// A value of the named transport option.
@@ -60,6 +62,7 @@ impl fmt::Display for Thing {
             Thing::Driver => f.write_str("driver"),
             Thing::Pacer => f.write_str("pacer"),
             Thing::Delivery => f.write_str("delivery"),
+            Thing::Reactor => f.write_str("reactor strategy"),
             Thing::Option => f.write_str("option"),
             Thing::OptionValue(option) => write!(f, "value for option `{option}`:"),
             Thing::GateKind => f.write_str("gate kind"),

@@ -606,6 +606,74 @@ pub struct Hop {
     pub capacity: usize,
 }
 
+/// How the last stage of a pipeline (the reactor) takes what its hop delivers.
+///
+/// Either way the reactor receives, and the verifier checks, every event the last hop delivers;
+/// the strategy decides which of them *fire* (run the reactor's work and are timed).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Reactor {
+    /// Every event fires, in order.
+    #[default]
+    Sequential,
+    /// The reactor drains what has arrived while it was busy, keeps the newest and fires once:
+    /// fired sequence numbers only increase, and the final event always fires.
+    Latest,
+}
+
+impl Reactor {
+    /// The name used in suites and reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Reactor::Sequential => "sequential",
+            Reactor::Latest => "latest",
+        }
+    }
+
+    /// Whether this is the default strategy (left out of labels and serialized specs).
+    pub fn is_default(&self) -> bool {
+        *self == Reactor::Sequential
+    }
+}
+
+impl fmt::Display for Reactor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Reactor {
+    type Err = LookupError;
+    fn from_str(s: &str) -> Result<Self, LookupError> {
+        let all = [Reactor::Sequential, Reactor::Latest];
+        all.into_iter()
+            .find(|m| m.name() == s)
+            .ok_or_else(|| LookupError::listing(Thing::Reactor, s, all.iter().map(|m| m.name())))
+    }
+}
+
+/// A second source feeding a hop in the middle of a pipeline: an event source beside the
+/// stage that writes that hop, paced at its own rate (a merge point).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MergeSource {
+    /// The hop it feeds, counted from 1 (at least 2: the injectors feed hop 1).
+    pub hop: usize,
+    /// Its rate, events per second.
+    pub rate: u64,
+}
+
+impl MergeSource {
+    /// How many events it sends while the injectors send `injected` at `rate` in all: as many
+    /// as its own rate gives over the same schedule, at least one.
+    pub fn events(&self, injected: u64, rate: u64) -> u64 {
+        ((injected as u128 * self.rate as u128) / rate.max(1) as u128).max(1) as u64
+    }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
 /// The shape of a pipeline: injector -> hops\[0\] -> stage -> hops\[1\] -> ... -> sink.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PipelineSpec {
@@ -615,6 +683,30 @@ pub struct PipelineSpec {
     pub stage_work_ns: u64,
     /// What reaches the sink.
     pub delivery: Delivery,
+    /// How the sink (the reactor) takes what reaches it.
+    #[serde(default, skip_serializing_if = "Reactor::is_default")]
+    pub reactor: Reactor,
+    /// Busy work the reactor does per fire, nanoseconds (spun on the clock; the graph
+    /// function of an event pipeline).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reactor_work_ns: u64,
+    /// A second source feeding a middle hop, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merge: Option<MergeSource>,
+}
+
+impl PipelineSpec {
+    /// A pipeline over `hops` with no stage work, sequential delivery and reactor, and no merge.
+    pub fn over(hops: Vec<Hop>) -> PipelineSpec {
+        PipelineSpec {
+            hops,
+            stage_work_ns: 0,
+            delivery: Delivery::Sequential,
+            reactor: Reactor::Sequential,
+            reactor_work_ns: 0,
+            merge: None,
+        }
+    }
 }
 
 impl TrialSpec {
@@ -639,6 +731,15 @@ impl TrialSpec {
                 ));
                 if p.stage_work_ns > 0 {
                     s.push_str(&format!(" work={}ns", p.stage_work_ns));
+                }
+                if !p.reactor.is_default() || p.reactor_work_ns > 0 {
+                    s.push_str(&format!(" reactor={}", p.reactor));
+                    if p.reactor_work_ns > 0 {
+                        s.push_str(&format!("+{}ns", p.reactor_work_ns));
+                    }
+                }
+                if let Some(m) = p.merge {
+                    s.push_str(&format!(" merge=hop{}@{}/s", m.hop, m.rate));
                 }
                 s
             }

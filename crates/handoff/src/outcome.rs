@@ -231,8 +231,12 @@ pub struct PacedFigures {
     /// One-way latency from each message's actual send (not corrected for coordinated
     /// omission), HdrHistogram V2 + deflate, base64.
     pub uncorrected: String,
-    /// Messages sent (in `latest` delivery, more than were delivered).
+    /// Messages sent (in `latest` delivery, more than were delivered), over the injectors and
+    /// a merge source.
     pub sent: u64,
+    /// Times the sinks fired (see [`crate::report::PacedResult::fires`]).
+    #[serde(default)]
+    pub fires: u64,
     /// Per-hop queue depths (pipelines; one entry for a single-hop paced run).
     pub hops: Vec<HopFigures>,
 }

@@ -60,7 +60,11 @@ enum Mode {
 pub struct Verifier {
     mode: Mode,
     producers: u32,
+    /// The longest producer's stream: the stride of `seen`, one row per producer.
     per_producer: u64,
+    /// Each producer's stream length (all `per_producer` unless built with
+    /// [`Verifier::with_lengths`]).
+    lens: Vec<u64>,
     /// Contiguous: next expected seq. Increasing: last seen seq + 1 (0 = none yet).
     next: Vec<u64>,
     /// One bit per (producer, seq), in increasing and set modes.
@@ -104,6 +108,15 @@ impl Verifier {
         ordering: Ordering,
         consumers: usize,
     ) -> Verifier {
+        Verifier::with_lengths(&vec![per_producer; producers], ordering, consumers)
+    }
+
+    /// A verifier for one stream per entry of `lens`, of that many messages each (producers
+    /// whose streams differ in length: a pipeline's injectors and an event source merging into
+    /// a middle hop at its own rate), delivered with `ordering` to `consumers` consumers.
+    pub fn with_lengths(lens: &[u64], ordering: Ordering, consumers: usize) -> Verifier {
+        let producers = lens.len();
+        let per_producer = lens.iter().copied().max().unwrap_or(0);
         let mode = match (ordering.is_fifo(), consumers) {
             _ if ordering.is_conflating() => Mode::Latest,
             (true, 1) => Mode::Contiguous,
@@ -120,6 +133,7 @@ impl Verifier {
             mode,
             producers: producers as u32,
             per_producer,
+            lens: lens.to_vec(),
             next: vec![0; producers],
             seen: vec![0; bits.div_ceil(64) as usize],
             count: 0,
@@ -132,6 +146,12 @@ impl Verifier {
                 NO_HEADER
             },
         }
+    }
+
+    /// The length of producer `p`'s stream (0 for a producer that does not exist).
+    #[inline]
+    fn len_of(&self, p: u32) -> u64 {
+        self.lens.get(p as usize).copied().unwrap_or(0)
     }
 
     /// Checks one delivered message.
@@ -167,9 +187,9 @@ impl Verifier {
             let p = (self.expect >> 48) as u32;
             let next = self.expect & MAX_SEQ;
             self.next[p as usize] = next;
-            if next > self.per_producer {
-                // Messages per_producer..next were delivered in order: the first is unknown.
-                let first = self.per_producer;
+            if next > self.len_of(p) {
+                // Messages len..next were delivered in order: the first is unknown.
+                let first = self.len_of(p);
                 self.violate(ViolationKind::Unknown, p, first, first);
             }
         } else if self.expect != NO_HEADER {
@@ -192,8 +212,8 @@ impl Verifier {
     #[inline(never)]
     fn observe_slow(&mut self, p: u32, seq: u64) {
         self.sync();
-        if p >= self.producers || seq >= self.per_producer {
-            return self.violate(ViolationKind::Unknown, p, self.per_producer, seq);
+        if p >= self.producers || seq >= self.len_of(p) {
+            return self.violate(ViolationKind::Unknown, p, self.len_of(p), seq);
         }
         let expected = self.next[p as usize];
         match self.mode {
@@ -291,7 +311,7 @@ impl Verifier {
         self.violate(
             ViolationKind::Disconnected,
             producer,
-            self.per_producer,
+            self.len_of(producer),
             sent,
         );
     }
@@ -303,7 +323,7 @@ impl Verifier {
     pub(crate) fn note_lagged(&mut self, lost: u64) {
         self.sync();
         let p = (0..self.producers)
-            .find(|&p| self.next[p as usize] < self.per_producer)
+            .find(|&p| self.next[p as usize] < self.len_of(p))
             .unwrap_or(0);
         let waiting = self.next.get(p as usize).copied().unwrap_or(0);
         self.violate(ViolationKind::Lagged, p, waiting, lost);
@@ -458,30 +478,31 @@ fn first_missing(v: &Verifier) -> Option<Violation> {
     if v.mode == Mode::Latest {
         // Skipped values are the point of conflation; only the final one must arrive.
         return (0..v.producers)
-            .find(|&p| v.next[p as usize] < v.per_producer)
+            .find(|&p| v.next[p as usize] < v.len_of(p))
             .map(|p| Violation {
                 kind: ViolationKind::FinalMissing,
                 producer: p,
-                expected: v.per_producer - 1,
+                expected: v.len_of(p) - 1,
                 got: v.next[p as usize],
                 consumer: None,
             });
     }
     for p in 0..v.producers {
+        let len = v.len_of(p);
         let missing_from = if v.mode == Mode::Contiguous {
             let next = v.next[p as usize];
-            (next < v.per_producer).then_some(next)
+            (next < len).then_some(next)
         } else {
-            (0..v.per_producer).find(|seq| {
+            (0..len).find(|seq| {
                 let bit = p as u64 * v.per_producer + seq;
                 v.seen[(bit / 64) as usize] & (1 << (bit % 64)) == 0
             })
         };
         if let Some(seq) = missing_from {
             let missing = if v.mode == Mode::Contiguous {
-                v.per_producer - seq
+                len - seq
             } else {
-                (seq..v.per_producer)
+                (seq..len)
                     .filter(|s| {
                         let bit = p as u64 * v.per_producer + s;
                         v.seen[(bit / 64) as usize] & (1 << (bit % 64)) == 0
@@ -535,6 +556,44 @@ mod tests {
             bad.to_string(),
             "producer 0: final value seq 9 never delivered (newest delivered: 8)"
         );
+    }
+
+    /// Streams of different lengths (injectors and a slower merge source): each is checked
+    /// against its own length, in every mode, and the digest is that of the same streams fed to
+    /// one verifier of equal lengths.
+    #[test]
+    fn streams_of_different_lengths_are_each_checked_against_their_own() {
+        let whole: Vec<(u32, u64)> = vec![(0, 0), (1, 0), (0, 1), (0, 2), (1, 1), (0, 3)];
+        for (ordering, consumers) in [
+            (Ordering::PerProducerFifo, 1),
+            (Ordering::PerProducerFifo, 2),
+            (Ordering::None, 1),
+        ] {
+            let mut v = Verifier::with_lengths(&[4, 2], ordering, consumers);
+            feed(&mut v, &whole);
+            let d = v.finish();
+            assert_eq!((d.count, d.violation), (6, None), "{ordering:?}/{consumers}");
+
+            // The short stream's last message missing: named with its own length.
+            let mut v = Verifier::with_lengths(&[4, 2], ordering, consumers);
+            feed(&mut v, &whole[..4]);
+            let bad = v.finish().violation.unwrap();
+            assert_eq!(
+                (bad.kind, bad.producer, bad.expected, bad.got),
+                (ViolationKind::Missing, 1, 1, 1),
+                "{ordering:?}/{consumers}"
+            );
+
+            // A message past the short stream's end is unknown, though the long one has it.
+            let mut v = Verifier::with_lengths(&[4, 2], ordering, consumers);
+            feed(&mut v, &[(1, 0), (1, 1), (1, 2)]);
+            let bad = v.finish().violation.unwrap();
+            assert_eq!(
+                (bad.kind, bad.producer),
+                (ViolationKind::Unknown, 1),
+                "{ordering:?}/{consumers}"
+            );
+        }
     }
 
     #[test]

@@ -64,6 +64,9 @@ fn pipeline(hops: &[&str], delivery: Delivery, rate: u64) -> TrialSpec {
                 .collect(),
             stage_work_ns: 0,
             delivery,
+            reactor: Default::default(),
+            reactor_work_ns: 0,
+            merge: None,
         }),
         ..paced(hops[0], rate)
     }
@@ -587,6 +590,110 @@ fn a_pipeline_runs_its_stages_as_tasks_under_every_driver() {
     spec.driver = "tokio-current".parse().unwrap();
     match run_sample(&c, &spec, SampleRequest::of(100)).status {
         SampleStatus::Unsupported(why) => assert!(why.contains("may"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// `sequential` and `latest` reactors over the same hops, the reactor busy four times as long
+/// as the interval between events: every event arrives and is verified under both; sequential
+/// fires each, latest fires fewer (it drains what arrived while busy) and times only what it
+/// fires.
+#[test]
+fn a_latest_reactor_fires_fewer_times_than_a_sequential_one_on_the_same_hops() {
+    use handoff::workload::Reactor;
+    let _serial = serial();
+    let c = testing::catalog();
+    let hops = [
+        "crossbeam-bounded",
+        "crossbeam-bounded",
+        "crossbeam-bounded",
+    ];
+    let mut fires = Vec::new();
+    for reactor in [Reactor::Sequential, Reactor::Latest] {
+        let mut spec = pipeline(&hops, Delivery::Sequential, 20_000);
+        let p = spec.pipeline.as_mut().unwrap();
+        p.reactor = reactor;
+        p.reactor_work_ns = 200_000;
+        let o = run_sample(&c, &spec, SampleRequest::of(1_000));
+        assert_eq!(o.status, SampleStatus::Pass, "{reactor}: {:?}", o.status);
+        assert_eq!(o.messages, 1_000, "{reactor}: every event is verified");
+        let p = o.paced.as_deref().unwrap();
+        assert_eq!(p.sent, 1_000, "{reactor}");
+        let timed = histogram::decode(o.latency.as_deref().unwrap())
+            .unwrap()
+            .len();
+        assert_eq!(timed, p.fires, "{reactor}: each fire is timed once");
+        fires.push(p.fires);
+    }
+    assert_eq!(fires[0], 1_000, "sequential fires every event");
+    assert!(
+        fires[1] >= 1 && fires[1] < 1_000,
+        "latest drains and fires once: {} fires",
+        fires[1]
+    );
+}
+
+/// A second source writes the middle hop beside the first stage, at half the injectors' rate:
+/// every event of both streams reaches the sink, verified per source, under threads and as
+/// tasks; only the injectors' events are timed.
+#[test]
+fn a_merge_source_feeds_a_middle_hop_and_every_event_of_both_arrives() {
+    use handoff::workload::MergeSource;
+    let _serial = serial();
+    let c = handoff::catalog::Catalog::builtin();
+    for (driver, hop) in [("threads", "crossbeam-bounded"), ("tokio-multi:2", "tokio-mpsc-bounded")] {
+        let mut spec = pipeline(&[hop, hop, hop], Delivery::Sequential, 20_000);
+        spec.driver = driver.parse().unwrap();
+        spec.pipeline.as_mut().unwrap().merge = Some(MergeSource {
+            hop: 2,
+            rate: 10_000,
+        });
+        let o = run_sample(&c, &spec, SampleRequest::of(2_000));
+        assert_eq!(o.status, SampleStatus::Pass, "{driver}: {:?}", o.status);
+        assert_eq!(o.messages, 3_000, "{driver}");
+        let p = o.paced.as_deref().unwrap();
+        assert_eq!((p.sent, p.fires), (3_000, 3_000), "{driver}");
+        let received: Vec<u64> = p.hops.iter().map(|h| h.received).collect();
+        assert_eq!(received, [2_000, 3_000, 3_000], "{driver}");
+        let timed = histogram::decode(o.latency.as_deref().unwrap())
+            .unwrap()
+            .len();
+        assert_eq!(timed, 2_000, "{driver}: the merge source's events are not timed");
+    }
+}
+
+/// A merge source outside the middle hops, or a latest reactor behind a conflating last hop,
+/// is refused with the reason.
+#[test]
+fn a_pipeline_shape_that_cannot_run_is_refused_with_the_reason() {
+    use handoff::workload::{MergeSource, Reactor};
+    let _serial = serial();
+    let c = testing::catalog();
+    let invalid = |spec: &TrialSpec| match run_sample(&c, spec, SampleRequest::of(100)).status {
+        SampleStatus::Invalid(why) => why,
+        other => panic!("{other:?}"),
+    };
+    for hop in [1, 3] {
+        let mut spec = pipeline(
+            &["crossbeam-bounded", "crossbeam-bounded"],
+            Delivery::Sequential,
+            1_000,
+        );
+        spec.pipeline.as_mut().unwrap().merge = Some(MergeSource { hop, rate: 100 });
+        let why = invalid(&spec);
+        assert!(why.contains(&format!("not hop {hop}")), "{why}");
+    }
+    let mut spec = pipeline(&["crossbeam-bounded", "latest-cell"], Delivery::Latest, 1_000);
+    spec.pipeline.as_mut().unwrap().reactor = Reactor::Latest;
+    let why = invalid(&spec);
+    assert!(why.contains("already keeps only the newest"), "{why}");
+    // A one-writer transport cannot take the second source.
+    let mut spec = pipeline(&["crossbeam-bounded", "rtrb"], Delivery::Sequential, 1_000);
+    spec.pipeline.as_mut().unwrap().merge = Some(MergeSource { hop: 2, rate: 100 });
+    match run_sample(&c, &spec, SampleRequest::of(100)).status {
+        SampleStatus::Unsupported(why) | SampleStatus::Invalid(why) => {
+            assert!(why.contains("hop 2 (rtrb)"), "{why}")
+        }
         other => panic!("{other:?}"),
     }
 }

@@ -472,6 +472,7 @@ fn paced_result(rate: u64, achieved: f64, observable: bool, hops: Vec<HopFigures
         },
         sent: 500_000,
         delivered: 500_000,
+        fires: Some(500_000),
         hops,
     }
 }
@@ -575,6 +576,9 @@ fn pipeline_spec(delivery: Delivery, stage_work_ns: u64) -> PipelineSpec {
         ],
         stage_work_ns,
         delivery,
+        reactor: Default::default(),
+        reactor_work_ns: 0,
+        merge: None,
     }
 }
 

@@ -122,6 +122,9 @@ fn a_duplicate_is_named_a_duplicate_in_every_verification_mode() {
             .collect(),
             stage_work_ns: 0,
             delivery: Delivery::Latest,
+            reactor: Default::default(),
+            reactor_work_ns: 0,
+            merge: None,
         }),
         ..spec("crossbeam-bounded", WorkloadKind::Pipeline, 1)
     };

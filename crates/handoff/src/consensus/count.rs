@@ -96,6 +96,7 @@ mod tests {
             producers: 1,
             consumers: 1,
             rate: None,
+            merge: None,
         })
     }
 

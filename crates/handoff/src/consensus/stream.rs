@@ -1,7 +1,9 @@
 //! Which trials must deliver the same stream: those with the same [`StreamKey`].
 //!
 //! A stream is defined by what is sent and where it goes: the workload, the payload, the numbers
-//! of producers and consumers, and for an open-loop trial its rate. Everything else is a setting
+//! of producers and consumers, for an open-loop trial its rate, and for a pipeline its merge
+//! source (hop and rate: a second stream into the sink). The reactor strategy is not part of
+//! the key: every event reaches the sink and is verified whichever fire. Everything else is a setting
 //! of the transport or of how it is driven (capacity, batch size, options, driver, pinning), and
 //! does not change what must arrive. The message count is not part of the key: consensus gives
 //! every trial of a key one count (see `super::count`).
@@ -30,6 +32,8 @@ pub struct StreamKey {
     pub consumers: usize,
     /// Messages per second, for an open-loop trial.
     pub rate: Option<u64>,
+    /// A pipeline's merge source: the hop it feeds and its rate.
+    pub merge: Option<(usize, u64)>,
 }
 
 impl StreamKey {
@@ -82,6 +86,7 @@ impl StreamKey {
             producers,
             consumers,
             rate,
+            merge: pipeline.and_then(|p| p.merge).map(|m| (m.hop, m.rate)),
         })
     }
 }
@@ -96,6 +101,9 @@ impl fmt::Display for StreamKey {
         )?;
         if let Some(r) = self.rate {
             write!(f, " · {r}/s")?;
+        }
+        if let Some((hop, rate)) = self.merge {
+            write!(f, " · + source → hop {hop} @ {rate}/s")?;
         }
         Ok(())
     }
@@ -165,6 +173,9 @@ mod tests {
             }],
             stage_work_ns: 0,
             delivery: Delivery::Latest,
+            reactor: Default::default(),
+            reactor_work_ns: 0,
+            merge: None,
         });
         assert!(StreamKey::of_spec(&p).unwrap_err().contains("latest"));
         p.pipeline.as_mut().unwrap().delivery = Delivery::Sequential;

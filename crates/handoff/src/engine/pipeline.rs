@@ -23,7 +23,7 @@ use crate::outcome::{SampleOutcome, SampleStatus};
 use crate::placement::Placement;
 use crate::semantics::Ordering;
 use crate::transport::ChannelConfig;
-use crate::workload::{Delivery, PipelineSpec, TrialSpec, WorkloadKind};
+use crate::workload::{Delivery, PipelineSpec, Reactor, TrialSpec, WorkloadKind};
 
 pub use super::hop::{AsyncBoxedHop, BoxedHop, HopSource};
 
@@ -33,17 +33,77 @@ fn hops_of(spec: &TrialSpec) -> Option<std::borrow::Cow<'_, PipelineSpec>> {
     match (&spec.pipeline, spec.workload) {
         (Some(p), _) => Some(std::borrow::Cow::Borrowed(p)),
         (None, WorkloadKind::Paced | WorkloadKind::Ramp) => {
-            Some(std::borrow::Cow::Owned(PipelineSpec {
-                hops: vec![crate::workload::Hop {
+            Some(std::borrow::Cow::Owned(PipelineSpec::over(vec![
+                crate::workload::Hop {
                     transport: spec.transport.clone(),
                     capacity: spec.capacity,
-                }],
-                stage_work_ns: 0,
-                delivery: Delivery::Sequential,
-            }))
+                },
+            ])))
         }
         (None, _) => None,
     }
+}
+
+/// The writers of hop `i`: the injectors into the first, one stage into each other, and the
+/// merge source beside the stage into its hop.
+fn writers_of(spec: &TrialSpec, pipe: &PipelineSpec, i: usize) -> usize {
+    match i {
+        0 => spec.producers,
+        _ if pipe.merge.is_some_and(|m| m.hop == i + 1) => 2,
+        _ => 1,
+    }
+}
+
+/// Why a pipeline's reactor strategy or merge source does not fit its hops, and which key
+/// (`reactor` or `merge_hop`) asked for it.
+pub(crate) struct ShapeProblem {
+    pub key: &'static str,
+    pub why: String,
+}
+
+/// Checks a pipeline's reactor strategy and merge source against its hops: `None` if they fit.
+/// `conflates(i)` says whether hop `i` keeps only the newest value.
+pub(crate) fn shape_problem(
+    pipe: &PipelineSpec,
+    conflates: impl Fn(usize) -> bool,
+) -> Option<ShapeProblem> {
+    let n = pipe.hops.len();
+    let merge = |why: String| {
+        Some(ShapeProblem {
+            key: "merge_hop",
+            why,
+        })
+    };
+    if pipe.reactor == Reactor::Latest && n > 0 && conflates(n - 1) {
+        return Some(ShapeProblem { key: "reactor", why: format!(
+            "reactor `latest` drains its hop, but the last hop (`{}`) already keeps only the newest value: use reactor `sequential`",
+            pipe.hops[n - 1].transport
+        )});
+    }
+    let m = pipe.merge?;
+    if m.hop < 2 || m.hop > n {
+        return merge(format!(
+            "a merge source feeds a middle or last hop (2 to {n}), not hop {}{}",
+            m.hop,
+            if m.hop == 1 {
+                ": the first hop's writers are the injectors (`producers`)"
+            } else {
+                ""
+            }
+        ));
+    }
+    if m.rate == 0 {
+        return merge("a merge source needs a rate of at least 1 event/s".into());
+    }
+    if let Some(i) = (m.hop - 1..n).find(|&i| conflates(i)) {
+        return merge(format!(
+            "hop {} (`{}`) conflates at or after the merge into hop {}: one source's final value could replace the other's",
+            i + 1,
+            pipe.hops[i].transport,
+            m.hop
+        ));
+    }
+    None
 }
 
 /// Checks every hop of a pipeline trial against its transport's declared semantics (each hop
@@ -80,13 +140,15 @@ pub(crate) fn check(source: &dyn HopSource, spec: &TrialSpec) -> Result<(), Box<
         ));
     }
     let mut conflating = false;
+    let mut conflates = Vec::new();
     for (i, hop) in pipe.hops.iter().enumerate() {
         let info = match source.hop_transport(&hop.transport) {
             Ok((info, _)) => info,
             Err(e) => return fail(SampleStatus::Invalid(format!("hop {}: {e}", i + 1))),
         };
         conflating |= info.semantics.ordering == Ordering::Latest;
-        let writers = if i == 0 { spec.producers } else { 1 };
+        conflates.push(info.semantics.ordering == Ordering::Latest);
+        let writers = writers_of(spec, &pipe, i);
         let readers = if i + 1 == pipe.hops.len() {
             spec.consumers
         } else {
@@ -120,6 +182,9 @@ pub(crate) fn check(source: &dyn HopSource, spec: &TrialSpec) -> Result<(), Box<
             };
             return Err(o);
         }
+    }
+    if let Some(p) = shape_problem(&pipe, |i| conflates[i]) {
+        return fail(SampleStatus::Invalid(p.why));
     }
     // Checked here as well as when the sample runs, so that a plan asking for it is refused
     // before anything runs.
@@ -167,7 +232,7 @@ fn run_typed<M: HopPayload>(
             Ok(t) => t,
             Err(e) => return fail(SampleStatus::Invalid(format!("hop {}: {e}", i + 1))),
         };
-        let writers = if i == 0 { spec.producers } else { 1 };
+        let writers = writers_of(spec, &pipe, i);
         // The last hop feeds the sinks: several in a fan-out.
         let readers = if i + 1 == pipe.hops.len() {
             spec.consumers
@@ -265,6 +330,9 @@ mod tests {
                     .collect(),
                 stage_work_ns: 0,
                 delivery,
+                reactor: Default::default(),
+                reactor_work_ns: 0,
+                merge: None,
             }),
             layout: None,
         }

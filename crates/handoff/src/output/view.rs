@@ -228,6 +228,18 @@ fn transport_label(r: &TrialResult) -> String {
                     fmt::duration(p.stage_work_ns as f64)
                 ));
             }
+            if !p.reactor.is_default() || p.reactor_work_ns > 0 {
+                s.push_str(&format!(" · reactor {}", p.reactor));
+                if p.reactor_work_ns > 0 {
+                    s.push_str(&format!(
+                        " {}",
+                        fmt::duration(p.reactor_work_ns as f64)
+                    ));
+                }
+            }
+            if let Some(m) = p.merge {
+                s.push_str(&format!(" · + source → hop {} @ {}", m.hop, fmt::rate(m.rate as f64)));
+            }
             s
         }
         None => r.transport.clone(),
@@ -615,6 +627,9 @@ struct Varying {
     /// Some open-loop result of the group awaited an async hop and counted its wake-ups: a
     /// `wakeups/msg` column, one figure per hop.
     wakeups: bool,
+    /// The group's rows are pipelines: `sent` and `fires` columns beside the achieved rate
+    /// (a `latest` reactor or hop fires fewer times than events were sent).
+    fires: bool,
 }
 
 /// One table of comparable results: heading, ordered rows, notes and footnotes.
@@ -644,6 +659,7 @@ fn group(
                     .as_ref()
                     .is_some_and(|p| p.hops.iter().any(|h| h.wakeups.is_some()))
             }),
+        fires: kind == Shape::Paced && rows.iter().any(|r| r.params.pipeline.is_some()),
         ..distinct.varying()
     };
     let params = heading_params(first, kind, &distinct, &varying);
@@ -887,6 +903,11 @@ fn columns(kind: Shape, varying: &Varying) -> Vec<Column> {
         // Beside `msgs/s`, the first figure of a stream.
         columns.insert(figures_from + 1, number("bytes/s"));
     }
+    if varying.fires {
+        // Beside `achieved/s`, the first figure of a paced row.
+        columns.insert(figures_from + 1, number("sent"));
+        columns.insert(figures_from + 2, number("fires"));
+    }
     if varying.wakeups {
         columns.push(number("wakeups/msg per hop"));
     }
@@ -994,7 +1015,15 @@ fn row(
         });
     }
     match kind {
-        Shape::Paced => paced_cells(r, &mut cells),
+        Shape::Paced => {
+            let figures_from = cells.len();
+            paced_cells(r, &mut cells);
+            if varying.fires {
+                let (sent, fires) = fires_cells(r);
+                cells.insert(figures_from + 1, sent);
+                cells.insert(figures_from + 2, fires);
+            }
+        }
         Shape::Ramp => ramp_cells(r, &mut cells),
         Shape::PingPong => ping_pong_cells(r, &mut cells),
         Shape::Stream => {
@@ -1212,6 +1241,17 @@ fn paced_cells(r: &TrialResult, cells: &mut Vec<String>) {
             .collect::<Vec<_>>()
             .join(" · ")
     }));
+}
+
+/// A pipeline row's events sent (injectors and merge source, over the samples) and fires.
+fn fires_cells(r: &TrialResult) -> (String, String) {
+    match r.paced.as_ref() {
+        Some(p) => (
+            fmt::count(p.sent),
+            p.fires.map_or_else(dash, fmt::count),
+        ),
+        None => (dash(), dash()),
+    }
 }
 
 /// Each hop's receiver wake-ups per message (`–` for a hop no task awaited).

@@ -35,7 +35,8 @@ use crate::semantics::Ordering;
 use crate::suggest::{LookupError, Thing};
 use crate::transport::OptionSpec;
 use crate::workload::{
-    Delivery, Driver, Hop, Messages, Pacing, PipelineSpec, RampSpec, TrialSpec, WorkloadKind,
+    Delivery, Driver, Hop, MergeSource, Messages, Pacing, PipelineSpec, RampSpec, Reactor, TrialSpec,
+    WorkloadKind,
 };
 use std::collections::BTreeMap;
 
@@ -404,7 +405,10 @@ fn scope(key: &str, w: WorkloadKind, own: bool) -> Result<(), &'static str> {
         "rate" | "pacer" | "ramp" if !w.is_open_loop() => {
             Err("closed loop; it applies to paced, ramp and pipeline")
         }
-        "hop_capacity" | "stage_work_ns" | "delivery" if w != Pipeline => {
+        "hop_capacity" | "stage_work_ns" | "delivery" | "reactor" | "reactor_work_ns"
+        | "merge_hop" | "merge_rate"
+            if w != Pipeline =>
+        {
             Err("it applies only to workload `pipeline`")
         }
         "capacity" if w == Pipeline => Err("give one capacity per hop with `hop_capacity`"),
@@ -878,14 +882,44 @@ impl Bench<'_> {
             |d| d.0.iter().map(|x| x.0).collect(),
             vec![Delivery::Sequential],
         );
+        let reactors = or(
+            &s.reactor,
+            |r| r.0.iter().map(|x| x.0).collect(),
+            vec![Reactor::Sequential],
+        );
+        let merge = match (&s.merge_hop, &s.merge_rate) {
+            (Some(h), Some(r)) => Some((
+                MergeSource {
+                    hop: h.value.0 as usize,
+                    rate: r.value.0,
+                },
+                &h.origin,
+            )),
+            (None, None) => None,
+            (Some(h), None) => {
+                return Err(Broken::new(
+                    Kind::Conflict,
+                    "`merge_hop` names the hop a second source feeds, but no `merge_rate` gives its rate (events per second)",
+                )
+                .at(&h.origin))
+            }
+            (None, Some(r)) => {
+                return Err(Broken::new(
+                    Kind::Conflict,
+                    "`merge_rate` gives a second source's rate, but no `merge_hop` names the hop it feeds",
+                )
+                .at(&r.origin))
+            }
+        };
         let at = s.delivery.as_ref().map_or(self.at, |d| &d.origin);
         let mut out = Vec::new();
         for chain in chains {
-            let conflating = chain.iter().find(|t| {
+            let conflates = |t: &String| {
                 self.catalog
                     .get(t)
                     .is_some_and(|e| e.info().semantics.ordering == Ordering::Latest)
-            });
+            };
+            let conflating = chain.iter().find(|t| conflates(t));
             for &delivery in &deliveries {
                 match (delivery, conflating) {
                     (Delivery::Latest, None) => return Err(Broken::new(Kind::Conflict, format!(
@@ -895,18 +929,35 @@ impl Bench<'_> {
                         "hop `{t}` conflates (keeps only the newest value), so not every event can reach the sink: use delivery = \"latest\"")).at(at)),
                     _ => {}
                 }
-                out.push(Some(PipelineSpec {
-                    hops: chain
-                        .iter()
-                        .zip(&capacities)
-                        .map(|(t, &capacity)| Hop {
-                            transport: t.clone(),
-                            capacity,
-                        })
-                        .collect(),
-                    stage_work_ns: or(&s.stage_work_ns, |n| n.0, defaults::STAGE_WORK_NS),
-                    delivery,
-                }));
+                for &reactor in &reactors {
+                    let spec = PipelineSpec {
+                        hops: chain
+                            .iter()
+                            .zip(&capacities)
+                            .map(|(t, &capacity)| Hop {
+                                transport: t.clone(),
+                                capacity,
+                            })
+                            .collect(),
+                        stage_work_ns: or(&s.stage_work_ns, |n| n.0, defaults::STAGE_WORK_NS),
+                        delivery,
+                        reactor,
+                        reactor_work_ns: or(&s.reactor_work_ns, |n| n.0, defaults::STAGE_WORK_NS),
+                        merge: merge.map(|(m, _)| m),
+                    };
+                    let problem = crate::engine::pipeline::shape_problem(&spec, |i| {
+                        conflates(&spec.hops[i].transport)
+                    });
+                    if let Some(p) = problem {
+                        let at = match (p.key, &merge, &s.reactor) {
+                            ("merge_hop", Some((_, at)), _) => *at,
+                            ("reactor", _, Some(r)) => &r.origin,
+                            _ => self.at,
+                        };
+                        return Err(Broken::new(Kind::Conflict, p.why).at(at).key(p.key));
+                    }
+                    out.push(Some(spec));
+                }
             }
         }
         Ok(out)
@@ -1030,7 +1081,7 @@ impl Dims {
         f.push(("rate".into(), self.pacings.len()));
         if pipeline {
             let chains = f[0].1.max(1);
-            f.push(("delivery".into(), self.pipelines.len() / chains));
+            f.push(("delivery × reactor".into(), self.pipelines.len() / chains));
         }
         f.push(("driver".into(), self.drivers.len()));
         f

@@ -7,11 +7,12 @@
 //! a "did you mean" with the file, line and column.
 
 use super::value::{
-    At, Batch, Capacity, Count, HopCapacity, List, MaxMessages, MinMessages, OptValue, Parsed,
-    Rate, Samples, StageWorkNs, TargetMs, Text, ThreadCount, TimeoutMs, UpToValue, Values, Warmup,
+    At, Batch, Capacity, Count, HopCapacity, List, MaxMessages, MergeHop, MinMessages, OptValue,
+    Parsed, Rate, RateValue, Samples, StageWorkNs, TargetMs, Text, ThreadCount, TimeoutMs,
+    UpToValue, Values, Warmup,
 };
 use crate::payload::PayloadKind;
-use crate::workload::{Delivery, Driver, PacerMode, WorkloadKind};
+use crate::workload::{Delivery, Driver, PacerMode, Reactor, WorkloadKind};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
@@ -129,6 +130,14 @@ params! {
     stage_work_ns: StageWorkNs,
     /// A pipeline's delivery modes.
     delivery: List<Parsed<Delivery>>,
+    /// A pipeline reactor's input strategies (`sequential`, `latest`).
+    reactor: List<Parsed<Reactor>>,
+    /// The reactor's busy work per fire, nanoseconds.
+    reactor_work_ns: StageWorkNs,
+    /// The hop a second source feeds (2 to the number of hops).
+    merge_hop: MergeHop,
+    /// The second source's rate, events per second.
+    merge_rate: RateValue,
     /// What runs producers and consumers.
     driver: List<Parsed<Driver>>,
 }

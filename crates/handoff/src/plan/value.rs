@@ -413,6 +413,8 @@ pub(crate) type MinMessages = Int<0, { bounds::MAX_MESSAGES }>;
 pub(crate) type MaxMessages = Int<1, { bounds::MAX_MESSAGES }>;
 /// A pipeline stage's busy work per event, nanoseconds.
 pub type StageWorkNs = Int<0, { bounds::MAX_STAGE_WORK_NS }>;
+/// The hop a pipeline's merge source feeds: 2 (the first hop is the injectors') to the most hops.
+pub type MergeHop = Int<2, { bounds::MAX_HOPS as u64 }>;
 /// The trial limit (`--max-trials`).
 pub type MaxTrials = Int<1, { bounds::MAX_TRIALS_CEILING }>;
 
@@ -567,7 +569,7 @@ impl fmt::Display for Rate {
 }
 
 /// Messages per second: a rate, and a ramp's `start` and `max`.
-pub(crate) type RateValue = Int<1, { bounds::MAX_RATE }>;
+pub type RateValue = Int<1, { bounds::MAX_RATE }>;
 
 /// A name, parsed by `T`'s own `FromStr` (which suggests the closest names on a typo).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -38,17 +38,17 @@ impl Gauge {
             .unwrap_or(0)
     }
 
+    /// Messages its writers have sent (each counts a send once it has returned).
+    pub fn sent_total(&self) -> u64 {
+        self.sent.iter().map(|s| s.load(AtomicOrdering::Relaxed)).sum()
+    }
+
     /// Messages in the hop now.
     pub fn depth(&self) -> u64 {
         // Read the readers first: a writer's count read later can only be larger, so the
         // difference never underflows from a race.
         let received = self.received();
-        let sent: u64 = self
-            .sent
-            .iter()
-            .map(|s| s.load(AtomicOrdering::Relaxed))
-            .sum();
-        sent.saturating_sub(received)
+        self.sent_total().saturating_sub(received)
     }
 }
 

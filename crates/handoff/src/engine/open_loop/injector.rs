@@ -3,6 +3,9 @@
 //! A send the transport refuses (full) is counted and then made blocking, so the message still
 //! arrives and its wait shows in its latency; the longest such wait is kept too. Injector 0 also
 //! samples every hop's depth now and then.
+//!
+//! A pipeline's merge source is an injector too, of its own rate, writing a middle hop beside
+//! the stage that feeds it.
 
 use super::gauge::{depth_histogram, Gauge};
 use crate::message::Message;
@@ -16,14 +19,21 @@ use std::sync::Arc;
 
 /// One injector, as it is handed to its thread (its sender apart).
 pub(super) struct Injector {
-    /// Which injector, from 0 (injector 0 samples the depths).
+    /// The producer id its messages carry (injectors from 0, then the merge source).
     pub id: usize,
-    /// Injectors in all (they are staggered over one interval).
-    pub injectors: usize,
+    /// The hop it writes (0 for the injectors).
+    pub hop: usize,
+    /// Its counter among that hop's writers.
+    pub slot: usize,
+    /// Whether it samples every hop's depth (injector 0).
+    pub samples_depths: bool,
     /// Events this injector sends.
     pub per: u64,
     /// Nanoseconds between two of its sends.
     pub interval: f64,
+    /// Nanoseconds its first send is due after the start (injectors are staggered over one
+    /// interval).
+    pub stagger: f64,
     /// How it waits for a send's due time.
     pub wait: Wait,
     /// Injector 0 samples the depths every this many sends.
@@ -71,9 +81,12 @@ impl Injector {
     ) -> InjectorReport {
         let Injector {
             id,
-            injectors,
+            hop,
+            slot,
+            samples_depths,
             per,
             interval,
+            stagger,
             wait,
             every,
             clock,
@@ -92,15 +105,14 @@ impl Injector {
                 }
             }
         }
-        let stagger = interval * id as f64 / injectors as f64;
         let first_due = clock.now_ns() + stagger as u64;
         let pacer = Pacer::new(clock.clone(), first_due, interval, wait);
-        let mut depths: Vec<Histogram<u64>> = if id == 0 {
+        let mut depths: Vec<Histogram<u64>> = if samples_depths {
             (0..gauges.len()).map(|_| depth_histogram()).collect()
         } else {
             Vec::new()
         };
-        let counter = &gauges[0].sent[id];
+        let counter = &gauges[hop].sent[slot];
         let (mut refused, mut observable, mut use_try) = (0u64, true, true);
         let mut refused_wait_max = 0u64;
         let mut disconnected = None;
@@ -148,7 +160,7 @@ impl Injector {
             sent = seq + 1;
             counter.store(sent, AtomicOrdering::Relaxed);
             last_sent = now;
-            if id == 0 && seq % every == 0 {
+            if samples_depths && seq % every == 0 {
                 for ((g, h), cap) in gauges.iter().zip(&mut depths).zip(&depth_caps) {
                     let d = g.depth();
                     h.saturating_record(cap.map_or(d, |c| d.min(c)));
@@ -217,5 +229,16 @@ impl Injected {
         if !r.depths.is_empty() {
             self.depths = r.depths;
         }
+    }
+
+    /// Adds a merge source's report: its events count as sent (and refused) like the
+    /// injectors', but the achieved rate and the schedule's start are the injectors' alone.
+    pub fn add_source(&mut self, r: InjectorReport) {
+        self.refused += r.refused;
+        self.refused_wait_max_ns = self.refused_wait_max_ns.max(r.refused_wait_max);
+        self.observable &= r.observable;
+        self.sent += r.sent;
+        self.failed += r.failed;
+        self.disconnect = self.disconnect.or(r.disconnected);
     }
 }

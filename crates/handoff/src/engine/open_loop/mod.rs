@@ -3,10 +3,12 @@
 //!
 //! Threads, all released together by the crew's start line:
 //! * **injectors** (one per producer) send on a pacer's schedule ([`injector`]);
+//! * a pipeline's **merge source**, if it has one, is an injector of its own rate that writes a
+//!   middle hop beside the stage feeding it;
 //! * **stages** receive from one hop, spin for the stage's work, and send into the next
 //!   ([`stage`]);
-//! * the **sinks** (one, or N in a fan-out) verify every event and record its latency
-//!   ([`sink`]).
+//! * the **sinks** (one, or N in a fan-out) verify every event and fire the events their
+//!   reactor strategy picks, recording each one's latency ([`sink`]).
 //!
 //! Depth is counted by the harness, not asked of the transport ([`gauge`]). Writers publish
 //! with plain relaxed stores of a counter only they write.
@@ -66,15 +68,30 @@ const OVERHEAD_ITERATIONS: u64 = 20_000;
 /// What a member of the sample reports.
 enum Member {
     Injector(InjectorReport),
+    /// The merge source.
+    Source(InjectorReport),
     Stage(StageReport),
     Sink(Box<SinkReport>),
     /// The conductor of a sample whose stages and sinks are tasks: their reports, in order.
     Tasks(Vec<Member>),
 }
 
+/// A merge source as a sample runs it.
+struct Merged {
+    /// The hop it writes, from 0.
+    hop: usize,
+    /// Events it sends.
+    per: u64,
+    /// Nanoseconds between two of its sends.
+    interval: f64,
+}
+
 /// What every open-loop sample sets up before its members start, whoever runs its stages.
 struct Setup {
     injectors: usize,
+    merge: Option<Merged>,
+    /// Each producer's stream length: the injectors', then the merge source's.
+    lens: Vec<u64>,
     sinks: usize,
     n_hops: usize,
     rate: u64,
@@ -109,16 +126,25 @@ impl Setup {
             PacerMode::Auto => Wait::Spin,
         };
         let per = messages / injectors.max(1) as u64;
+        let merge = spec.pipeline.as_ref().and_then(|p| p.merge).map(|m| Merged {
+            hop: m.hop - 1,
+            per: m.events(per * injectors as u64, rate),
+            interval: Pacer::interval_ns(m.rate, 1),
+        });
+        let mut lens = vec![per; injectors];
+        lens.extend(merge.as_ref().map(|m| m.per));
         let clock = Clock::start();
         let overhead = measure_overhead(&clock, OVERHEAD_ITERATIONS);
         Some(Setup {
             injectors,
+            total: lens.iter().sum(),
+            merge,
+            lens,
             sinks,
             n_hops: counts.len(),
             rate,
             wait,
             per,
-            total: per * injectors as u64,
             interval: Pacer::interval_ns(rate, injectors),
             every: (rate / injectors.max(1) as u64 / DEPTH_SAMPLES_PER_S).max(1),
             clock,
@@ -135,9 +161,12 @@ impl Setup {
     fn injector(&self, id: usize, ready: Option<Arc<AtomicBool>>) -> Injector {
         Injector {
             id,
-            injectors: self.injectors,
+            hop: 0,
+            slot: id,
+            samples_depths: id == 0,
             per: self.per,
             interval: self.interval,
+            stagger: self.interval * id as f64 / self.injectors.max(1) as f64,
             wait: self.wait,
             every: self.every,
             clock: self.clock.clone(),
@@ -145,6 +174,23 @@ impl Setup {
             depth_caps: self.depth_caps.clone(),
             ready,
         }
+    }
+
+    /// The merge source, if the pipeline has one: producer `injectors`, the second writer of
+    /// its hop, its first send due half an injector interval after the injectors' first (so
+    /// the two schedules never coincide by construction).
+    fn source(&self, ready: Option<Arc<AtomicBool>>) -> Option<Injector> {
+        let m = self.merge.as_ref()?;
+        Some(Injector {
+            id: self.injectors,
+            hop: m.hop,
+            slot: 1,
+            samples_depths: false,
+            per: m.per,
+            interval: m.interval,
+            stagger: self.interval / 2.0,
+            ..self.injector(0, ready)
+        })
     }
 
     /// The stage reading hop `h`.
@@ -158,11 +204,20 @@ impl Setup {
     }
 
     /// Sink `index`, verifying a stream delivered in `ordering`.
-    fn sink(&self, index: usize, ordering: Ordering, progress: Arc<Progress>) -> Sink {
+    fn sink(
+        &self,
+        index: usize,
+        spec: &TrialSpec,
+        ordering: Ordering,
+        progress: Arc<Progress>,
+    ) -> Sink {
+        let pipe = spec.pipeline.as_ref();
         Sink {
             index,
-            injectors: self.injectors,
-            per: self.per,
+            lens: self.lens.clone(),
+            timed: self.injectors as u32,
+            reactor: pipe.map(|p| p.reactor).unwrap_or_default(),
+            work: pipe.map_or(0, |p| p.reactor_work_ns),
             ordering,
             gauges: self.gauges.clone(),
             n_hops: self.n_hops,
@@ -190,6 +245,11 @@ fn invalid(why: &str, place: placement::Placement) -> SampleOutcome {
 const NEEDS_RATE: &str =
     "an open-loop sample needs a fixed rate (a ramp's steps are set by the session)";
 
+/// The index of the hop a pipeline's merge source writes, if it has one.
+fn merge_hop(spec: &TrialSpec) -> Option<usize> {
+    spec.pipeline.as_ref()?.merge.map(|m| m.hop - 1)
+}
+
 /// Each hop's (writers, readers).
 fn writers_and_readers<S, R>(hops: &[Endpoints<S, R>]) -> Vec<(usize, usize)> {
     hops.iter()
@@ -197,14 +257,25 @@ fn writers_and_readers<S, R>(hops: &[Endpoints<S, R>]) -> Vec<(usize, usize)> {
         .collect()
 }
 
-/// Takes a chain of hops apart: the injectors' senders (hop 0's), then per stage the receiver
-/// of hop h and the sender into hop h+1, and the sinks' receivers (the last hop's); or why the
-/// endpoints are not those asked for.
-#[allow(clippy::type_complexity)]
+/// A chain of hops taken apart (see [`take_apart`]).
+struct Parts<S, R> {
+    /// The injectors' senders (hop 0's).
+    injectors: Vec<S>,
+    /// Per stage, the receiver of hop h and the sender into hop h+1.
+    stages: Vec<(R, S)>,
+    /// The sinks' receivers (the last hop's).
+    sinks: Vec<R>,
+    /// The merge source's sender, into its hop beside the stage's.
+    source: Option<S>,
+}
+
+/// Takes a chain of hops apart into [`Parts`], the hop at index `merge` (if any) giving a
+/// second sender to the merge source; or why the endpoints are not those asked for.
 fn take_apart<S, R>(
     hops: Vec<Endpoints<S, R>>,
     consumers: usize,
-) -> Result<(Vec<S>, Vec<(R, S)>, Vec<R>), String> {
+    merge: Option<usize>,
+) -> Result<Parts<S, R>, String> {
     let n_hops = hops.len();
     let mut writers: Vec<Vec<S>> = Vec::new();
     let mut readers: Vec<R> = Vec::new();
@@ -231,13 +302,22 @@ fn take_apart<S, R>(
     }
     let injectors = writers.remove(0);
     let mut stages = Vec::new();
-    for (rx, mut out) in readers.into_iter().zip(writers) {
-        let Some(tx) = out.pop() else {
-            return Err("a stage's next hop returned no sender".into());
+    let mut source = None;
+    for (h, (rx, mut out)) in readers.into_iter().zip(writers).enumerate() {
+        if merge == Some(h + 1) {
+            source = out.pop();
+        }
+        let (Some(tx), true) = (out.pop(), merge != Some(h + 1) || source.is_some()) else {
+            return Err(format!("hop {}: adapter returned too few senders", h + 2));
         };
         stages.push((rx, tx));
     }
-    Ok((injectors, stages, sink_readers))
+    Ok(Parts {
+        injectors,
+        stages,
+        sinks: sink_readers,
+        source,
+    })
 }
 
 /// Runs one open-loop sample of `messages` events (in total over the producers) through
@@ -257,33 +337,39 @@ where
     let counts = writers_and_readers(&hops);
     let injectors = counts.first().map_or(0, |h| h.0);
     let sinks = counts.last().map_or(0, |h| h.1);
-    let threads = injectors + hops.len().saturating_sub(1) + sinks;
+    let merge = merge_hop(spec);
+    let threads = injectors + usize::from(merge.is_some()) + hops.len().saturating_sub(1) + sinks;
     let plan = placement::plan(threads, spec.pin);
     let place = plan.placement.clone();
     let Some(setup) = Setup::new(spec, &meta, &counts, &place, messages) else {
         return invalid(NEEDS_RATE, place);
     };
-    let (first, stages, sink_readers) = match take_apart(hops, spec.consumers) {
+    let parts = match take_apart(hops, spec.consumers, merge) {
         Ok(parts) => parts,
         Err(why) => return SampleOutcome::status_only(SampleStatus::Crashed(why), place),
     };
     let mut crew: Threads<Member> =
         Threads::planned(threads, plan, place, spec, Progress::for_sample());
     let form = M::form(spec.payload);
-    for (id, tx) in first.into_iter().enumerate() {
+    for (id, tx) in parts.injectors.into_iter().enumerate() {
         let injector = setup.injector(id, None);
         crew.spawn_as(Side::Producer, &format!("injector-{id}"), move || {
             Member::Injector(injector.run::<M, S>(tx, form))
         });
     }
-    for (h, (rx, tx)) in stages.into_iter().enumerate() {
+    if let (Some(source), Some(tx)) = (setup.source(None), parts.source) {
+        crew.spawn_as(Side::Producer, "source", move || {
+            Member::Source(source.run::<M, S>(tx, form))
+        });
+    }
+    for (h, (rx, tx)) in parts.stages.into_iter().enumerate() {
         let stage = setup.stage(h, spec);
         crew.spawn_as(Side::Consumer, &format!("stage-{}", h + 1), move || {
             Member::Stage(stage.run(rx, tx))
         });
     }
-    for (index, rx) in sink_readers.into_iter().enumerate() {
-        let sink = setup.sink(index, ordering, crew.progress().clone());
+    for (index, rx) in parts.sinks.into_iter().enumerate() {
+        let sink = setup.sink(index, spec, ordering, crew.progress().clone());
         crew.spawn_as(Side::Consumer, &setup.sink_name(index), move || {
             Member::Sink(Box::new(sink.run::<M, R>(rx)))
         });
@@ -307,28 +393,30 @@ pub(super) fn run_tasks<M: Message>(
     workers: Option<usize>,
 ) -> SampleOutcome {
     let counts = writers_and_readers(&hops);
-    let injectors = counts.first().map_or(0, |h| h.0);
-    // The injectors' cores first, then the driver's workers'; the conductor sleeps unpinned.
+    let merge = merge_hop(spec);
+    // The injectors and the merge source: OS threads outside the driver.
+    let outside = counts.first().map_or(0, |h| h.0) + usize::from(merge.is_some());
+    // Their cores first, then the driver's workers'; the conductor sleeps unpinned.
     let os_threads = driver.os_threads(workers);
-    let plan = placement::plan(injectors + os_threads, spec.pin);
+    let plan = placement::plan(outside + os_threads, spec.pin);
     let place = plan.placement.clone();
     let Some(setup) = Setup::new(spec, &meta, &counts, &place, messages) else {
         return invalid(NEEDS_RATE, place);
     };
-    let (first, stages, sink_readers) = match take_apart(hops, spec.consumers) {
+    let parts = match take_apart(hops, spec.consumers, merge) {
         Ok(parts) => parts,
         Err(why) => return SampleOutcome::status_only(SampleStatus::Crashed(why), place),
     };
-    let mut crew_cores: Vec<_> = plan.cores.iter().take(injectors).copied().collect();
-    crew_cores.resize(injectors, None);
+    let mut crew_cores: Vec<_> = plan.cores.iter().take(outside).copied().collect();
+    crew_cores.resize(outside, None);
     crew_cores.push(None);
-    let worker_cores: Vec<_> = plan.cores.iter().skip(injectors).copied().collect();
+    let worker_cores: Vec<_> = plan.cores.iter().skip(outside).copied().collect();
     let crew_plan = placement::Plan {
         cores: crew_cores,
         placement: place.clone(),
     };
     let mut crew: Threads<Member> = Threads::planned(
-        injectors + 1,
+        outside + 1,
         crew_plan,
         place,
         spec,
@@ -338,21 +426,26 @@ pub(super) fn run_tasks<M: Message>(
     let tally = crew.cpu().unwrap_or_default();
     let ready = Arc::new(AtomicBool::new(false));
     let form = M::form(spec.payload);
-    for (id, tx) in first.into_iter().enumerate() {
+    for (id, tx) in parts.injectors.into_iter().enumerate() {
         let injector = setup.injector(id, Some(ready.clone()));
         crew.spawn_as(Side::Producer, &format!("injector-{id}"), move || {
             Member::Injector(injector.run::<M, _>(tx, form))
         });
     }
+    if let (Some(source), Some(tx)) = (setup.source(Some(ready.clone())), parts.source) {
+        crew.spawn_as(Side::Producer, "source", move || {
+            Member::Source(source.run::<M, _>(tx, form))
+        });
+    }
     let mut tasks: Vec<Task<Member>> = Vec::new();
-    for (h, (rx, tx)) in stages.into_iter().enumerate() {
+    for (h, (rx, tx)) in parts.stages.into_iter().enumerate() {
         let stage = setup.stage(h, spec);
         tasks.push(Box::pin(async move {
             Member::Stage(stage.run_async(rx, tx).await)
         }));
     }
-    for (index, rx) in sink_readers.into_iter().enumerate() {
-        let sink = setup.sink(index, ordering, progress.clone());
+    for (index, rx) in parts.sinks.into_iter().enumerate() {
+        let sink = setup.sink(index, spec, ordering, progress.clone());
         tasks.push(Box::pin(async move {
             Member::Sink(Box::new(sink.run_async::<M>(rx).await))
         }));
@@ -397,6 +490,7 @@ fn finish(
     while let Some(m) = members.pop() {
         match m {
             Member::Injector(r) => injected.add(r, setup.interval),
+            Member::Source(r) => injected.add_source(r),
             Member::Stage(r) => {
                 failed_sends += r.failed.0;
                 failed_recvs += r.failed.1;
@@ -424,6 +518,7 @@ fn finish(
         corrected,
         uncorrected,
         last_ns,
+        fires,
     } = delivered;
     // The injector reads the clock after a blocking send returns, so a pause of its own right
     // then (preemption, a stalled vCPU) lands in the wait it measures. A refused message entered
@@ -449,6 +544,7 @@ fn finish(
             overhead: setup.overhead,
             uncorrected: histogram::encode(&uncorrected),
             sent: injected.sent,
+            fires,
             hops: hop_figures(meta, &setup.gauges, &injected.depths, &wakeups),
         })),
         ..sample::measured(verdict, elapsed_ns, place)

@@ -1,8 +1,20 @@
 //! The sinks of an open-loop sample. Each verifies every event it receives from the last hop and
-//! records, per event, the latency from its intended send (corrected for coordinated omission)
-//! and from its actual send (uncorrected). In a fan-out the last hop broadcasts to several sinks:
-//! each verifies the whole stream on its own, and the latency histograms hold one entry per
-//! delivery.
+//! records, per event it fires, the latency from its intended send (corrected for coordinated
+//! omission) and from its actual send (uncorrected). In a fan-out the last hop broadcasts to
+//! several sinks: each verifies the whole stream on its own, and the latency histograms hold one
+//! entry per fire.
+//!
+//! A sink is the pipeline's **reactor**. It *fires* an event: runs the reactor's work (spun on
+//! the clock) and then times it, so latency runs to the end of the last stage's work. Under the
+//! `sequential` strategy every event fires. Under `latest` the reactor drains what arrived while
+//! it was busy and fires once, on the newest: after each receive it reads how many events its
+//! hop's writers have sent ([`Gauge`]), and while more are already in the hop it receives again
+//! without firing. A writer counts an event only once its send has returned, so an event
+//! counted is in the hop and the receive that takes it does not wait; one not yet counted can
+//! only make the reactor fire early, never skip the newest. Every event is still received and
+//! verified (exactly once, in order); the one held when the hop ends fires then, so the final
+//! event always fires. Latency is timed for the injectors' events only: a merge source's take a
+//! shorter path.
 
 use super::gauge::Gauge;
 use crate::engine::crew::{Progress, PROGRESS_EVERY, PUBLISH_PERIOD};
@@ -12,6 +24,7 @@ use crate::message::Message;
 use crate::open_loop::clock::Clock;
 use crate::open_loop::Stamped;
 use crate::semantics::Ordering;
+use crate::workload::Reactor;
 use crate::transport::Receiver;
 use crate::verify::{self, Verdict, Verifier};
 use hdrhistogram::Histogram;
@@ -22,10 +35,14 @@ use std::sync::Arc;
 pub(super) struct Sink {
     /// Which sink, from 0 (0 unless fanning out; sink 0 publishes the watchdog's progress).
     pub index: usize,
-    /// Injectors in all.
-    pub injectors: usize,
-    /// Events per injector.
-    pub per: u64,
+    /// Each producer's stream length: the injectors', then a merge source's.
+    pub lens: Vec<u64>,
+    /// Producers whose events are timed (the injectors; a merge source's are not).
+    pub timed: u32,
+    /// Which events fire.
+    pub reactor: Reactor,
+    /// Nanoseconds of work per fire.
+    pub work: u64,
     /// The order the stream arrives in.
     pub ordering: Ordering,
     /// Every hop's counters; this sink writes its own into the last hop's.
@@ -45,8 +62,10 @@ pub(super) struct SinkReport {
     pub verifier: Verifier,
     pub corrected: Histogram<u64>,
     pub uncorrected: Histogram<u64>,
-    /// When the last event arrived.
+    /// When the last fire ended.
     pub last_ns: u64,
+    /// Events fired.
+    pub fires: u64,
     /// Failed non-blocking receive attempts.
     pub failed: u64,
     /// Receives that waited and were woken (an async hop awaited by a task).
@@ -60,6 +79,7 @@ impl Sink {
         while let Some(m) = rx.recv() {
             state.on_event(&m);
         }
+        state.flush();
         state.finish(rx.failed_attempts(), None)
     }
 
@@ -72,18 +92,21 @@ impl Sink {
         while let Some(m) = rx.recv_boxed().await {
             state.on_event(&m);
         }
+        state.flush();
         state.finish(0, Some(rx.wakeups()))
     }
 
     /// The sink's state before its first event.
     fn start(self) -> SinkState {
-        let verifier = Verifier::new(self.injectors, self.per, self.ordering, 1);
+        let verifier = Verifier::with_lengths(&self.lens, self.ordering, 1);
         let published_ns = self.clock.now_ns();
         SinkState {
             verifier,
             corrected: histogram::new(),
             uncorrected: histogram::new(),
             last_ns: 0,
+            fires: 0,
+            held: None,
             published: 0,
             published_ns,
             sink: self,
@@ -98,13 +121,26 @@ struct SinkState {
     corrected: Histogram<u64>,
     uncorrected: Histogram<u64>,
     last_ns: u64,
+    fires: u64,
+    /// Under `latest`: the newest event received and not fired (its producer and its intended
+    /// and actual send times).
+    held: Option<Held>,
     /// The count last published to the watchdog's progress, and when.
     published: u64,
     published_ns: u64,
 }
 
+/// What a reactor keeps of an event it has not fired yet.
+#[derive(Clone, Copy)]
+struct Held {
+    producer: u32,
+    intended_ns: u64,
+    sent_ns: u64,
+}
+
 impl SinkState {
-    /// Verifies and times one event.
+    /// Verifies one event and fires it, or under `latest` holds it while newer ones are
+    /// already in the hop.
     ///
     /// The watchdog's progress follows the first sink, published every `PROGRESS_EVERY` events
     /// or every `PUBLISH_PERIOD`, whichever comes first: the sink reads the clock for every event
@@ -114,10 +150,9 @@ impl SinkState {
         let s = &self.sink;
         let now = s.clock.now_ns();
         self.verifier.observe(m);
-        histogram::record(&mut self.corrected, now.saturating_sub(m.intended_ns));
-        histogram::record(&mut self.uncorrected, now.saturating_sub(m.sent_ns));
         let count = self.verifier.count();
-        s.gauges[s.n_hops - 1].received[s.index].store(count, AtomicOrdering::Relaxed);
+        let hop = &s.gauges[s.n_hops - 1];
+        hop.received[s.index].store(count, AtomicOrdering::Relaxed);
         if s.index == 0
             && (count - self.published >= PROGRESS_EVERY
                 || now.saturating_sub(self.published_ns) >= PUBLISH_PERIOD.as_nanos() as u64)
@@ -125,7 +160,51 @@ impl SinkState {
             s.progress.delivered.store(count, AtomicOrdering::Relaxed);
             (self.published, self.published_ns) = (count, now);
         }
-        self.last_ns = now;
+        let event = Held {
+            producer: m.producer(),
+            intended_ns: m.intended_ns,
+            sent_ns: m.sent_ns,
+        };
+        match s.reactor {
+            Reactor::Sequential => self.fire(event, now),
+            Reactor::Latest if hop.sent_total() > count => self.held = Some(event),
+            Reactor::Latest => {
+                self.held = None;
+                self.fire(event, now);
+            }
+        }
+    }
+
+    /// Fires `event`, received at `now`: spins for the reactor's work, then times the event
+    /// at the end of it.
+    #[inline]
+    fn fire(&mut self, event: Held, now: u64) {
+        let s = &self.sink;
+        let end = if s.work > 0 {
+            let until = now.saturating_add(s.work);
+            let mut t = now;
+            while t < until {
+                std::hint::spin_loop();
+                t = s.clock.now_ns();
+            }
+            t
+        } else {
+            now
+        };
+        self.fires += 1;
+        if event.producer < s.timed {
+            histogram::record(&mut self.corrected, end.saturating_sub(event.intended_ns));
+            histogram::record(&mut self.uncorrected, end.saturating_sub(event.sent_ns));
+        }
+        self.last_ns = end;
+    }
+
+    /// Fires the event held when the hop ended (the final one, if it was counted late).
+    fn flush(&mut self) {
+        if let Some(event) = self.held.take() {
+            let now = self.sink.clock.now_ns();
+            self.fire(event, now);
+        }
     }
 
     /// The sink's report once its hop has ended: `failed` non-blocking receives, `wakeups` of
@@ -143,6 +222,7 @@ impl SinkState {
             corrected: self.corrected,
             uncorrected: self.uncorrected,
             last_ns: self.last_ns,
+            fires: self.fires,
             failed,
             wakeups,
         }
@@ -157,8 +237,10 @@ pub(super) struct Delivered {
     pub corrected: Histogram<u64>,
     /// Latency from the actual send, every delivery.
     pub uncorrected: Histogram<u64>,
-    /// When the last event arrived at any sink.
+    /// When the last fire ended at any sink.
     pub last_ns: u64,
+    /// Fires over every sink.
+    pub fires: u64,
 }
 
 /// The sinks' reports put together; `disconnect` is the first send that found the first hop
@@ -176,6 +258,7 @@ pub(super) fn delivered(
     let mut corrected = histogram::new();
     let mut uncorrected = histogram::new();
     let mut last_ns = 0;
+    let mut fires = 0;
     let mut verdict: Option<Verdict> = None;
     for r in reports {
         let SinkReport {
@@ -184,9 +267,11 @@ pub(super) fn delivered(
             corrected: c,
             uncorrected: u,
             last_ns: l,
+            fires: f,
             failed: _,
             wakeups: _,
         } = r;
+        fires += f;
         if let Some((p, s)) = disconnect {
             verifier.note_disconnect(p, s);
         }
@@ -213,5 +298,90 @@ pub(super) fn delivered(
         corrected,
         uncorrected,
         last_ns,
+        fires,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::message::Message;
+    use crate::payload::Word;
+
+    /// A sink of one injector's `n` events over one hop, under `reactor`.
+    fn sink(reactor: Reactor, n: u64) -> (SinkState, Arc<Vec<Gauge>>) {
+        let gauges = Arc::new(vec![Gauge::new(1, 1)]);
+        let s = Sink {
+            index: 0,
+            lens: vec![n],
+            timed: 1,
+            reactor,
+            work: 0,
+            ordering: Ordering::PerProducerFifo,
+            gauges: gauges.clone(),
+            n_hops: 1,
+            clock: Clock::start(),
+            progress: Progress::for_sample(),
+        };
+        (s.start(), gauges)
+    }
+
+    fn event(seq: u64) -> Stamped<Word> {
+        Stamped::<Word>::build_in(Default::default(), 0, seq)
+    }
+
+    /// The hop's writer has sent `sent` events (as the injector publishes it).
+    fn sent(gauges: &[Gauge], sent: u64) {
+        gauges[0].sent[0].store(sent, AtomicOrdering::Relaxed);
+    }
+
+    #[test]
+    fn a_sequential_reactor_fires_every_event() {
+        let (mut s, gauges) = sink(Reactor::Sequential, 4);
+        sent(&gauges, 4);
+        for seq in 0..4 {
+            s.on_event(&event(seq));
+        }
+        s.flush();
+        let r = s.finish(0, None);
+        assert_eq!((r.fires, r.corrected.len()), (4, 4));
+    }
+
+    /// Events already counted in the hop are drained without firing; the newest fires once.
+    #[test]
+    fn a_latest_reactor_drains_what_arrived_and_fires_once_on_the_newest() {
+        let (mut s, gauges) = sink(Reactor::Latest, 6);
+        // Three events arrived while the reactor was busy: 0 and 1 are drained, 2 fires.
+        sent(&gauges, 3);
+        for seq in 0..3 {
+            s.on_event(&event(seq));
+        }
+        assert_eq!(s.fires, 1);
+        // One at a time: each fires.
+        for seq in 3..5 {
+            sent(&gauges, seq + 1);
+            s.on_event(&event(seq));
+        }
+        assert_eq!(s.fires, 3);
+        s.flush();
+        assert_eq!(s.fires, 3, "nothing was held");
+        // Every event was verified, whether it fired or not.
+        assert_eq!(s.verifier.count(), 5);
+    }
+
+    /// The final event fires even when the writer's count ran ahead of what the hop delivered:
+    /// the event held when the hop ends fires then.
+    #[test]
+    fn the_event_held_when_the_hop_ends_fires() {
+        let (mut s, gauges) = sink(Reactor::Latest, 3);
+        sent(&gauges, 4);
+        for seq in 0..3 {
+            s.on_event(&event(seq));
+        }
+        assert_eq!(s.fires, 0);
+        s.flush();
+        let r = s.finish(0, None);
+        assert_eq!((r.fires, r.corrected.len()), (1, 1));
+        assert_eq!(r.verifier.finish().violation, None);
+    }
 }

@@ -61,6 +61,7 @@ pub(super) fn paced_result(outcomes: &[SampleOutcome]) -> Option<PacedResult> {
         },
         sent: figures.iter().map(|p| p.sent).sum(),
         delivered: outcomes.iter().map(|o| o.messages).sum(),
+        fires: Some(figures.iter().map(|p| p.fires).sum()),
         hops,
     })
 }
