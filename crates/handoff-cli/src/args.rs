@@ -4,8 +4,7 @@ use clap::{Args, Parser, Subcommand};
 use handoff::payload::PayloadKind;
 use handoff::plan::value::{
     Batch, Capacity, Count, HopCapacity, MaxTrials, MergeHop, Parsed, Rate, RateValue, Samples,
-    StageWorkNs,
-    ThreadCount, TimeoutMs, Warmup,
+    StageWorkNs, ThreadCount, TimeoutMs, Warmup,
 };
 use handoff::workload::{Delivery, Driver, PacerMode, Reactor, WorkloadKind};
 use std::path::PathBuf;

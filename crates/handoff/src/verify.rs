@@ -572,11 +572,15 @@ mod tests {
             let mut v = Verifier::with_lengths(&[4, 2], ordering, consumers);
             feed(&mut v, &whole);
             let d = v.finish();
-            assert_eq!((d.count, d.violation), (6, None), "{ordering:?}/{consumers}");
+            assert_eq!(
+                (d.count, d.violation),
+                (6, None),
+                "{ordering:?}/{consumers}"
+            );
 
             // The short stream's last message missing: named with its own length.
             let mut v = Verifier::with_lengths(&[4, 2], ordering, consumers);
-            feed(&mut v, &whole[..4]);
+            feed(&mut v, &[whole[0], whole[1], whole[2], whole[3], whole[5]]);
             let bad = v.finish().violation.unwrap();
             assert_eq!(
                 (bad.kind, bad.producer, bad.expected, bad.got),

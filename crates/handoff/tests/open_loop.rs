@@ -641,7 +641,10 @@ fn a_merge_source_feeds_a_middle_hop_and_every_event_of_both_arrives() {
     use handoff::workload::MergeSource;
     let _serial = serial();
     let c = handoff::catalog::Catalog::builtin();
-    for (driver, hop) in [("threads", "crossbeam-bounded"), ("tokio-multi:2", "tokio-mpsc-bounded")] {
+    for (driver, hop) in [
+        ("threads", "crossbeam-bounded"),
+        ("tokio-multi:2", "tokio-mpsc-bounded"),
+    ] {
         let mut spec = pipeline(&[hop, hop, hop], Delivery::Sequential, 20_000);
         spec.driver = driver.parse().unwrap();
         spec.pipeline.as_mut().unwrap().merge = Some(MergeSource {
@@ -658,7 +661,10 @@ fn a_merge_source_feeds_a_middle_hop_and_every_event_of_both_arrives() {
         let timed = histogram::decode(o.latency.as_deref().unwrap())
             .unwrap()
             .len();
-        assert_eq!(timed, 2_000, "{driver}: the merge source's events are not timed");
+        assert_eq!(
+            timed, 2_000,
+            "{driver}: the merge source's events are not timed"
+        );
     }
 }
 
@@ -683,7 +689,11 @@ fn a_pipeline_shape_that_cannot_run_is_refused_with_the_reason() {
         let why = invalid(&spec);
         assert!(why.contains(&format!("not hop {hop}")), "{why}");
     }
-    let mut spec = pipeline(&["crossbeam-bounded", "latest-cell"], Delivery::Latest, 1_000);
+    let mut spec = pipeline(
+        &["crossbeam-bounded", "latest-cell"],
+        Delivery::Latest,
+        1_000,
+    );
     spec.pipeline.as_mut().unwrap().reactor = Reactor::Latest;
     let why = invalid(&spec);
     assert!(why.contains("already keeps only the newest"), "{why}");

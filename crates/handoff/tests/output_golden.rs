@@ -31,7 +31,9 @@ use handoff::semantics::{
 use handoff::stats::modes::{Mode, Modes};
 use handoff::stats::shared_regimes::SharedRegimes;
 use handoff::stats::Summary;
-use handoff::workload::{Delivery, Driver, Hop, Pacing, PipelineSpec, RampSpec, WorkloadKind};
+use handoff::workload::{
+    Delivery, Driver, Hop, MergeSource, Pacing, PipelineSpec, RampSpec, Reactor, WorkloadKind,
+};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -686,7 +688,33 @@ fn pipelines() -> Vec<TrialResult> {
         vec![hop("hop-a", Some(64), 0), hop("hop-b", None, 1)],
     ));
     no_refusals(&mut latest);
+    if let Some(p) = latest.paced.as_mut() {
+        (p.delivered, p.fires) = (310_000, Some(310_000));
+    }
     out.push(latest);
+    // A latest reactor on the sequential row's hops, a source merging into hop 2: every event
+    // delivered, fewer fired.
+    let mut reactor = open_loop("hop-a", WorkloadKind::Pipeline, Pacing::Rate(20_000));
+    let mut spec = pipeline_spec(Delivery::Sequential, 0);
+    spec.reactor = Reactor::Latest;
+    spec.reactor_work_ns = 40_000;
+    spec.merge = Some(MergeSource {
+        hop: 2,
+        rate: 2_000,
+    });
+    reactor.params.pipeline = Some(spec);
+    reactor.latency = Some(latency("one-way from intended send", 41_000, 380_000));
+    reactor.paced = Some(paced_result(
+        20_000,
+        20_000.0,
+        true,
+        vec![hop("hop-a", Some(64), 1), hop("hop-b", Some(1024), 3)],
+    ));
+    no_refusals(&mut reactor);
+    if let Some(p) = reactor.paced.as_mut() {
+        (p.sent, p.delivered, p.fires) = (550_000, 550_000, Some(380_000));
+    }
+    out.push(reactor);
 
     // A fan-out pipeline: every consumer gets every event.
     let mut fan = open_loop("bus", WorkloadKind::Pipeline, Pacing::Rate(20_000));

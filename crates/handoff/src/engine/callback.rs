@@ -51,7 +51,7 @@ impl<M: Message> Sink<M> for EngineSink {
 
 enum Member {
     Producer(ProducerReport),
-    Finished(Option<EngineSink>, Instant),
+    Finished(Option<Box<EngineSink>>, Instant),
 }
 
 /// Runs one streaming sample over a callback transport.
@@ -132,7 +132,7 @@ impl<'a, T: CallbackTransport, M: Message> Engine for Callback<'a, T, M> {
         });
         crew.spawn("finisher", move || {
             let sink = handle.finish();
-            Member::Finished(sink, Instant::now())
+            Member::Finished(sink.map(Box::new), Instant::now())
         });
     }
 }
@@ -173,7 +173,7 @@ impl Shape for Callbacks<'_> {
             match m {
                 Member::Producer(p) => prods.push(p),
                 Member::Finished(s, at) => {
-                    sink = s;
+                    sink = s.map(|s| *s);
                     finished_at = at;
                 }
             }

@@ -231,14 +231,15 @@ fn transport_label(r: &TrialResult) -> String {
             if !p.reactor.is_default() || p.reactor_work_ns > 0 {
                 s.push_str(&format!(" · reactor {}", p.reactor));
                 if p.reactor_work_ns > 0 {
-                    s.push_str(&format!(
-                        " {}",
-                        fmt::duration(p.reactor_work_ns as f64)
-                    ));
+                    s.push_str(&format!(" {}", fmt::duration(p.reactor_work_ns as f64)));
                 }
             }
             if let Some(m) = p.merge {
-                s.push_str(&format!(" · + source → hop {} @ {}", m.hop, fmt::rate(m.rate as f64)));
+                s.push_str(&format!(
+                    " · + source → hop {} @ {}",
+                    m.hop,
+                    fmt::rate(m.rate as f64)
+                ));
             }
             s
         }
@@ -602,6 +603,7 @@ impl Distinct {
             bytes: false,
             language: false,
             wakeups: false,
+            fires: false,
         }
     }
 }
@@ -1246,10 +1248,7 @@ fn paced_cells(r: &TrialResult, cells: &mut Vec<String>) {
 /// A pipeline row's events sent (injectors and merge source, over the samples) and fires.
 fn fires_cells(r: &TrialResult) -> (String, String) {
     match r.paced.as_ref() {
-        Some(p) => (
-            fmt::count(p.sent),
-            p.fires.map_or_else(dash, fmt::count),
-        ),
+        Some(p) => (fmt::count(p.sent), p.fires.map_or_else(dash, fmt::count)),
         None => (dash(), dash()),
     }
 }

@@ -35,8 +35,8 @@ use crate::semantics::Ordering;
 use crate::suggest::{LookupError, Thing};
 use crate::transport::OptionSpec;
 use crate::workload::{
-    Delivery, Driver, Hop, MergeSource, Messages, Pacing, PipelineSpec, RampSpec, Reactor, TrialSpec,
-    WorkloadKind,
+    Delivery, Driver, Hop, MergeSource, Messages, Pacing, PipelineSpec, RampSpec, Reactor,
+    TrialSpec, WorkloadKind,
 };
 use std::collections::BTreeMap;
 

@@ -199,30 +199,49 @@ fn pipelines_expand_per_transport_or_from_hops_and_check_delivery() {
 /// every reactor key belongs to pipelines only.
 #[test]
 fn reactor_strategies_sweep_on_the_same_hops_and_a_merge_source_is_checked() {
-    use crate::workload::{MergeSource, Reactor};
+    use crate::workload::{MergeSource, PipelineSpec, Reactor};
     let pipe = "[[benchmark]]\nworkload = \"pipeline\"\nhops = [\"crossbeam-bounded\", \"crossbeam-bounded\", \"crossbeam-bounded\"]\nrate = 1000\n";
     let s = parse(&format!(
         "{pipe}reactor = [\"sequential\", \"latest\"]\nreactor_work_ns = 5000\nmerge_hop = 2\nmerge_rate = 500\n"
     ))
     .unwrap();
     assert_eq!(s.trials.len(), 2);
-    let ps: Vec<&PipelineSpec> = s.trials.iter().map(|t| t.pipeline.as_ref().unwrap()).collect();
+    let ps: Vec<&PipelineSpec> = s
+        .trials
+        .iter()
+        .map(|t| t.pipeline.as_ref().unwrap())
+        .collect();
     assert_eq!(
         ps.iter().map(|p| p.reactor).collect::<Vec<_>>(),
         [Reactor::Sequential, Reactor::Latest]
     );
-    assert_eq!(ps[0].hops, ps[1].hops, "both strategies run on the same hops");
+    assert_eq!(
+        ps[0].hops, ps[1].hops,
+        "both strategies run on the same hops"
+    );
     assert_eq!(ps[1].reactor_work_ns, 5000);
     assert_eq!(ps[1].merge, Some(MergeSource { hop: 2, rate: 500 }));
 
-    assert_err(&format!("{pipe}reactor = \"lastest\"\n"), 5, "did you mean `latest`");
+    assert_err(
+        &format!("{pipe}reactor = \"lastest\"\n"),
+        5,
+        "did you mean `latest`",
+    );
     assert_err(&format!("{pipe}merge_hop = 2\n"), 5, "no `merge_rate`");
     assert_err(&format!("{pipe}merge_rate = 10\n"), 5, "no `merge_hop`");
-    assert_err(&format!("{pipe}merge_hop = 1\nmerge_rate = 10\n"), 5, "from 2 to 64");
-    assert_err(&format!("{pipe}merge_hop = 4\nmerge_rate = 10\n"), 5, "not hop 4");
     assert_err(
-        "[[benchmark]]\nworkload = \"pipeline\"\nhops = [\"crossbeam-bounded\", \"latest-cell\"]\ndelivery = \"latest\"\nreactor = \"latest\"\n",
+        &format!("{pipe}merge_hop = 1\nmerge_rate = 10\n"),
         5,
+        "must be at least 2",
+    );
+    assert_err(
+        &format!("{pipe}merge_hop = 4\nmerge_rate = 10\n"),
+        5,
+        "not hop 4",
+    );
+    assert_err(
+        "[[benchmark]]\nworkload = \"pipeline\"\nhops = [\"crossbeam-bounded\", \"latest-cell\"]\nhop_capacity = [64, 1]\ndelivery = \"latest\"\nreactor = \"latest\"\n",
+        6,
         "already keeps only the newest value",
     );
     assert_err(
@@ -230,7 +249,12 @@ fn reactor_strategies_sweep_on_the_same_hops_and_a_merge_source_is_checked() {
         5,
         "conflates at or after the merge",
     );
-    for key in ["reactor = \"latest\"", "reactor_work_ns = 10", "merge_hop = 2", "merge_rate = 5"] {
+    for key in [
+        "reactor = \"latest\"",
+        "reactor_work_ns = 10",
+        "merge_hop = 2",
+        "merge_rate = 5",
+    ] {
         assert_err(
             &format!("[[benchmark]]\nworkload = \"paced\"\ntransports = [\"rtrb\"]\nrate = 1000\n{key}\n"),
             5,

@@ -40,7 +40,10 @@ impl Gauge {
 
     /// Messages its writers have sent (each counts a send once it has returned).
     pub fn sent_total(&self) -> u64 {
-        self.sent.iter().map(|s| s.load(AtomicOrdering::Relaxed)).sum()
+        self.sent
+            .iter()
+            .map(|s| s.load(AtomicOrdering::Relaxed))
+            .sum()
     }
 
     /// Messages in the hop now.

@@ -126,11 +126,15 @@ impl Setup {
             PacerMode::Auto => Wait::Spin,
         };
         let per = messages / injectors.max(1) as u64;
-        let merge = spec.pipeline.as_ref().and_then(|p| p.merge).map(|m| Merged {
-            hop: m.hop - 1,
-            per: m.events(per * injectors as u64, rate),
-            interval: Pacer::interval_ns(m.rate, 1),
-        });
+        let merge = spec
+            .pipeline
+            .as_ref()
+            .and_then(|p| p.merge)
+            .map(|m| Merged {
+                hop: m.hop - 1,
+                per: m.events(per * injectors as u64, rate),
+                interval: Pacer::interval_ns(m.rate, 1),
+            });
         let mut lens = vec![per; injectors];
         lens.extend(merge.as_ref().map(|m| m.per));
         let clock = Clock::start();
@@ -415,13 +419,8 @@ pub(super) fn run_tasks<M: Message>(
         cores: crew_cores,
         placement: place.clone(),
     };
-    let mut crew: Threads<Member> = Threads::planned(
-        outside + 1,
-        crew_plan,
-        place,
-        spec,
-        Progress::for_sample(),
-    );
+    let mut crew: Threads<Member> =
+        Threads::planned(outside + 1, crew_plan, place, spec, Progress::for_sample());
     let progress = crew.progress().clone();
     let tally = crew.cpu().unwrap_or_default();
     let ready = Arc::new(AtomicBool::new(false));

@@ -24,9 +24,9 @@ use crate::message::Message;
 use crate::open_loop::clock::Clock;
 use crate::open_loop::Stamped;
 use crate::semantics::Ordering;
-use crate::workload::Reactor;
 use crate::transport::Receiver;
 use crate::verify::{self, Verdict, Verifier};
+use crate::workload::Reactor;
 use hdrhistogram::Histogram;
 use std::sync::atomic::Ordering as AtomicOrdering;
 use std::sync::Arc;
@@ -327,7 +327,7 @@ mod tests {
     }
 
     fn event(seq: u64) -> Stamped<Word> {
-        Stamped::<Word>::build_in(Default::default(), 0, seq)
+        Stamped::<Word>::build(0, seq)
     }
 
     /// The hop's writer has sent `sent` events (as the injector publishes it).
