@@ -710,7 +710,18 @@ fn quick_runtime_channels_suite_passes() {
         .iter()
         .filter(|r| r["transport"] == "tokio-oneshot")
         .collect::<Vec<_>>();
-    assert_eq!(oneshot.len(), 3);
+    // Threads, tokio current-thread and multi-thread, may.
+    assert_eq!(oneshot.len(), 4);
+    let may_channel: Vec<_> = results
+        .iter()
+        .filter(|r| r["transport"] == "may-mpsc")
+        .map(|r| r["params"]["driver"].as_str().unwrap())
+        .collect();
+    assert!(!may_channel.is_empty());
+    assert!(
+        may_channel.iter().all(|d| ["threads", "may:2"].contains(d)),
+        "{may_channel:?}"
+    );
     for r in oneshot {
         assert_eq!(r["workload"], "ping-pong");
         assert!(r["latency"]["p50"].as_u64().unwrap() > 0);
