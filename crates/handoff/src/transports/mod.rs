@@ -43,6 +43,9 @@
 //! | `flume-async`           | `flume::bounded(capacity)`, async API             | MPMC, per-producer FIFO, bounded ≥ 0, async          |
 //! | `kanal-async`           | `kanal::bounded_async(capacity)`                  | MPMC, per-producer FIFO, bounded ≥ 0, async          |
 //!
+//! The operating system's byte channels (`uds-stream`, `uds-seqpacket`, `tcp-loopback`, `pipe`)
+//! are in `ipc/`, with their own table.
+//!
 //! The async transports (the last eight) implement
 //! [`AsyncTransport`](crate::transport_async::AsyncTransport) and run under every driver: tasks
 //! on a tokio runtime, or OS threads each driving its loop with one `block_on`.
@@ -82,6 +85,8 @@ mod crossbeam_queues;
 mod direct_callback;
 mod disruptor_ring;
 mod flume_channels;
+#[cfg(target_os = "linux")]
+mod ipc;
 mod kanal_channel;
 mod latest_cell;
 mod may_channel;
@@ -138,6 +143,8 @@ pub fn register_all(catalog: &mut Catalog) {
     catalog.register(Entry::pull(LatestCell));
     catalog.register(Entry::pull(BusBroadcast));
     catalog.register(Entry::pull(CrossbeamFanout));
+    #[cfg(target_os = "linux")]
+    ipc::register(catalog);
     register_async(catalog);
 }
 

@@ -1,0 +1,122 @@
+//! The operating system's byte channels (`uds-stream`, `uds-seqpacket`, `tcp-loopback`, `pipe`)
+//! between two threads of one process: exact counts for every workload and payload they carry,
+//! and the payloads and shapes they cannot carry refused with the reason.
+
+use handoff::catalog::Catalog;
+use handoff::executor::{run_sample, SampleRequest};
+use handoff::outcome::SampleStatus;
+use handoff::payload::PayloadKind;
+use handoff::workload::{Messages, Pacing, TrialSpec, WorkloadKind};
+use std::collections::BTreeMap;
+
+/// Every IPC transport.
+const IPC: [&str; 4] = ["uds-stream", "uds-seqpacket", "tcp-loopback", "pipe"];
+
+fn spec(transport: &str, workload: WorkloadKind, payload: PayloadKind) -> TrialSpec {
+    TrialSpec {
+        transport: transport.into(),
+        workload,
+        driver: Default::default(),
+        payload,
+        capacity: 64,
+        producers: 1,
+        consumers: 1,
+        messages: Messages::Fixed(5_000),
+        batch: None,
+        options: BTreeMap::new(),
+        samples: 1,
+        warmup: 0,
+        timeout_ms: 20_000,
+        pin: false,
+        fresh_process: false,
+        pacing: Pacing::Closed,
+        pacer: Default::default(),
+        pipeline: None,
+        layout: None,
+    }
+}
+
+fn status(spec: &TrialSpec, n: u64) -> (SampleStatus, u64) {
+    let o = run_sample(&Catalog::builtin(), spec, SampleRequest::of(n));
+    (o.status, o.messages)
+}
+
+/// Every message arrives once and in order, one at a time and in batches (one write per run),
+/// for a word, a 64-byte report and a 4 KiB body.
+#[test]
+fn every_mechanism_delivers_an_exact_stream_of_every_plain_payload() {
+    let payloads = ["u64", "report64", "bytes:4096"];
+    for t in IPC {
+        for p in payloads {
+            for batch in [None, Some(64)] {
+                let mut s = spec(t, WorkloadKind::Spsc, p.parse().unwrap());
+                s.batch = batch;
+                let label = s.label();
+                assert_eq!(status(&s, 5_000), (SampleStatus::Pass, 5_000), "{label}");
+            }
+        }
+    }
+}
+
+/// A pipe takes several writers; each writes whole messages of at most PIPE_BUF bytes, so
+/// their streams never interleave inside a message.
+#[test]
+fn a_pipe_takes_several_writers_and_refuses_messages_larger_than_pipe_buf() {
+    for batch in [None, Some(100)] {
+        let mut s = spec("pipe", WorkloadKind::Mpsc, PayloadKind::Report64);
+        s.producers = 4;
+        s.batch = batch;
+        assert_eq!(status(&s, 8_000), (SampleStatus::Pass, 8_000), "{batch:?}");
+    }
+    let mut s = spec("pipe", WorkloadKind::Mpsc, "bytes:8192".parse().unwrap());
+    s.producers = 2;
+    match status(&s, 100).0 {
+        SampleStatus::Unsupported(why) => assert!(why.contains("PIPE_BUF"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn every_mechanism_runs_ping_pong_and_a_paced_stream() {
+    for t in IPC {
+        let s = spec(t, WorkloadKind::PingPong, PayloadKind::U64);
+        assert_eq!(status(&s, 1_000).0, SampleStatus::Pass, "{t} ping-pong");
+        let mut s = spec(t, WorkloadKind::Paced, PayloadKind::U64);
+        s.pacing = Pacing::Rate(20_000);
+        let o = run_sample(&Catalog::builtin(), &s, SampleRequest::of(2_000));
+        assert_eq!((o.status, o.messages), (SampleStatus::Pass, 2_000), "{t} paced");
+        let paced = o.paced.expect("open-loop figures");
+        assert!(!paced.refusals_observable, "{t}: a byte stream cannot refuse a whole send");
+    }
+}
+
+/// What cannot cross a byte channel is refused, saying why: a payload that owns heap memory, and
+/// a message larger than one packet.
+#[test]
+fn what_cannot_cross_is_refused_with_the_reason() {
+    for t in IPC {
+        match status(&spec(t, WorkloadKind::Spsc, PayloadKind::Boxed(64)), 100).0 {
+            SampleStatus::Unsupported(why) => assert!(why.contains("heap"), "{t}: {why}"),
+            other => panic!("{t}: {other:?}"),
+        }
+    }
+    let s = spec(
+        "uds-seqpacket",
+        WorkloadKind::Spsc,
+        "bytes:65536".parse().unwrap(),
+    );
+    match status(&s, 100).0 {
+        SampleStatus::Unsupported(why) => assert!(why.contains("packet"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// `tcp-loopback` declares `nodelay`, and both values run.
+#[test]
+fn tcp_runs_with_and_without_nodelay() {
+    for v in ["on", "off"] {
+        let mut s = spec("tcp-loopback", WorkloadKind::PingPong, PayloadKind::U64);
+        s.options.insert("nodelay".into(), v.into());
+        assert_eq!(status(&s, 200).0, SampleStatus::Pass, "nodelay={v}");
+    }
+}
