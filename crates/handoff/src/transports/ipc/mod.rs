@@ -78,9 +78,10 @@ impl<K: Mechanism> Transport for Ipc<K> {
         let size = wire::wire_size::<M>()?;
         let chunk = self.0.chunk(size, cfg.producers)?;
         let bytes = cfg.capacity.max(1).saturating_mul(size);
-        let (writers, reader) = self.0.open(cfg, bytes).map_err(|e| {
-            BuildError::Unsupported(format!("{}: {e}", self.0.info().name))
-        })?;
+        let (writers, reader) = self
+            .0
+            .open(cfg, bytes)
+            .map_err(|e| BuildError::Unsupported(format!("{}: {e}", self.0.info().name)))?;
         let senders = writers
             .into_iter()
             .map(|w| WireTx::new(w, chunk))

@@ -9,8 +9,9 @@
 use super::Mechanism;
 use crate::semantics::{Semantics, WaitStrategy};
 use crate::transport::{BuildError, ChannelConfig, TransportInfo};
-use std::io::{self, PipeReader, PipeWriter};
-use std::os::fd::AsRawFd;
+use std::fs::File;
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 
 /// The most bytes the kernel writes into a pipe atomically.
 const PIPE_BUF: usize = libc::PIPE_BUF;
@@ -24,8 +25,8 @@ const MAX_PIPE_SIZE: usize = 1 << 20;
 pub(crate) struct Pipe;
 
 impl Mechanism for Pipe {
-    type Writer = PipeWriter;
-    type Reader = PipeReader;
+    type Writer = File;
+    type Reader = File;
 
     fn info(&self) -> TransportInfo {
         TransportInfo::new(
@@ -38,12 +39,19 @@ impl Mechanism for Pipe {
         )
     }
 
-    fn open(
-        &self,
-        cfg: &ChannelConfig,
-        bytes: usize,
-    ) -> io::Result<(Vec<PipeWriter>, PipeReader)> {
-        let (reader, writer) = io::pipe()?;
+    fn open(&self, cfg: &ChannelConfig, bytes: usize) -> io::Result<(Vec<File>, File)> {
+        let mut fds = [0 as libc::c_int; 2];
+        // SAFETY: `fds` has room for the two descriptors pipe2 writes.
+        if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: pipe2 succeeded, so both descriptors are open and owned by nobody else.
+        let (reader, writer) = unsafe {
+            (
+                File::from(OwnedFd::from_raw_fd(fds[0])),
+                File::from(OwnedFd::from_raw_fd(fds[1])),
+            )
+        };
         let size = libc::c_int::try_from(bytes.clamp(PIPE_BUF, MAX_PIPE_SIZE)).unwrap_or(0);
         // SAFETY: `writer` is an open pipe; F_SETPIPE_SZ takes an int and changes no memory
         // of ours.

@@ -129,9 +129,14 @@ impl Mechanism for UdsSeqpacket {
             return Err(io::Error::last_os_error());
         }
         // SAFETY: socketpair succeeded, so both descriptors are open and owned by nobody else.
-        let (reader, writer) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+        let (reader, writer) =
+            unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
         // A packet must fit the sending buffer whole.
-        size_buffers(writer.as_raw_fd(), reader.as_raw_fd(), bytes.max(2 * PACKET))?;
+        size_buffers(
+            writer.as_raw_fd(),
+            reader.as_raw_fd(),
+            bytes.max(2 * PACKET),
+        )?;
         Ok((vec![File::from(writer)], File::from(reader)))
     }
 

@@ -247,8 +247,10 @@ mod tests {
         for dribble in [1, 3, 64, 1000] {
             let got = round_trip::<Word>(50, 24, dribble);
             assert_eq!(got.len(), 50);
-            assert!(got.iter().enumerate().all(|(i, m)| m.seq() == i as u64
-                && m.check().is_some()));
+            assert!(got
+                .iter()
+                .enumerate()
+                .all(|(i, m)| m.seq() == i as u64 && m.check().is_some()));
             let got = round_trip::<Report64>(20, 4096, dribble);
             assert_eq!(got.len(), 20);
             assert!(got.iter().all(|m| m.check().is_some()));
