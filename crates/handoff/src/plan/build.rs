@@ -942,7 +942,7 @@ impl Bench<'_> {
                         stage_work_ns: or(&s.stage_work_ns, |n| n.0, defaults::STAGE_WORK_NS),
                         delivery,
                         reactor,
-                        reactor_work_ns: or(&s.reactor_work_ns, |n| n.0, defaults::STAGE_WORK_NS),
+                        reactor_work_ns: or(&s.reactor_work_ns, |n| n.0, defaults::REACTOR_WORK_NS),
                         merge: merge.map(|(m, _)| m),
                     };
                     let problem = crate::engine::pipeline::shape_problem(&spec, |i| {

@@ -30,6 +30,8 @@ pub(crate) const PIN: bool = true;
 pub(crate) const PROBES: bool = true;
 /// Busy work per pipeline stage and event, nanoseconds.
 pub(crate) const STAGE_WORK_NS: u64 = 0;
+/// Busy work per fire of a pipeline's reactor, nanoseconds.
+pub(crate) const REACTOR_WORK_NS: u64 = 0;
 /// A pipeline's hop capacities (the reference scenario's).
 pub(crate) const HOP_CAPACITIES: [usize; 3] = [64, 1024, 256];
 /// The workload of an ad-hoc run that names none.

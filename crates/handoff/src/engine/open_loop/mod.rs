@@ -308,12 +308,11 @@ fn take_apart<S, R>(
     let mut stages = Vec::new();
     let mut source = None;
     for (h, (rx, mut out)) in readers.into_iter().zip(writers).enumerate() {
+        let too_few = || format!("hop {}: adapter returned too few senders", h + 2);
         if merge == Some(h + 1) {
-            source = out.pop();
+            source = Some(out.pop().ok_or_else(too_few)?);
         }
-        let (Some(tx), true) = (out.pop(), merge != Some(h + 1) || source.is_some()) else {
-            return Err(format!("hop {}: adapter returned too few senders", h + 2));
-        };
+        let tx = out.pop().ok_or_else(too_few)?;
         stages.push((rx, tx));
     }
     Ok(Parts {
@@ -322,6 +321,30 @@ fn take_apart<S, R>(
         sinks: sink_readers,
         source,
     })
+}
+
+/// Spawns the injectors (one per sender of the first hop) and the merge source (if it has a
+/// sender) on the producer side of `crew`, each waiting for `ready` if given.
+fn spawn_sources<M: Message, S: Sender<Stamped<M>>>(
+    crew: &mut Threads<Member>,
+    setup: &Setup,
+    injectors: Vec<S>,
+    source: Option<S>,
+    ready: Option<Arc<AtomicBool>>,
+    spec: &TrialSpec,
+) {
+    let form = M::form(spec.payload);
+    for (id, tx) in injectors.into_iter().enumerate() {
+        let injector = setup.injector(id, ready.clone());
+        crew.spawn_as(Side::Producer, &format!("injector-{id}"), move || {
+            Member::Injector(injector.run::<M, S>(tx, form))
+        });
+    }
+    if let (Some(source), Some(tx)) = (setup.source(ready), source) {
+        crew.spawn_as(Side::Producer, "source", move || {
+            Member::Source(source.run::<M, S>(tx, form))
+        });
+    }
 }
 
 /// Runs one open-loop sample of `messages` events (in total over the producers) through
@@ -354,18 +377,7 @@ where
     };
     let mut crew: Threads<Member> =
         Threads::planned(threads, plan, place, spec, Progress::for_sample());
-    let form = M::form(spec.payload);
-    for (id, tx) in parts.injectors.into_iter().enumerate() {
-        let injector = setup.injector(id, None);
-        crew.spawn_as(Side::Producer, &format!("injector-{id}"), move || {
-            Member::Injector(injector.run::<M, S>(tx, form))
-        });
-    }
-    if let (Some(source), Some(tx)) = (setup.source(None), parts.source) {
-        crew.spawn_as(Side::Producer, "source", move || {
-            Member::Source(source.run::<M, S>(tx, form))
-        });
-    }
+    spawn_sources::<M, S>(&mut crew, &setup, parts.injectors, parts.source, None, spec);
     for (h, (rx, tx)) in parts.stages.into_iter().enumerate() {
         let stage = setup.stage(h, spec);
         crew.spawn_as(Side::Consumer, &format!("stage-{}", h + 1), move || {
@@ -424,18 +436,14 @@ pub(super) fn run_tasks<M: Message>(
     let progress = crew.progress().clone();
     let tally = crew.cpu().unwrap_or_default();
     let ready = Arc::new(AtomicBool::new(false));
-    let form = M::form(spec.payload);
-    for (id, tx) in parts.injectors.into_iter().enumerate() {
-        let injector = setup.injector(id, Some(ready.clone()));
-        crew.spawn_as(Side::Producer, &format!("injector-{id}"), move || {
-            Member::Injector(injector.run::<M, _>(tx, form))
-        });
-    }
-    if let (Some(source), Some(tx)) = (setup.source(Some(ready.clone())), parts.source) {
-        crew.spawn_as(Side::Producer, "source", move || {
-            Member::Source(source.run::<M, _>(tx, form))
-        });
-    }
+    spawn_sources::<M, _>(
+        &mut crew,
+        &setup,
+        parts.injectors,
+        parts.source,
+        Some(ready.clone()),
+        spec,
+    );
     let mut tasks: Vec<Task<Member>> = Vec::new();
     for (h, (rx, tx)) in parts.stages.into_iter().enumerate() {
         let stage = setup.stage(h, spec);

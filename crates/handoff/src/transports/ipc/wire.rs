@@ -68,14 +68,19 @@ impl<W: Write, M: Message> WireTx<W, M> {
         true
     }
 
-    /// Appends `msg`'s wire block to the batch buffer.
+    /// Appends `msg`'s wire block to the batch buffer, written straight into its spare room
+    /// (no zero-filling first: a 4 KiB body would be written twice).
     #[inline]
     fn encode(&mut self, msg: &M) {
         let at = self.buf.len();
-        self.buf.resize(at + self.size, 0);
-        // SAFETY: `size` is `M::WIRE_SIZE` (checked in `new`) and the buffer has just been
-        // grown by `size` bytes at `at`.
-        unsafe { msg.write_wire(self.buf.as_mut_ptr().add(at)) };
+        self.buf.reserve(self.size);
+        // SAFETY: `size` is `M::WIRE_SIZE` (checked in `new`) and `reserve` gave room for
+        // `size` more bytes at `at`; `write_wire` writes every one of the `WIRE_SIZE` bytes of
+        // its block, so the new length covers written bytes only.
+        unsafe {
+            msg.write_wire(self.buf.as_mut_ptr().add(at));
+            self.buf.set_len(at + self.size);
+        }
     }
 }
 
