@@ -6,7 +6,7 @@ use handoff::plan::value::{
     Batch, Capacity, Count, HopCapacity, MaxTrials, MergeHop, Parsed, Rate, RateValue, Samples,
     StageWorkNs, ThreadCount, TimeoutMs, Warmup,
 };
-use handoff::workload::{Delivery, Driver, PacerMode, Reactor, WorkloadKind};
+use handoff::workload::{Boundary, Delivery, Driver, PacerMode, Reactor, WorkloadKind};
 use std::path::PathBuf;
 
 /// What `handoff --help` prints after the options: the exit codes (from [`crate::exit::CODES`])
@@ -283,6 +283,10 @@ pub struct RunArgs {
     /// keys that multiply them.
     #[arg(long, value_name = "N")]
     pub max_trials: Option<MaxTrials>,
+    /// Where the two sides run: threads (of one process) or processes (the producers in one
+    /// worker process, the consumers in another; IPC transports only). A list sweeps both.
+    #[arg(long, value_delimiter = ',')]
+    pub placement: Vec<Parsed<Boundary>>,
     /// Run every sample in a worker process of its own (suite key `fresh_process`).
     #[arg(long)]
     pub fresh_process: bool,

@@ -149,6 +149,7 @@ fn params(a: &RunArgs) -> Params {
         merge_hop: one("--merge-hop", &a.merge_hop),
         merge_rate: one("--merge-rate", &a.merge_rate),
         driver: list("--driver", &a.driver),
+        placement: list("--placement", &a.placement),
         ..Params::default()
     }
 }

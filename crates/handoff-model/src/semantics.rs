@@ -162,6 +162,8 @@ pub enum Locality {
     CrossThread,
     /// The producer's thread runs the consumer's code: no hand-off between cores happens.
     SameThread,
+    /// The message crosses from a thread of one process to a thread of another.
+    CrossProcess,
 }
 
 /// How the consumer side receives messages.
@@ -441,6 +443,7 @@ impl fmt::Display for Locality {
         f.write_str(match self {
             Locality::CrossThread => "cross-thread",
             Locality::SameThread => "same-thread",
+            Locality::CrossProcess => "cross-process",
         })
     }
 }

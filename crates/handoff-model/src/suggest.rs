@@ -41,6 +41,8 @@ pub enum Thing {
     Delivery,
     /// A pipeline reactor's input strategy.
     Reactor,
+    /// A trial placement (`threads`, `processes`).
+    Placement,
     /// A transport option.
     Option,
     /// A value of the named transport option.
@@ -63,6 +65,7 @@ impl fmt::Display for Thing {
             Thing::Pacer => f.write_str("pacer"),
             Thing::Delivery => f.write_str("delivery"),
             Thing::Reactor => f.write_str("reactor strategy"),
+            Thing::Placement => f.write_str("placement"),
             Thing::Option => f.write_str("option"),
             Thing::OptionValue(option) => write!(f, "value for option `{option}`:"),
             Thing::GateKind => f.write_str("gate kind"),

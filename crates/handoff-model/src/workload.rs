@@ -450,6 +450,10 @@ pub struct TrialSpec {
     /// sample inherits another's heap, caches, allocator state or a plugin's global state.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub fresh_process: bool,
+    /// Where the two sides run: threads of one process (the default), or the producers in one
+    /// worker process and the consumers in another (`processes`).
+    #[serde(default, skip_serializing_if = "Boundary::is_threads")]
+    pub placement: Boundary,
     /// Open-loop pacing: closed loop for the streaming workloads, a fixed rate or a ramp for
     /// `paced`, `ramp` and `pipeline`.
     #[serde(default)]
@@ -649,6 +653,51 @@ impl FromStr for Reactor {
         all.into_iter()
             .find(|m| m.name() == s)
             .ok_or_else(|| LookupError::listing(Thing::Reactor, s, all.iter().map(|m| m.name())))
+    }
+}
+
+/// The boundary a trial's hand-off crosses: between threads of one process, or between two
+/// processes (the producers in one worker process, the consumers in another).
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Boundary {
+    /// Producers and consumers are threads of one process.
+    #[default]
+    Threads,
+    /// Producers run in one process, consumers in another.
+    Processes,
+}
+
+impl Boundary {
+    /// The name used in suites and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Boundary::Threads => "threads",
+            Boundary::Processes => "processes",
+        }
+    }
+
+    /// Whether this is the default, threads of one process (left out of serialized specs).
+    pub fn is_threads(&self) -> bool {
+        *self == Boundary::Threads
+    }
+}
+
+impl fmt::Display for Boundary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Boundary {
+    type Err = LookupError;
+    fn from_str(s: &str) -> Result<Self, LookupError> {
+        let all = [Boundary::Threads, Boundary::Processes];
+        all.into_iter()
+            .find(|m| m.name() == s)
+            .ok_or_else(|| LookupError::listing(Thing::Placement, s, all.iter().map(|m| m.name())))
     }
 }
 

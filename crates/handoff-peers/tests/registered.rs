@@ -71,6 +71,7 @@ fn spec(name: &str, capacity: usize, many: bool, payload: PayloadKind, batch: bo
         timeout_ms: 10_000,
         pin: false,
         fresh_process: false,
+        placement: Default::default(),
         pacing: Default::default(),
         pacer: Default::default(),
         pipeline: None,

@@ -194,6 +194,7 @@ fn main() {
             timeout_ms: 60_000,
             pin: true,
             fresh_process: false,
+            placement: Default::default(),
             pacing: Default::default(),
             pacer: Default::default(),
             pipeline: None,

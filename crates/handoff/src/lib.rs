@@ -70,6 +70,8 @@ pub(crate) mod round_trip_timer;
 mod runner;
 pub use handoff_model::semantics;
 pub mod session;
+#[cfg(target_os = "linux")]
+pub(crate) mod shared_memory;
 pub(crate) mod sweep;
 pub use handoff_model::stats;
 pub use handoff_model::suggest;
@@ -79,6 +81,7 @@ pub(crate) mod table_key;
 pub mod testing;
 pub mod transport;
 pub mod transport_async;
+pub mod transport_cross;
 pub mod transports;
 pub mod verify;
 pub mod worker;

@@ -140,6 +140,9 @@ impl<T: AsyncTransport, M: Message> BuildHop<M> for AsyncRunner<T> {
 pub struct Entry {
     info: TransportInfo,
     runner: Arc<dyn Runner>,
+    /// How it runs across two processes, if it can.
+    #[cfg(target_os = "linux")]
+    remote: Option<Arc<dyn crate::engine::processes::Remote>>,
 }
 
 impl Entry {
@@ -148,6 +151,8 @@ impl Entry {
         Entry {
             info: t.info(),
             runner: Arc::new(PullRunner(Arc::new(t))),
+            #[cfg(target_os = "linux")]
+            remote: None,
         }
     }
 
@@ -156,6 +161,8 @@ impl Entry {
         Entry {
             info: t.info(),
             runner: Arc::new(CallbackRunner(Arc::new(t))),
+            #[cfg(target_os = "linux")]
+            remote: None,
         }
     }
 
@@ -165,7 +172,27 @@ impl Entry {
         Entry {
             info: t.info(),
             runner: Arc::new(AsyncRunner(Arc::new(t))),
+            #[cfg(target_os = "linux")]
+            remote: None,
         }
+    }
+
+    /// Wraps a pull-style transport that can also run across two processes (see
+    /// [`crate::transport_cross`]).
+    #[cfg(target_os = "linux")]
+    pub fn cross_process<T: crate::transport_cross::CrossProcess>(t: T) -> Entry {
+        let t = Arc::new(t);
+        Entry {
+            info: t.info(),
+            runner: Arc::new(PullRunner(t.clone())),
+            remote: Some(Arc::new(crate::engine::processes::RemoteRunner(t))),
+        }
+    }
+
+    /// How it runs across two processes, if it can.
+    #[cfg(target_os = "linux")]
+    pub(crate) fn remote(&self) -> Option<&dyn crate::engine::processes::Remote> {
+        self.remote.as_deref()
     }
 
     /// Name, description and semantics.

@@ -89,7 +89,7 @@ pub struct Verifier {
 }
 
 /// What a verifier concluded.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Verdict {
     /// Messages delivered.
     pub count: u64,

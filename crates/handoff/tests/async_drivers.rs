@@ -57,6 +57,7 @@ fn spec(transport: &str, workload: WorkloadKind, producers: usize, driver: Drive
         timeout_ms: 20_000,
         pin: false,
         fresh_process: false,
+        placement: Default::default(),
         pacing: Default::default(),
         pacer: Default::default(),
         pipeline: None,

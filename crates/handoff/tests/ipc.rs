@@ -29,6 +29,7 @@ fn spec(transport: &str, workload: WorkloadKind, payload: PayloadKind) -> TrialS
         timeout_ms: 20_000,
         pin: false,
         fresh_process: false,
+        placement: Default::default(),
         pacing: Pacing::Closed,
         pacer: Default::default(),
         pipeline: None,

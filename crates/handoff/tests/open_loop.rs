@@ -41,6 +41,7 @@ fn paced(transport: &str, rate: u64) -> TrialSpec {
         timeout_ms: 10_000,
         pin: false,
         fresh_process: false,
+        placement: Default::default(),
         pacing: Pacing::Rate(rate),
         pacer: PacerMode::Auto,
         pipeline: None,

@@ -25,6 +25,7 @@ fn spec(transport: &str, workload: WorkloadKind, producers: usize) -> TrialSpec 
         timeout_ms: 1_000,
         pin: false,
         fresh_process: false,
+        placement: Default::default(),
         pacing: Default::default(),
         pacer: Default::default(),
         pipeline: None,

@@ -36,6 +36,7 @@ fn spec(transport: &str, workload: WorkloadKind) -> TrialSpec {
         timeout_ms: WATCHDOG.as_millis() as u64,
         pin: false,
         fresh_process: false,
+        placement: Default::default(),
         pacing: Default::default(),
         pacer: Default::default(),
         pipeline: None,

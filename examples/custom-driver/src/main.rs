@@ -239,6 +239,7 @@ mod tests {
             timeout_ms: 60_000,
             pin: false,
             fresh_process: false,
+            placement: Default::default(),
             pacing: Default::default(),
             pacer: Default::default(),
             pipeline: None,

@@ -212,11 +212,24 @@ impl StartLine {
     }
 }
 
+/// Where a crew's members meet before timing begins: the crew's own [`StartLine`], or one in
+/// memory shared with another process's members (see `super::processes`).
+pub(crate) trait Line: Send + Sync {
+    /// Arrives and waits for every member.
+    fn arrive(&self);
+}
+
+impl Line for StartLine {
+    fn arrive(&self) {
+        self.wait();
+    }
+}
+
 /// The crew under construction and, once started, being collected.
 pub(crate) struct Crew<R> {
     tx: mpsc::Sender<(usize, thread::Result<R>)>,
     rx: mpsc::Receiver<(usize, thread::Result<R>)>,
-    barrier: Arc<StartLine>,
+    barrier: Arc<dyn Line>,
     plan: Plan,
     spawned: usize,
     /// The sample's placement (stack padding per member), if layouts are randomised.
@@ -288,6 +301,13 @@ impl<R: Send + 'static> Crew<R> {
         }
     }
 
+    /// The crew with its members meeting at `line` (shared with members elsewhere) instead of
+    /// a start line of their own.
+    pub(crate) fn on_line(mut self, line: Arc<dyn Line>) -> Crew<R> {
+        self.barrier = line;
+        self
+    }
+
     /// The crew with its members' stacks padded as `layout` says (nothing when `None`).
     pub(crate) fn laid_out(mut self, layout: Option<SampleLayout>) -> Crew<R> {
         self.layout = layout;
@@ -337,7 +357,7 @@ impl<R: Send + 'static> Crew<R> {
                 }
                 // The member's whole life, from the start line on, runs below its padding.
                 let out = layout::with_stack_pad(frames, || {
-                    barrier.wait();
+                    barrier.arrive();
                     let cpu_start = side.and_then(|_| cpu::thread_cpu_ns());
                     let out = catch_unwind(AssertUnwindSafe(work));
                     if let Some(side) = side {

@@ -27,6 +27,8 @@ pub mod hop;
 mod open_loop;
 mod pingpong;
 pub mod pipeline;
+#[cfg(target_os = "linux")]
+pub(crate) mod processes;
 mod same_worker;
 mod sample;
 mod stream;

@@ -21,7 +21,10 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 use std::time::Instant;
 
-enum Member {
+/// What a member of a ping-pong sample reports (once per sample: the pinger's histogram and
+/// verifier are moved, not copied, so the variants' sizes do not matter).
+#[allow(clippy::large_enum_variant)]
+pub(super) enum Member {
     Pinger {
         start: Instant,
         end: Instant,
@@ -31,7 +34,8 @@ enum Member {
     },
     Ponger {
         start: Instant,
-        verifier: Verifier,
+        /// What its verifier concluded of the requests.
+        requests: Verdict,
         failed: (u64, u64),
     },
 }
@@ -61,9 +65,9 @@ struct PingPong<'a, T, M> {
 /// A ping-pong sample's [`Shape`]: the pinger's and the ponger's threads, and the outcome from
 /// their reports.
 #[derive(Clone, Copy)]
-struct RoundTrips<'a> {
-    spec: &'a TrialSpec,
-    round_trips: u64,
+pub(super) struct RoundTrips<'a> {
+    pub spec: &'a TrialSpec,
+    pub round_trips: u64,
 }
 
 /// A channel's one sender and one receiver.
@@ -94,64 +98,81 @@ impl<'a, T: Transport, M: Message> Engine for PingPong<'a, T, M> {
         let round_trips = self.shape.round_trips;
         let form = M::form(self.shape.spec.payload);
         let progress = crew.progress().clone();
-        let hist = histogram::new();
         crew.spawn_as(Side::Producer, "pinger", move || {
-            let mut tx = req_tx;
-            let mut rx = rep_rx;
-            let mut hist = hist;
-            let mut verifier = Verifier::new(1, round_trips, Ordering::PerProducerFifo, 1);
-            // The same timer, used the same way, as the stamped cache-line probe (`probes`).
-            let timer = RoundTripTimer::new();
-            let mut cadence = Cadence::new();
-            let start = Instant::now();
-            for i in 0..round_trips {
-                let t0 = timer.stamp();
-                if tx.send(M::build_in(form, 0, i)).is_err() {
-                    verifier.note_disconnect(0, i);
-                    break;
-                }
-                let Some(reply) = rx.recv() else { break };
-                let rtt = timer.elapsed_ns(t0);
-                verifier.observe(&reply);
-                drop(reply);
-                histogram::record(&mut hist, rtt);
-                // Round trips count as progress, published between two of them.
-                if verifier.count() >= cadence.next() {
-                    cadence.publish(verifier.count(), &progress.delivered);
-                }
-                if verifier.count() != i + 1 {
-                    break;
-                }
-            }
-            let end = Instant::now();
-            cadence.finish(verifier.count(), &progress.delivered);
-            let failed = (tx.failed_attempts(), rx.failed_attempts());
-            drop(tx);
-            Member::Pinger {
-                start,
-                end,
-                verifier,
-                hist,
-                failed,
-            }
+            ping::<M, _, _>(req_tx, rep_rx, form, round_trips, &progress)
         });
         crew.spawn_as(Side::Consumer, "ponger", move || {
-            let mut rx = req_rx;
-            let mut tx = rep_tx;
-            let mut verifier = Verifier::new(1, round_trips, Ordering::PerProducerFifo, 1);
-            let start = Instant::now();
-            while let Some(req) = rx.recv() {
-                verifier.observe(&req);
-                if tx.send(req).is_err() {
-                    break;
-                }
-            }
-            Member::Ponger {
-                start,
-                verifier,
-                failed: (tx.failed_attempts(), rx.failed_attempts()),
-            }
+            pong::<M, _, _>(req_rx, rep_tx, round_trips)
         });
+    }
+}
+
+/// The pinger: sends `round_trips` requests built in `form` on `tx`, each after the reply to
+/// the one before has come back on `rx`, and times every round trip.
+pub(super) fn ping<M: Message, S: Sender<M>, R: Receiver<M>>(
+    mut tx: S,
+    mut rx: R,
+    form: M::Form,
+    round_trips: u64,
+    progress: &Progress,
+) -> Member {
+    let mut hist = histogram::new();
+    let mut verifier = Verifier::new(1, round_trips, Ordering::PerProducerFifo, 1);
+    // The same timer, used the same way, as the stamped cache-line probe (`probes`).
+    let timer = RoundTripTimer::new();
+    let mut cadence = Cadence::new();
+    let start = Instant::now();
+    for i in 0..round_trips {
+        let t0 = timer.stamp();
+        if tx.send(M::build_in(form, 0, i)).is_err() {
+            verifier.note_disconnect(0, i);
+            break;
+        }
+        let Some(reply) = rx.recv() else { break };
+        let rtt = timer.elapsed_ns(t0);
+        verifier.observe(&reply);
+        drop(reply);
+        histogram::record(&mut hist, rtt);
+        // Round trips count as progress, published between two of them.
+        if verifier.count() >= cadence.next() {
+            cadence.publish(verifier.count(), &progress.delivered);
+        }
+        if verifier.count() != i + 1 {
+            break;
+        }
+    }
+    let end = Instant::now();
+    cadence.finish(verifier.count(), &progress.delivered);
+    let failed = (tx.failed_attempts(), rx.failed_attempts());
+    drop(tx);
+    Member::Pinger {
+        start,
+        end,
+        verifier,
+        hist,
+        failed,
+    }
+}
+
+/// The ponger: verifies each request from `rx` and sends it back on `tx`, until the requests
+/// end.
+pub(super) fn pong<M: Message, R: Receiver<M>, S: Sender<M>>(
+    mut rx: R,
+    mut tx: S,
+    round_trips: u64,
+) -> Member {
+    let mut verifier = Verifier::new(1, round_trips, Ordering::PerProducerFifo, 1);
+    let start = Instant::now();
+    while let Some(req) = rx.recv() {
+        verifier.observe(&req);
+        if tx.send(req).is_err() {
+            break;
+        }
+    }
+    Member::Ponger {
+        start,
+        requests: verify::merge(vec![verifier]),
+        failed: (tx.failed_attempts(), rx.failed_attempts()),
     }
 }
 
@@ -183,14 +204,13 @@ impl Shape for RoundTrips<'_> {
             }),
             Some(Member::Ponger {
                 start: s2,
-                verifier: v2,
+                requests,
                 failed: f2,
             }),
         ) = (it.next(), it.next())
         else {
             unreachable!("crew members come back in spawn order")
         };
-        let requests = verify::merge(vec![v2]);
         let replies = verify::merge(vec![verifier]);
         let verdict = Verdict {
             violation: requests.violation.or(replies.violation),

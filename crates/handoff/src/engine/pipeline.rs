@@ -318,6 +318,7 @@ mod tests {
             timeout_ms: 1000,
             pin: false,
             fresh_process: false,
+            placement: Default::default(),
             pacing: Pacing::Rate(1000),
             pacer: Default::default(),
             pipeline: Some(PipelineSpec {

@@ -289,6 +289,13 @@ impl<R: Send + 'static> Threads<R> {
         Threads { crew, place }
     }
 
+    /// These threads meeting at `line`, shared with members elsewhere (see
+    /// [`Crew::on_line`]).
+    pub fn on_line(mut self, line: Arc<dyn super::crew::Line>) -> Threads<R> {
+        self.crew = self.crew.on_line(line);
+        self
+    }
+
     /// Adds a member: a thread named `name` that runs `work` (see [`Crew::spawn`]).
     pub fn spawn<F>(&mut self, name: &str, work: F)
     where

@@ -26,7 +26,7 @@ pub(super) struct ProducerReport {
 }
 
 /// What one consumer thread reports.
-struct ConsumerReport {
+pub(super) struct ConsumerReport {
     start: Instant,
     /// When the last expected message arrived (single consumer) or the stream ended (several).
     end: Instant,
@@ -34,7 +34,8 @@ struct ConsumerReport {
     verifier: Verifier,
 }
 
-enum Member {
+/// What a member of a streaming sample reports.
+pub(super) enum Member {
     Producer(ProducerReport),
     Consumer(ConsumerReport),
 }
@@ -109,7 +110,7 @@ struct Stream<'a, T, M> {
 
 /// A streaming sample's [`Shape`]: its threads, and the outcome from their reports.
 #[derive(Clone, Copy)]
-struct Streams<'a>(Flow<'a>);
+pub(super) struct Streams<'a>(pub Flow<'a>);
 
 impl<'a, T: Transport, M: Message> Engine for Stream<'a, T, M> {
     type Shape = Streams<'a>;
@@ -212,7 +213,9 @@ pub(super) fn note_refusals(prods: &[ProducerReport], v: &mut Verifier) {
     }
 }
 
-fn consume<M: Message, R: Receiver<M>>(
+/// Receives and verifies until the stream ends; `single`: the only consumer, which stamps the
+/// end at the `total`-th message.
+pub(super) fn consume<M: Message, R: Receiver<M>>(
     mut rx: R,
     mut v: Verifier,
     total: u64,

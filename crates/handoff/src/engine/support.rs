@@ -196,6 +196,7 @@ mod tests {
             timeout_ms: 1000,
             pin: false,
             fresh_process: false,
+            placement: Default::default(),
             pacing: Pacing::Closed,
             pacer: Default::default(),
             pipeline: None,

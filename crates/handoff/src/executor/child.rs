@@ -165,17 +165,28 @@ impl Child {
 
 #[cfg(unix)]
 pub(crate) fn describe_exit(status: std::process::ExitStatus) -> String {
+    describe_exit_of("worker", status)
+}
+
+/// How the process `who` ended, e.g. `peer process killed by signal 9 (SIGKILL)`.
+#[cfg(unix)]
+pub(crate) fn describe_exit_of(who: &str, status: std::process::ExitStatus) -> String {
     use std::os::unix::process::ExitStatusExt;
     match (status.code(), status.signal()) {
-        (_, Some(sig)) => format!("worker killed by signal {sig} ({})", signal_name(sig)),
-        (Some(code), _) => format!("worker exited with code {code}"),
-        _ => "worker ended".into(),
+        (_, Some(sig)) => format!("{who} killed by signal {sig} ({})", signal_name(sig)),
+        (Some(code), _) => format!("{who} exited with code {code}"),
+        _ => format!("{who} ended"),
     }
 }
 
 #[cfg(not(unix))]
 pub(crate) fn describe_exit(status: std::process::ExitStatus) -> String {
-    format!("worker ended: {status}")
+    describe_exit_of("worker", status)
+}
+
+#[cfg(not(unix))]
+pub(crate) fn describe_exit_of(who: &str, status: std::process::ExitStatus) -> String {
+    format!("{who} ended: {status}")
 }
 
 #[cfg(unix)]

@@ -24,8 +24,8 @@ mod child;
 pub mod spawn;
 
 pub use captured::Printed;
-pub(crate) use child::describe_exit;
 pub use child::Child;
+pub(crate) use child::{describe_exit, describe_exit_of};
 
 /// What the session asks of one sample.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -106,7 +106,23 @@ pub fn run_sample(catalog: &Catalog, spec: &TrialSpec, request: SampleRequest) -
     };
     let pad = layout.map(|l| crate::layout::allocate_pad(&l));
     let messages = request.messages;
-    let mut outcome = if spec.workload.is_open_loop() {
+    #[cfg(target_os = "linux")]
+    let across = spec.placement == crate::workload::Boundary::Processes;
+    #[cfg(not(target_os = "linux"))]
+    let across = false;
+    let mut outcome = if across {
+        #[cfg(target_os = "linux")]
+        {
+            crate::engine::processes::run(catalog, spec, messages)
+        }
+        #[cfg(not(target_os = "linux"))]
+        unreachable!()
+    } else if spec.placement == crate::workload::Boundary::Processes {
+        SampleOutcome::status_only(
+            SampleStatus::Unsupported("placement processes runs on Linux only".into()),
+            Placement::default(),
+        )
+    } else if spec.workload.is_open_loop() {
         crate::engine::pipeline::run(catalog, spec, messages)
     } else {
         match catalog.lookup(&spec.transport) {

@@ -962,10 +962,16 @@ fn figure_columns(kind: Shape) -> &'static [&'static str] {
     }
 }
 
-/// The label of a row: the transport (or pipeline), its capacity where capacities differ, its
-/// options and its async driver.
+/// Marker of a row whose producers and consumers ran in two processes.
+pub(crate) const CROSS_PROCESS_MARK: &str = " ⇄ process";
+
+/// The label of a row: the transport (or pipeline), whether it crossed a process boundary, its
+/// capacity where capacities differ, its options and its async driver.
 fn row_label(r: &TrialResult, varying: &Varying) -> String {
     let mut label = transport_label(r);
+    if r.semantics.locality == Locality::CrossProcess {
+        label.push_str(CROSS_PROCESS_MARK);
+    }
     if varying.capacity {
         if let Some(c) = r.params.capacity {
             label.push_str(&format!(" cap={c}"));
@@ -1573,6 +1579,7 @@ mod tests {
             timeout_ms: p.timeout_ms,
             pin: false,
             fresh_process: false,
+            placement: Default::default(),
             pacing: Pacing::Rate(rate),
             pacer: Default::default(),
             pipeline: None,

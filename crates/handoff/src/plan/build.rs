@@ -19,7 +19,7 @@
 //! # Expansion
 //! Each `[[benchmark]]` expands to the cartesian product of its lists, in this order, the last
 //! varying fastest: workload, transport, payload, capacity, producers, consumers, batch,
-//! messages, each option (by option name), pacing, pipeline, driver (so the drivers of one
+//! messages, each option (by option name), pacing, pipeline, driver, placement (so the drivers of one
 //! transport and setting sit side by side and their samples interleave). Benchmarks follow each
 //! other in file order. Names are checked here; whether a transport supports a workload or a
 //! capacity is left to the engine, which reports such a trial `unsupported` or `invalid`.
@@ -35,8 +35,8 @@ use crate::semantics::Ordering;
 use crate::suggest::{LookupError, Thing};
 use crate::transport::OptionSpec;
 use crate::workload::{
-    Delivery, Driver, Hop, MergeSource, Messages, Pacing, PipelineSpec, RampSpec, Reactor,
-    TrialSpec, WorkloadKind,
+    Boundary, Delivery, Driver, Hop, MergeSource, Messages, Pacing, PipelineSpec, RampSpec,
+    Reactor, TrialSpec, WorkloadKind,
 };
 use std::collections::BTreeMap;
 
@@ -586,11 +586,17 @@ impl Bench<'_> {
             timeout_ms: or(&s.timeout_ms, |n| n.0, defaults::TIMEOUT_MS),
             pin: or(&s.pin, |b| *b, defaults::PIN),
             fresh_process: or(&s.fresh_process, |b| *b, false),
+            placement: Default::default(),
             pacing: Pacing::Closed,
             pacer: or(&s.pacer, |p| p.0, Default::default()),
             pipeline: None,
             layout: None,
         };
+        let placements: Vec<Boundary> = or(
+            &s.placement,
+            |d| d.0.iter().map(|x| x.0).collect(),
+            vec![Boundary::Threads],
+        );
         let dims = Dims {
             kept: overlay.workloads.is_empty() || overlay.workloads.contains(&workload),
             template,
@@ -609,6 +615,7 @@ impl Bench<'_> {
             pacings,
             pipelines,
             drivers,
+            placements,
         };
         if dims.count() > 0 {
             self.fits_memory(&dims, limits)?;
@@ -1048,6 +1055,7 @@ struct Dims {
     pacings: Vec<Pacing>,
     pipelines: Vec<Option<PipelineSpec>>,
     drivers: Vec<Driver>,
+    placements: Vec<Boundary>,
 }
 
 impl Dims {
@@ -1084,6 +1092,7 @@ impl Dims {
             f.push(("delivery × reactor".into(), self.pipelines.len() / chains));
         }
         f.push(("driver".into(), self.drivers.len()));
+        f.push(("placement".into(), self.placements.len()));
         f
     }
 
@@ -1104,6 +1113,7 @@ impl Dims {
             self.pacings.len(),
             self.pipelines.len(),
             self.drivers.len(),
+            self.placements.len(),
         ]
         .iter()
         .map(|&n| n as u128)
@@ -1140,6 +1150,7 @@ impl Dims {
             }
         });
         out = product(out, &self.drivers, |t, v| t.driver = *v);
+        out = product(out, &self.placements, |t, v| t.placement = *v);
         trials.extend(out);
     }
 }

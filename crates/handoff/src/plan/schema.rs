@@ -12,7 +12,7 @@ use super::value::{
     UpToValue, Values, Warmup,
 };
 use crate::payload::PayloadKind;
-use crate::workload::{Delivery, Driver, PacerMode, Reactor, WorkloadKind};
+use crate::workload::{Boundary, Delivery, Driver, PacerMode, Reactor, WorkloadKind};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
@@ -140,6 +140,8 @@ params! {
     merge_rate: RateValue,
     /// What runs producers and consumers.
     driver: List<Parsed<Driver>>,
+    /// Where the two sides run: threads of one process, or two processes.
+    placement: List<Parsed<Boundary>>,
 }
 
 /// A suite file as written.

@@ -21,7 +21,7 @@ use crate::report::{Latency, LimitDistance, Params, RampResult, RawSample, Trial
 use crate::semantics::{Locality, Semantics};
 use crate::stats::modes::{self, Modes};
 use crate::stats::Summary;
-use crate::workload::{Driver, Messages, Pacing, TrialSpec, WorkloadKind};
+use crate::workload::{Boundary, Driver, Messages, Pacing, TrialSpec, WorkloadKind};
 use handoff_model::cpu::CpuFigures;
 
 /// What a trial ran, as its summary reads it.
@@ -187,6 +187,10 @@ fn effective_semantics(catalog: &Catalog, spec: &TrialSpec) -> Semantics {
     // this result is a same-thread hand-off and is shown (and ranked) as one.
     if spec.driver == Driver::TokioCurrent {
         semantics.locality = Locality::SameThread;
+    }
+    // Producers in one process and consumers in another: every message crosses the boundary.
+    if spec.placement == Boundary::Processes {
+        semantics.locality = Locality::CrossProcess;
     }
     semantics
 }

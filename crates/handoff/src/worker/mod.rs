@@ -60,8 +60,18 @@ pub(crate) const ORPHANED: i32 = 3;
 ///
 /// The plugin libraries in `plugins` are loaded once the protocol is safe from what they print;
 /// one that cannot be loaded makes every sample `invalid` with the reason.
+///
+/// Started with `HANDOFF_PEER` in its environment, the process is instead the peer of a
+/// worker's cross-process sample: it serves that one sample and ends (see
+/// `crate::engine::processes`).
 pub fn serve_stdio(catalog: &Catalog, plugins: &[std::path::PathBuf]) -> std::io::Result<()> {
-    orphan::on_parent_death();
+    #[cfg(target_os = "linux")]
+    let peer = std::env::var_os(crate::engine::processes::peer::PEER_ENV).is_some();
+    #[cfg(not(target_os = "linux"))]
+    let peer = false;
+    if !peer {
+        orphan::on_parent_death();
+    }
     let stdio::Protocol { input, output } = stdio::take()?;
     let mut catalog = catalog.clone();
     let mut broken = None;
@@ -69,6 +79,14 @@ pub fn serve_stdio(catalog: &Catalog, plugins: &[std::path::PathBuf]) -> std::io
         if let Err(e) = crate::plugin::register_library(&mut catalog, path) {
             broken = Some(format!("plugin {}: {e}", path.display()));
         }
+    }
+    #[cfg(target_os = "linux")]
+    {
+        if peer {
+            return crate::engine::processes::serve_peer(&catalog, BufReader::new(input), output);
+        }
+        // This worker starts its cross-process samples' peers with its own command.
+        crate::engine::processes::peer::record_own_command();
     }
     let running = Arc::new(AtomicBool::new(false));
     let (tx, rx) = mpsc::channel::<std::io::Result<String>>();

@@ -1,7 +1,8 @@
 //! Byte channels of the operating system as transports: the mechanisms two processes use to
-//! hand messages over (`uds-stream`, `uds-seqpacket`, `tcp-loopback`, `pipe`), here measured
-//! between two threads of one process, the baseline the same mechanism has without the process
-//! boundary.
+//! hand messages over (`uds-stream`, `uds-seqpacket`, `tcp-loopback`, `pipe`). Each runs
+//! between two processes ([`CrossProcess`]: one listens, the other joins by a rendezvous that
+//! leaves nothing behind, see [`Mechanism::listen`]) and between two threads of one process,
+//! the baseline the same mechanism has without the process boundary.
 //!
 //! | name            | what                                               | declared semantics                          |
 //! |-----------------|----------------------------------------------------|---------------------------------------------|
@@ -34,26 +35,57 @@ pub(crate) mod wire;
 use crate::catalog::{Catalog, Entry};
 use crate::message::Message;
 use crate::transport::{BuildError, ChannelConfig, Endpoints, Transport, TransportInfo};
-use std::io::{Read, Write};
+use crate::transport_cross::CrossProcess;
+use std::io::{self, Read, Write};
 use wire::{WireRx, WireTx};
 
-/// One mechanism: how its channel's ends are opened in this process.
+/// Which way this process uses its end of a channel that joins two processes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Dir {
+    /// This process reads.
+    Read,
+    /// This process writes.
+    Write,
+}
+
+/// One mechanism: how its channel's ends are opened, in one process or in two.
 pub(crate) trait Mechanism: Send + Sync + 'static {
-    /// The writing end.
-    type Writer: Write + Send + 'static;
-    /// The reading end.
-    type Reader: Read + Send + 'static;
+    /// An end of the channel (both directions use the same kind of descriptor).
+    type End: Read + Write + Send + 'static;
+    /// What the listening process holds until the other has joined.
+    type Listener: Send + 'static;
 
     /// Name, description and declared semantics.
     fn info(&self) -> TransportInfo;
 
-    /// The channel's ends: `cfg.producers` writers and one reader, with a kernel buffer of
-    /// about `bytes`.
-    fn open(
+    /// The channel's ends in this process: `cfg.producers` writers and one reader, with a
+    /// kernel buffer of about `bytes`.
+    fn open(&self, cfg: &ChannelConfig, bytes: usize) -> io::Result<(Vec<Self::End>, Self::End)>;
+
+    /// Opens a channel with a kernel buffer of about `bytes` for another process to join: what
+    /// this process keeps, and the rendezvous (an abstract socket name, a port on 127.0.0.1,
+    /// descriptors under `/proc/<pid>/fd`: nothing a killed process would leave behind).
+    fn listen(&self, cfg: &ChannelConfig, bytes: usize) -> io::Result<(Self::Listener, String)>;
+
+    /// This process's end, used `dir`, once the other process has joined.
+    fn accept(
         &self,
+        listener: Self::Listener,
+        dir: Dir,
         cfg: &ChannelConfig,
         bytes: usize,
-    ) -> std::io::Result<(Vec<Self::Writer>, Self::Reader)>;
+    ) -> io::Result<Self::End>;
+
+    /// Joins the channel at `rendezvous` with `count` ends used `dir` (several writers where
+    /// the mechanism takes them).
+    fn join(
+        &self,
+        rendezvous: &str,
+        dir: Dir,
+        count: usize,
+        cfg: &ChannelConfig,
+        bytes: usize,
+    ) -> io::Result<Vec<Self::End>>;
 
     /// The most bytes one write may carry for messages of `wire` bytes from `writers` writers
     /// (whole messages are cut to fit), or why such messages cannot cross.
@@ -63,9 +95,34 @@ pub(crate) trait Mechanism: Send + Sync + 'static {
 /// A mechanism as a catalog transport.
 pub(crate) struct Ipc<K>(pub K);
 
+/// The room a reader keeps for the largest write (a packet socket delivers a packet whole or
+/// cuts it).
+fn read_buffer(chunk: usize) -> usize {
+    chunk.max(64 * 1024)
+}
+
+impl<K: Mechanism> Ipc<K> {
+    /// The wire size of `M`, the most one write carries for `writers` writers, and the kernel
+    /// buffer for `cfg`'s capacity.
+    fn sizes<M: Message>(
+        &self,
+        cfg: &ChannelConfig,
+        writers: usize,
+    ) -> Result<(usize, usize), BuildError> {
+        let size = wire::wire_size::<M>()?;
+        let chunk = self.0.chunk(size, writers)?;
+        Ok((chunk, cfg.capacity.max(1).saturating_mul(size)))
+    }
+
+    /// An I/O error of the mechanism, as the transport's refusal.
+    fn refused(&self, e: io::Error) -> BuildError {
+        BuildError::Unsupported(format!("{}: {e}", self.0.info().name))
+    }
+}
+
 impl<K: Mechanism> Transport for Ipc<K> {
-    type Tx<M: Message> = WireTx<K::Writer, M>;
-    type Rx<M: Message> = WireRx<K::Reader, M>;
+    type Tx<M: Message> = WireTx<K::End, M>;
+    type Rx<M: Message> = WireRx<K::End, M>;
 
     fn info(&self) -> TransportInfo {
         self.0.info()
@@ -75,19 +132,13 @@ impl<K: Mechanism> Transport for Ipc<K> {
         &self,
         cfg: &ChannelConfig,
     ) -> Result<Endpoints<Self::Tx<M>, Self::Rx<M>>, BuildError> {
-        let size = wire::wire_size::<M>()?;
-        let chunk = self.0.chunk(size, cfg.producers)?;
-        let bytes = cfg.capacity.max(1).saturating_mul(size);
-        let (writers, reader) = self
-            .0
-            .open(cfg, bytes)
-            .map_err(|e| BuildError::Unsupported(format!("{}: {e}", self.0.info().name)))?;
+        let (chunk, bytes) = self.sizes::<M>(cfg, cfg.producers)?;
+        let (writers, reader) = self.0.open(cfg, bytes).map_err(|e| self.refused(e))?;
         let senders = writers
             .into_iter()
             .map(|w| WireTx::new(w, chunk))
             .collect::<Result<Vec<_>, _>>()?;
-        // Room for the largest write (a packet socket delivers a packet whole or cuts it).
-        let receiver = WireRx::new(reader, chunk.max(64 * 1024))?;
+        let receiver = WireRx::new(reader, read_buffer(chunk))?;
         Ok(Endpoints {
             senders,
             receivers: vec![receiver],
@@ -95,10 +146,75 @@ impl<K: Mechanism> Transport for Ipc<K> {
     }
 }
 
-/// Registers every IPC mechanism.
+impl<K: Mechanism> CrossProcess for Ipc<K> {
+    type Listener = K::Listener;
+
+    fn listen<M: Message>(&self, cfg: &ChannelConfig) -> Result<(K::Listener, String), BuildError> {
+        let (_, bytes) = self.sizes::<M>(cfg, cfg.producers)?;
+        self.0.listen(cfg, bytes).map_err(|e| self.refused(e))
+    }
+
+    fn accept_receiver<M: Message>(
+        &self,
+        listener: K::Listener,
+        cfg: &ChannelConfig,
+    ) -> Result<Self::Rx<M>, BuildError> {
+        let (chunk, bytes) = self.sizes::<M>(cfg, cfg.producers)?;
+        let end = self
+            .0
+            .accept(listener, Dir::Read, cfg, bytes)
+            .map_err(|e| self.refused(e))?;
+        WireRx::new(end, read_buffer(chunk))
+    }
+
+    fn accept_sender<M: Message>(
+        &self,
+        listener: K::Listener,
+        cfg: &ChannelConfig,
+    ) -> Result<Self::Tx<M>, BuildError> {
+        let (chunk, bytes) = self.sizes::<M>(cfg, 1)?;
+        let end = self
+            .0
+            .accept(listener, Dir::Write, cfg, bytes)
+            .map_err(|e| self.refused(e))?;
+        WireTx::new(end, chunk)
+    }
+
+    fn join_senders<M: Message>(
+        &self,
+        rendezvous: &str,
+        cfg: &ChannelConfig,
+    ) -> Result<Vec<Self::Tx<M>>, BuildError> {
+        let (chunk, bytes) = self.sizes::<M>(cfg, cfg.producers)?;
+        self.0
+            .join(rendezvous, Dir::Write, cfg.producers.max(1), cfg, bytes)
+            .map_err(|e| self.refused(e))?
+            .into_iter()
+            .map(|w| WireTx::new(w, chunk))
+            .collect()
+    }
+
+    fn join_receiver<M: Message>(
+        &self,
+        rendezvous: &str,
+        cfg: &ChannelConfig,
+    ) -> Result<Self::Rx<M>, BuildError> {
+        let (chunk, bytes) = self.sizes::<M>(cfg, cfg.producers)?;
+        let mut ends = self
+            .0
+            .join(rendezvous, Dir::Read, 1, cfg, bytes)
+            .map_err(|e| self.refused(e))?;
+        let end = ends
+            .pop()
+            .ok_or_else(|| BuildError::Invalid("joined with no end".into()))?;
+        WireRx::new(end, read_buffer(chunk))
+    }
+}
+
+/// Registers every IPC mechanism, each runnable in one process and across two.
 pub(crate) fn register(c: &mut Catalog) {
-    c.register(Entry::pull(Ipc(socket::UdsStream)));
-    c.register(Entry::pull(Ipc(socket::UdsSeqpacket)));
-    c.register(Entry::pull(Ipc(socket::TcpLoopback)));
-    c.register(Entry::pull(Ipc(pipe::Pipe)));
+    c.register(Entry::cross_process(Ipc(socket::UdsStream)));
+    c.register(Entry::cross_process(Ipc(socket::UdsSeqpacket)));
+    c.register(Entry::cross_process(Ipc(socket::TcpLoopback)));
+    c.register(Entry::cross_process(Ipc(pipe::Pipe)));
 }

@@ -2,11 +2,15 @@
 //!
 //! The stream sockets are opened as two processes open them: the reader listens (a Unix socket
 //! on an abstract address, which leaves no file behind, or TCP on 127.0.0.1 and a port the
-//! kernel picks), the writer connects, the reader accepts. The packet socket is a connected
-//! pair (`socketpair`). Each channel has one writer: a stream socket has no message boundaries
-//! for two writers to respect.
+//! kernel picks), the writer connects, the reader accepts. Within one process the packet socket
+//! is a connected pair (`socketpair`); across two it listens on an abstract address too. Each
+//! channel has one writer: a stream socket has no message boundaries for two writers to
+//! respect.
+//!
+//! Between two processes the rendezvous is `@name` for a Unix socket (its abstract address) and
+//! `127.0.0.1:port` for TCP.
 
-use super::Mechanism;
+use super::{Dir, Mechanism};
 use crate::semantics::{Semantics, WaitStrategy};
 use crate::transport::{BuildError, ChannelConfig, OptionTable, TransportInfo};
 use std::fs::File;
@@ -52,8 +56,135 @@ fn set_int(fd: RawFd, level: libc::c_int, name: libc::c_int, value: usize) -> io
 
 /// Sets the sending buffer of `writer` and the receiving buffer of `reader` to `bytes`.
 fn size_buffers(writer: RawFd, reader: RawFd, bytes: usize) -> io::Result<()> {
-    set_int(writer, libc::SOL_SOCKET, libc::SO_SNDBUF, bytes)?;
-    set_int(reader, libc::SOL_SOCKET, libc::SO_RCVBUF, bytes)
+    size_end(writer, Dir::Write, bytes)?;
+    size_end(reader, Dir::Read, bytes)
+}
+
+/// Sets the buffer of one end, used `dir`, to `bytes` (its sending or its receiving buffer).
+fn size_end(fd: RawFd, dir: Dir, bytes: usize) -> io::Result<()> {
+    let name = match dir {
+        Dir::Write => libc::SO_SNDBUF,
+        Dir::Read => libc::SO_RCVBUF,
+    };
+    set_int(fd, libc::SOL_SOCKET, name, bytes)
+}
+
+/// A socket channel takes one end per side: a second writer is refused.
+fn one_end(count: usize) -> io::Result<()> {
+    if count == 1 {
+        Ok(())
+    } else {
+        Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("a socket connection has one writer, not {count}"),
+        ))
+    }
+}
+
+/// The abstract name in a rendezvous `@name`.
+fn abstract_rendezvous(rendezvous: &str) -> io::Result<&str> {
+    rendezvous.strip_prefix('@').ok_or_else(|| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("`{rendezvous}` is not an abstract socket address (`@name`)"),
+        )
+    })
+}
+
+/// The address of the abstract Unix socket `name`, and its length.
+fn abstract_sockaddr(name: &str) -> io::Result<(libc::sockaddr_un, libc::socklen_t)> {
+    // SAFETY: sockaddr_un is plain data; all zeroes is a valid (empty) value.
+    let mut addr: libc::sockaddr_un = unsafe { std::mem::zeroed() };
+    addr.sun_family = libc::AF_UNIX as libc::sa_family_t;
+    let bytes = name.as_bytes();
+    // The first byte of the path stays 0: an abstract address.
+    if bytes.len() + 1 > addr.sun_path.len() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "abstract socket name too long",
+        ));
+    }
+    for (i, b) in bytes.iter().enumerate() {
+        addr.sun_path[i + 1] = *b as libc::c_char;
+    }
+    let len = std::mem::size_of::<libc::sa_family_t>() + 1 + bytes.len();
+    Ok((addr, len as libc::socklen_t))
+}
+
+/// A new Unix socket of `kind` (`SOCK_SEQPACKET`, …), closed on exec.
+fn unix_socket(kind: libc::c_int) -> io::Result<OwnedFd> {
+    // SAFETY: socket creates a descriptor or returns -1; no memory is passed.
+    let fd = unsafe { libc::socket(libc::AF_UNIX, kind | libc::SOCK_CLOEXEC, 0) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: `fd` was just created and is owned by nobody else.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+/// A Unix socket of `kind` listening on the abstract address `name`.
+fn listen_abstract(kind: libc::c_int, name: &str) -> io::Result<OwnedFd> {
+    let fd = unix_socket(kind)?;
+    let (addr, len) = abstract_sockaddr(name)?;
+    // SAFETY: `addr` is a valid sockaddr_un of `len` bytes and `fd` an open socket.
+    let r = unsafe {
+        libc::bind(
+            fd.as_raw_fd(),
+            (&addr as *const libc::sockaddr_un).cast(),
+            len,
+        )
+    };
+    // SAFETY: listen takes an open socket and a backlog.
+    if r != 0 || unsafe { libc::listen(fd.as_raw_fd(), 4) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(fd)
+}
+
+/// A Unix socket of `kind` connected to the abstract address `name`.
+fn connect_abstract(kind: libc::c_int, name: &str) -> io::Result<OwnedFd> {
+    let fd = unix_socket(kind)?;
+    let (addr, len) = abstract_sockaddr(name)?;
+    loop {
+        // SAFETY: `addr` is a valid sockaddr_un of `len` bytes and `fd` an open socket.
+        let r = unsafe {
+            libc::connect(
+                fd.as_raw_fd(),
+                (&addr as *const libc::sockaddr_un).cast(),
+                len,
+            )
+        };
+        if r == 0 {
+            return Ok(fd);
+        }
+        let e = io::Error::last_os_error();
+        if e.kind() != io::ErrorKind::Interrupted {
+            return Err(e);
+        }
+    }
+}
+
+/// The next connection on the listening socket `fd`.
+fn accept_fd(fd: &OwnedFd) -> io::Result<OwnedFd> {
+    loop {
+        // SAFETY: accept4 on an open listening socket, with no address asked for.
+        let c = unsafe {
+            libc::accept4(
+                fd.as_raw_fd(),
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+                libc::SOCK_CLOEXEC,
+            )
+        };
+        if c >= 0 {
+            // SAFETY: accept4 returned a new descriptor owned by nobody else.
+            return Ok(unsafe { OwnedFd::from_raw_fd(c) });
+        }
+        let e = io::Error::last_os_error();
+        if e.kind() != io::ErrorKind::Interrupted {
+            return Err(e);
+        }
+    }
 }
 
 /// A fresh abstract socket name, unique in this process.
@@ -70,8 +201,8 @@ fn abstract_name() -> String {
 pub(crate) struct UdsStream;
 
 impl Mechanism for UdsStream {
-    type Writer = UnixStream;
-    type Reader = UnixStream;
+    type End = UnixStream;
+    type Listener = UnixListener;
 
     fn info(&self) -> TransportInfo {
         TransportInfo::new(
@@ -94,6 +225,39 @@ impl Mechanism for UdsStream {
         Ok((vec![writer], reader))
     }
 
+    fn listen(&self, _cfg: &ChannelConfig, _bytes: usize) -> io::Result<(UnixListener, String)> {
+        let name = abstract_name();
+        let listener = UnixListener::bind_addr(&SocketAddr::from_abstract_name(&name)?)?;
+        Ok((listener, format!("@{name}")))
+    }
+
+    fn accept(
+        &self,
+        listener: UnixListener,
+        dir: Dir,
+        _cfg: &ChannelConfig,
+        bytes: usize,
+    ) -> io::Result<UnixStream> {
+        let (end, _) = listener.accept()?;
+        size_end(end.as_raw_fd(), dir, bytes)?;
+        Ok(end)
+    }
+
+    fn join(
+        &self,
+        rendezvous: &str,
+        dir: Dir,
+        count: usize,
+        _cfg: &ChannelConfig,
+        bytes: usize,
+    ) -> io::Result<Vec<UnixStream>> {
+        one_end(count)?;
+        let name = abstract_rendezvous(rendezvous)?;
+        let end = UnixStream::connect_addr(&SocketAddr::from_abstract_name(name)?)?;
+        size_end(end.as_raw_fd(), dir, bytes)?;
+        Ok(vec![end])
+    }
+
     fn chunk(&self, _wire: usize, _writers: usize) -> Result<usize, BuildError> {
         Ok(CHUNK)
     }
@@ -103,8 +267,8 @@ impl Mechanism for UdsStream {
 pub(crate) struct UdsSeqpacket;
 
 impl Mechanism for UdsSeqpacket {
-    type Writer = File;
-    type Reader = File;
+    type End = File;
+    type Listener = OwnedFd;
 
     fn info(&self) -> TransportInfo {
         TransportInfo::new(
@@ -140,6 +304,38 @@ impl Mechanism for UdsSeqpacket {
         Ok((vec![File::from(writer)], File::from(reader)))
     }
 
+    fn listen(&self, _cfg: &ChannelConfig, _bytes: usize) -> io::Result<(OwnedFd, String)> {
+        let name = abstract_name();
+        let listener = listen_abstract(libc::SOCK_SEQPACKET, &name)?;
+        Ok((listener, format!("@{name}")))
+    }
+
+    fn accept(
+        &self,
+        listener: OwnedFd,
+        dir: Dir,
+        _cfg: &ChannelConfig,
+        bytes: usize,
+    ) -> io::Result<File> {
+        let end = accept_fd(&listener)?;
+        size_end(end.as_raw_fd(), dir, bytes.max(2 * PACKET))?;
+        Ok(File::from(end))
+    }
+
+    fn join(
+        &self,
+        rendezvous: &str,
+        dir: Dir,
+        count: usize,
+        _cfg: &ChannelConfig,
+        bytes: usize,
+    ) -> io::Result<Vec<File>> {
+        one_end(count)?;
+        let end = connect_abstract(libc::SOCK_SEQPACKET, abstract_rendezvous(rendezvous)?)?;
+        size_end(end.as_raw_fd(), dir, bytes.max(2 * PACKET))?;
+        Ok(vec![File::from(end)])
+    }
+
     fn chunk(&self, wire: usize, _writers: usize) -> Result<usize, BuildError> {
         if wire > PACKET {
             return Err(BuildError::Unsupported(format!(
@@ -162,8 +358,8 @@ const NODELAY: OptionTable<bool> = OptionTable {
 pub(crate) struct TcpLoopback;
 
 impl Mechanism for TcpLoopback {
-    type Writer = TcpStream;
-    type Reader = TcpStream;
+    type End = TcpStream;
+    type Listener = TcpListener;
 
     fn info(&self) -> TransportInfo {
         TransportInfo::new(
@@ -181,6 +377,46 @@ impl Mechanism for TcpLoopback {
         writer.set_nodelay(NODELAY.get(cfg))?;
         size_buffers(writer.as_raw_fd(), reader.as_raw_fd(), bytes)?;
         Ok((vec![writer], reader))
+    }
+
+    fn listen(&self, _cfg: &ChannelConfig, _bytes: usize) -> io::Result<(TcpListener, String)> {
+        let listener = TcpListener::bind(("127.0.0.1", 0))?;
+        let at = listener.local_addr()?.to_string();
+        Ok((listener, at))
+    }
+
+    fn accept(
+        &self,
+        listener: TcpListener,
+        dir: Dir,
+        cfg: &ChannelConfig,
+        bytes: usize,
+    ) -> io::Result<TcpStream> {
+        let (end, _) = listener.accept()?;
+        end.set_nodelay(NODELAY.get(cfg))?;
+        size_end(end.as_raw_fd(), dir, bytes)?;
+        Ok(end)
+    }
+
+    fn join(
+        &self,
+        rendezvous: &str,
+        dir: Dir,
+        count: usize,
+        cfg: &ChannelConfig,
+        bytes: usize,
+    ) -> io::Result<Vec<TcpStream>> {
+        one_end(count)?;
+        let at: std::net::SocketAddr = rendezvous.parse().map_err(|_| {
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("`{rendezvous}` is not a socket address"),
+            )
+        })?;
+        let end = TcpStream::connect(at)?;
+        end.set_nodelay(NODELAY.get(cfg))?;
+        size_end(end.as_raw_fd(), dir, bytes)?;
+        Ok(vec![end])
     }
 
     fn chunk(&self, _wire: usize, _writers: usize) -> Result<usize, BuildError> {

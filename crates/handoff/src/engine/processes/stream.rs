@@ -1,0 +1,205 @@
+//! A stream across two processes: the producers in the peer, the consumer in the worker, the
+//! same code on both sides as between threads (`super::super::stream`).
+
+use super::clock::Anchor;
+use super::line::SharedLine;
+use super::peer::{self, Order, Peer, Report, Said};
+use super::{cores_from, local_plan, peer_first, pin};
+use crate::engine::cpu::{self, Side};
+use crate::engine::crew::{panic_message, Line, Progress};
+use crate::engine::sample::{self, Flow, Members, Refused, Shape, Threads};
+use crate::engine::stream::{consume, produce, Member, ProducerReport, Streams};
+use crate::executor::{WorkerCommand, GRACE};
+use crate::message::Message;
+use crate::outcome::{SampleOutcome, SampleStatus};
+use crate::semantics::Semantics;
+use crate::transport_cross::CrossProcess;
+use crate::verify::Verifier;
+use crate::workload::TrialSpec;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+/// Runs one streaming sample with its producers in a peer process started by `cmd`.
+pub(super) fn run<T: CrossProcess, M: Message>(
+    t: &Arc<T>,
+    sem: &Semantics,
+    spec: &TrialSpec,
+    messages: u64,
+    cmd: &WorkerCommand,
+) -> SampleOutcome {
+    let flow = Flow::new(sem, spec, messages);
+    let (producers, consumers) = (spec.producers, spec.consumers);
+    let cfg = sample::config(spec, producers, consumers);
+    let plan = crate::placement::plan(producers + consumers, spec.pin);
+    let place = plan.placement.clone();
+    let status = |s: SampleStatus| SampleOutcome::status_only(s, place.clone());
+    let (listener, rendezvous) = match t.listen::<M>(&cfg) {
+        Ok(l) => l,
+        Err(e) => return sample::refused(Refused::Build(e), place),
+    };
+    let line = match SharedLine::create(producers + consumers) {
+        Ok(l) => Arc::new(l),
+        Err(e) => return status(SampleStatus::Crashed(format!("shared start line: {e}"))),
+    };
+    let order = Order {
+        trial: spec.clone(),
+        messages,
+        rendezvous: vec![rendezvous],
+        line: line.path(),
+        cores: cores_from(&plan, consumers),
+    };
+    let watchdog = spec.watchdog(None);
+    let mut peer = match Peer::start(cmd, &order) {
+        Ok(p) => p,
+        Err(why) => return status(SampleStatus::Crashed(why)),
+    };
+    if let Err(s) = peer.joined(watchdog) {
+        return status(s);
+    }
+    let rx = match t.accept_receiver::<M>(listener, &cfg) {
+        Ok(rx) => rx,
+        Err(e) => return sample::refused(Refused::Build(e), place),
+    };
+    let progress = Progress::for_sample();
+    let mut threads = Threads::planned(
+        consumers,
+        local_plan(&plan, consumers),
+        place.clone(),
+        spec,
+        progress,
+    )
+    .on_line(line as Arc<dyn Line>);
+    let verifier = Verifier::new(producers, flow.per, sem.ordering, consumers);
+    let delivered = threads.progress().clone();
+    let (total, batch) = (flow.total, spec.batch);
+    threads.spawn_as(Side::Consumer, "consumer-0", move || {
+        Member::Consumer(consume::<M, T::Rx<M>>(
+            rx,
+            verifier,
+            total,
+            true,
+            batch,
+            &delivered.delivered,
+        ))
+    });
+    let tally = threads.cpu();
+    let (mut reports, place) = match sample::collect(threads, watchdog, flow.total) {
+        Ok(r) => r,
+        Err(outcome) => return peer_first(&mut peer, *outcome),
+    };
+    let report = match peer.report(watchdog + GRACE) {
+        Ok(r) => r,
+        Err(s) => return status(s),
+    };
+    let mut place = place;
+    if report.pin_failed {
+        place.pinned = false;
+        place.note = Some("the OS refused a pin request".into());
+    }
+    let anchor = Anchor::now();
+    for m in report.members {
+        if let peer::Member::Producer {
+            producer,
+            start_ns,
+            end_ns,
+            failed,
+            refused_after,
+            cpu_ns,
+        } = m
+        {
+            if let Some(tally) = &tally {
+                tally.add(Side::Producer, Some(0), cpu_ns);
+            }
+            reports.push(Member::Producer(ProducerReport {
+                start: anchor.instant(start_ns),
+                end: anchor.instant(end_ns),
+                failed,
+                refused_after,
+                producer,
+            }));
+        }
+    }
+    sample::with_cpu(Streams(flow).finish(reports, place), tally.as_deref())
+}
+
+/// The peer's side: joins as the producers, meets the worker's consumer at the start line,
+/// sends its share, and reports.
+pub(super) fn serve<T: CrossProcess, M: Message>(
+    t: &Arc<T>,
+    sem: &Semantics,
+    order: &Order,
+    say: &mut dyn FnMut(&Said),
+) -> Said {
+    let spec = &order.trial;
+    let flow = Flow::new(sem, spec, order.messages);
+    let cfg = sample::config(spec, spec.producers, spec.consumers);
+    let line = match SharedLine::open(&order.line) {
+        Ok(l) => l,
+        Err(e) => return Said::Failed(format!("shared start line: {e}")),
+    };
+    let senders = match t.join_senders::<M>(&order.rendezvous[0], &cfg) {
+        Ok(s) if s.len() == spec.producers => s,
+        Ok(s) => {
+            return Said::Failed(format!(
+                "joined with {} senders for {} producers",
+                s.len(),
+                spec.producers
+            ))
+        }
+        Err(e) => return Said::Failed(e.to_string()),
+    };
+    say(&Said::Joined);
+    let form = M::form(spec.payload);
+    let (per, batch) = (flow.per, spec.batch);
+    let pin_failed = AtomicBool::new(false);
+    let anchor = Anchor::now();
+    let outcomes: Vec<std::thread::Result<peer::Member>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = senders
+            .into_iter()
+            .enumerate()
+            .map(|(p, tx)| {
+                let (line, pin_failed) = (&line, &pin_failed);
+                let core = order.cores.get(p).copied().flatten();
+                scope.spawn(move || {
+                    if !pin(core) {
+                        pin_failed.store(true, Ordering::Relaxed);
+                    }
+                    line.arrive();
+                    let cpu_start = cpu::thread_cpu_ns();
+                    let out = catch_unwind(AssertUnwindSafe(|| {
+                        produce::<M, T::Tx<M>>(tx, form, p as u32, per, batch)
+                    }));
+                    let cpu_ns = cpu::thread_cpu_ns()
+                        .zip(cpu_start)
+                        .map(|(end, start)| end.saturating_sub(start));
+                    out.map(|r| peer::Member::Producer {
+                        producer: r.producer,
+                        start_ns: anchor.ns_at(r.start),
+                        end_ns: anchor.ns_at(r.end),
+                        failed: r.failed,
+                        refused_after: r.refused_after,
+                        cpu_ns,
+                    })
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().and_then(|r| r))
+            .collect()
+    });
+    let mut members = Vec::new();
+    for (p, out) in outcomes.into_iter().enumerate() {
+        match out {
+            Ok(m) => members.push(m),
+            Err(e) => {
+                return Said::Failed(format!("producer {p} panicked: {}", panic_message(&*e)))
+            }
+        }
+    }
+    Said::Done(Report {
+        members,
+        pin_failed: pin_failed.load(Ordering::Relaxed),
+    })
+}
