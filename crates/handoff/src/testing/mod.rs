@@ -4,7 +4,8 @@
 //! producer, a saturation knee); and one that is only slow ([`slow`]: it must pass, not be
 //! taken for hung); and one whose per-message cost a test raises from outside ([`planted`]: a
 //! comparison must catch it); and ones that deliver correctly but misbehave towards their
-//! process ([`process`]: they print, leak, or never return from creating their channel).
+//! process ([`process`]: they print, leak, or never return from creating their channel); and
+//! ones whose peer process fails in a cross-process trial ([`peer`]).
 //!
 //! Compiled only with the crate's `testing` feature (and in its own unit tests), and never part
 //! of [`Catalog::builtin`]: a test registers them with [`register_all`], or takes [`catalog`].
@@ -15,6 +16,8 @@
 pub mod faulty;
 pub mod faulty_timing;
 pub mod paused;
+#[cfg(target_os = "linux")]
+pub mod peer;
 pub mod planted;
 pub mod process;
 pub mod slow;
@@ -26,6 +29,8 @@ pub fn register_all(c: &mut Catalog) {
     faulty::register_all(c);
     faulty_timing::register_all(c);
     planted::register_all(c);
+    #[cfg(target_os = "linux")]
+    peer::register_all(c);
     process::register_all(c);
     slow::register_all(c);
 }

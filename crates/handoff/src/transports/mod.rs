@@ -86,7 +86,7 @@ mod direct_callback;
 mod disruptor_ring;
 mod flume_channels;
 #[cfg(target_os = "linux")]
-mod ipc;
+pub(crate) mod ipc;
 mod kanal_channel;
 mod latest_cell;
 mod may_channel;

@@ -28,7 +28,7 @@
 //! whole without waiting; open-loop runs show their refusals as not observable and measure
 //! their waits as latency.
 
-mod pipe;
+pub(crate) mod pipe;
 mod socket;
 pub(crate) mod wire;
 

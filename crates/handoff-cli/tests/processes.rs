@@ -1,0 +1,390 @@
+//! Trials across the process boundary (`--placement processes`): every IPC transport with its
+//! producers (or its ponger) in a peer process, every message verified; channels that cannot
+//! cross refused with the reason; a peer that crashes or stalls reported as such while the run
+//! goes on; and a parent killed with SIGKILL leaving no process, socket or shared-memory file
+//! behind.
+#![cfg(target_os = "linux")]
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::time::{Duration, Instant};
+
+/// Every IPC transport of the default build.
+const IPC: [&str; 4] = ["uds-stream", "uds-seqpacket", "tcp-loopback", "pipe"];
+
+fn handoff() -> Command {
+    let mut cmd = Command::cargo_bin("handoff").expect("binary built");
+    cmd.arg("run")
+        .args(["--no-store", "--no-probes", "--quiet"]);
+    cmd
+}
+
+fn json_run(args: &[&str]) -> (Option<i32>, Value, String) {
+    let out = handoff()
+        .args(["--format", "json", "--warmup", "0"])
+        .args(args)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    let v: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not json ({e}); stderr: {stderr}"));
+    (out.status.code(), v, stderr)
+}
+
+fn results(v: &Value) -> &Vec<Value> {
+    v["results"].as_array().unwrap()
+}
+
+fn result<'a>(v: &'a Value, transport: &str, workload: &str) -> &'a Value {
+    results(v)
+        .iter()
+        .find(|r| r["transport"] == transport && r["workload"] == workload)
+        .unwrap_or_else(|| panic!("no {workload} result of {transport}"))
+}
+
+/// Each sample of `r` delivered exactly `n` messages (round trips).
+fn delivered_exactly(r: &Value, n: u64) {
+    let samples = r["samples"].as_array().unwrap();
+    assert!(!samples.is_empty(), "{r}");
+    for s in samples {
+        assert_eq!(s["messages"].as_u64(), Some(n), "{s}");
+    }
+}
+
+#[test]
+fn every_ipc_transport_crosses_processes_with_every_message_verified() {
+    let (code, v, stderr) = json_run(&[
+        "-t",
+        &IPC.join(","),
+        "-w",
+        "spsc,ping-pong",
+        "--placement",
+        "processes",
+        "--messages",
+        "5000",
+        "--samples",
+        "2",
+    ]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(results(&v).len(), IPC.len() * 2);
+    for t in IPC {
+        for w in ["spsc", "ping-pong"] {
+            let r = result(&v, t, w);
+            assert_eq!(r["verdict"], "pass", "{r}");
+            assert_eq!(r["semantics"]["locality"], "cross-process", "{r}");
+            delivered_exactly(r, 5000);
+            // Both processes' threads are recorded: the consumer's, then the peer's.
+            assert_eq!(r["placement"]["threads"], 2, "{r}");
+        }
+        // Ping-pong is timed in the worker, round trip by round trip.
+        let pp = result(&v, t, "ping-pong");
+        assert!(pp["latency"]["p50"].as_f64().unwrap() > 0.0, "{pp}");
+    }
+}
+
+#[test]
+fn the_same_mechanism_runs_between_threads_and_between_processes_side_by_side() {
+    let (code, v, stderr) = json_run(&[
+        "-t",
+        "uds-stream",
+        "-w",
+        "spsc",
+        "--placement",
+        "threads,processes",
+        "--messages",
+        "5000",
+        "--samples",
+        "1",
+    ]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let localities: Vec<&str> = results(&v)
+        .iter()
+        .map(|r| r["semantics"]["locality"].as_str().unwrap())
+        .collect();
+    assert_eq!(localities, ["cross-thread", "cross-process"]);
+    // The table marks the row that crossed.
+    let out = handoff()
+        .args([
+            "-t",
+            "uds-stream",
+            "-w",
+            "spsc",
+            "--placement",
+            "threads,processes",
+        ])
+        .args(["--messages", "5000", "--samples", "1", "--warmup", "0"])
+        .output()
+        .unwrap();
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains("uds-stream ⇄ process"), "{table}");
+}
+
+#[test]
+fn several_producers_write_one_pipe_from_the_peer_process() {
+    let (code, v, stderr) = json_run(&[
+        "-t",
+        "pipe",
+        "-w",
+        "mpsc",
+        "--producers",
+        "2",
+        "--placement",
+        "processes",
+        "--messages",
+        "6000",
+        "--samples",
+        "1",
+    ]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let r = result(&v, "pipe", "mpsc");
+    assert_eq!(r["verdict"], "pass", "{r}");
+    delivered_exactly(r, 6000);
+}
+
+#[test]
+fn a_channel_inside_one_process_is_unsupported_across_processes_with_the_reason() {
+    let (code, v, stderr) = json_run(&[
+        "-t",
+        "crossbeam-bounded,pipe",
+        "-w",
+        "spsc",
+        "--placement",
+        "processes",
+        "--messages",
+        "2000",
+        "--samples",
+        "1",
+    ]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let r = result(&v, "crossbeam-bounded", "spsc");
+    assert_eq!(r["verdict"], "unsupported", "{r}");
+    let why = r["violation"].as_str().unwrap();
+    assert!(why.contains("cannot cross a process boundary"), "{why}");
+    assert_eq!(result(&v, "pipe", "spsc")["verdict"], "pass");
+}
+
+#[test]
+fn a_run_without_worker_processes_cannot_start_a_peer_and_says_so() {
+    let (_, v, _) = json_run(&[
+        "--in-process",
+        "-t",
+        "pipe",
+        "-w",
+        "spsc",
+        "--placement",
+        "processes",
+        "--messages",
+        "2000",
+        "--samples",
+        "1",
+    ]);
+    let r = result(&v, "pipe", "spsc");
+    assert_eq!(r["verdict"], "unsupported", "{r}");
+    assert!(
+        r["violation"]
+            .as_str()
+            .unwrap()
+            .contains("worker processes"),
+        "{r}"
+    );
+}
+
+#[test]
+fn a_peer_that_aborts_is_named_and_the_run_goes_on() {
+    let (code, v, stderr) = json_run(&[
+        "-t",
+        "faulty-peer-abort,pipe",
+        "-w",
+        "spsc",
+        "--placement",
+        "processes",
+        "--messages",
+        "5000",
+        "--samples",
+        "1",
+    ]);
+    assert_eq!(code, Some(1), "{stderr}");
+    let r = result(&v, "faulty-peer-abort", "spsc");
+    assert_eq!(r["verdict"], "crashed", "{r}");
+    let why = r["violation"].as_str().unwrap();
+    assert!(why.contains("peer process"), "{why}");
+    assert!(why.contains("SIGABRT"), "{why}");
+    let ok = result(&v, "pipe", "spsc");
+    assert_eq!(ok["verdict"], "pass", "{ok}");
+    delivered_exactly(ok, 5000);
+}
+
+#[test]
+fn a_peer_that_stops_sending_is_hung() {
+    let (code, v, stderr) = json_run(&[
+        "-t",
+        "faulty-peer-stall",
+        "-w",
+        "spsc",
+        "--placement",
+        "processes",
+        "--messages",
+        "5000",
+        "--samples",
+        "1",
+        "--timeout-ms",
+        "1000",
+    ]);
+    assert_eq!(code, Some(1), "{stderr}");
+    let r = result(&v, "faulty-peer-stall", "spsc");
+    assert_eq!(r["verdict"], "hung", "{r}");
+}
+
+#[test]
+fn a_misspelt_placement_is_refused_with_the_closest_name() {
+    let out = handoff()
+        .args(["-t", "pipe", "-w", "spsc", "--placement", "proceses"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("processes"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+/// Processes (other than zombies) whose environment holds `mark`.
+fn marked(mark: &str) -> Vec<u32> {
+    let needle = format!("HANDOFF_TEST_MARK={mark}");
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/environ"))
+                .map(|env| env.split(|b| *b == 0).any(|var| var == needle.as_bytes()))
+                .unwrap_or(false)
+        })
+        .collect()
+}
+
+/// The abstract Unix sockets bound by any of `pids` (they are named `@handoff-<pid>-<n>`).
+fn abstract_sockets_of(pids: &[u32]) -> Vec<String> {
+    let table = std::fs::read_to_string("/proc/net/unix").unwrap();
+    table
+        .lines()
+        .filter_map(|l| l.split_whitespace().nth(7))
+        .filter(|name| {
+            pids.iter()
+                .any(|p| name.starts_with(&format!("@handoff-{p}-")))
+        })
+        .map(str::to_string)
+        .collect()
+}
+
+/// Names in `dir` that mention handoff, of files of the kind `keep` accepts.
+fn handoff_files(dir: &std::path::Path, keep: fn(&std::fs::FileType) -> bool) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .map(|d| {
+            d.filter_map(|e| {
+                let e = e.ok()?;
+                keep(&e.file_type().ok()?).then_some(())?;
+                e.file_name().into_string().ok()
+            })
+            .filter(|n| n.contains("handoff"))
+            .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Any file (`/dev/shm` holds shared-memory segments only).
+fn any(_: &std::fs::FileType) -> bool {
+    true
+}
+
+/// A Unix socket's file (the run's journal in the temporary directory is meant to survive).
+fn socket(t: &std::fs::FileType) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    t.is_socket()
+}
+
+#[test]
+fn a_parent_killed_mid_trial_leaves_no_process_socket_or_segment_behind() {
+    let mark = format!("{}-{}", std::process::id(), line!());
+    let shm = std::path::Path::new("/dev/shm");
+    let tmp = std::env::temp_dir();
+    let (shm_before, tmp_before) = (handoff_files(shm, any), handoff_files(&tmp, socket));
+    let bin = assert_cmd::cargo::cargo_bin("handoff");
+    // A ping-pong far longer than the test: the peer and its sockets are alive when the
+    // parent is killed.
+    let mut parent = std::process::Command::new(bin)
+        .args(["run", "--no-store", "--no-probes", "--quiet"])
+        .args([
+            "-t",
+            "uds-stream",
+            "-w",
+            "ping-pong",
+            "--placement",
+            "processes",
+        ])
+        .args([
+            "--messages",
+            "1000000000",
+            "--samples",
+            "1",
+            "--warmup",
+            "0",
+        ])
+        .env("HANDOFF_TEST_MARK", &mark)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let parent_pid = parent.id();
+    // The parent, its worker and the worker's peer, with the channels' sockets open.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let pids = loop {
+        let pids = marked(&mark);
+        if pids.len() >= 3 && !abstract_sockets_of(&pids).is_empty() {
+            break pids;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the peer never started: {pids:?}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    parent.kill().unwrap();
+    parent.wait().unwrap();
+    let killed = Instant::now();
+    while !marked(&mark).is_empty() {
+        assert!(
+            killed.elapsed() < Duration::from_secs(30),
+            "still alive {:?} after the parent was killed: {:?}",
+            killed.elapsed(),
+            marked(&mark)
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // A process whose memory is gone (no environment to read) may still be closing its
+    // descriptors: its sockets go when it is fully gone.
+    while !abstract_sockets_of(&pids).is_empty() {
+        assert!(
+            killed.elapsed() < Duration::from_secs(30),
+            "sockets left {:?} after the parent was killed: {:?}",
+            killed.elapsed(),
+            abstract_sockets_of(&pids)
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let new = |before: &[String], now: Vec<String>| -> Vec<String> {
+        now.into_iter().filter(|n| !before.contains(n)).collect()
+    };
+    assert_eq!(
+        new(&shm_before, handoff_files(shm, any)),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        new(&tmp_before, handoff_files(&tmp, socket)),
+        Vec::<String>::new()
+    );
+    // The journal of the killed run is meant to survive a kill; this test's own is removed.
+    for name in handoff_files(&tmp, any) {
+        if name.starts_with(&format!("handoff-run-{}-", parent_pid)) {
+            let _ = std::fs::remove_file(tmp.join(name));
+        }
+    }
+}
