@@ -29,6 +29,7 @@
 //! their waits as latency.
 
 pub(crate) mod pipe;
+mod shm_ring;
 mod socket;
 pub(crate) mod wire;
 
@@ -217,4 +218,5 @@ pub(crate) fn register(c: &mut Catalog) {
     c.register(Entry::cross_process(Ipc(socket::UdsSeqpacket)));
     c.register(Entry::cross_process(Ipc(socket::TcpLoopback)));
     c.register(Entry::cross_process(Ipc(pipe::Pipe)));
+    shm_ring::register(c);
 }

@@ -1,0 +1,292 @@
+//! `shm-ring`: handoff's reference IPC transport, a bounded SPSC ring in memory the two
+//! processes share.
+//!
+//! The ring ([`ring`]) lives in an anonymous shared file (`memfd`) that the listening process
+//! creates and the joining one opens through `/proc/<pid>/fd/<n>` (the rendezvous): no name in
+//! `/dev/shm` or anywhere else, so nothing is left when both processes are gone. A message is
+//! copied once each way, as its fixed-size wire form, straight into and out of its slot; there
+//! is no system call on the path of a message while neither side sleeps. A batch is written and
+//! published with one ring claim, and received as one run.
+//!
+//! Waiting ([`wait`]): `wait=spin` (the default) spins like every spinning transport of the
+//! catalog; `wait=block` sleeps on a futex in the shared region after a short spin, and the
+//! other side wakes it only when it sleeps. Either way a side whose peer process died finds out
+//! within milliseconds and ends its stream instead of waiting forever.
+//!
+//! Within one process the same ring joins two threads, the baseline against which the cost of
+//! the process boundary shows.
+
+mod ring;
+mod wait;
+
+use super::wire::wire_size;
+use crate::catalog::{Catalog, Entry};
+use crate::message::Message;
+use crate::semantics::{Semantics, WaitStrategy};
+use crate::transport::{
+    BuildError, ChannelConfig, Endpoints, OptionTable, Receiver, Sender, Transport, TransportInfo,
+};
+use crate::transport_cross::CrossProcess;
+use ring::{Consumer, Producer, Shared};
+use std::sync::Arc;
+use wait::Waiting;
+
+/// How a side that cannot proceed waits.
+const WAIT: OptionTable<Waiting> = OptionTable {
+    name: "wait",
+    help: "spin: the harness's shared spin (spin-loop hints, a yield every 64 failed polls; never sleeps); block: spins and yields briefly, then sleeps on a futex in the shared region, woken by the other side only when it sleeps (a full fence per publication on the other side)",
+    values: &[("spin", Waiting::Spin), ("block", Waiting::Block)],
+    waits: &[WaitStrategy::Spin, WaitStrategy::SpinThenPark],
+};
+
+/// The largest ring, in bytes of slots.
+const MAX_BYTES: usize = 1 << 30;
+
+/// `shm-ring`.
+pub(crate) struct ShmRing;
+
+impl ShmRing {
+    /// A new ring for `cfg`, with slots for `M`, and its wait.
+    fn create<M: Message>(
+        &self,
+        cfg: &ChannelConfig,
+    ) -> Result<(Arc<Shared>, Waiting), BuildError> {
+        if cfg.producers != 1 || cfg.consumers != 1 {
+            return Err(BuildError::Unsupported(format!(
+                "shm-ring is single-producer single-consumer ({} producers, {} consumers asked)",
+                cfg.producers, cfg.consumers
+            )));
+        }
+        let slot = wire_size::<M>()?;
+        let capacity = cfg.capacity.max(2).checked_next_power_of_two();
+        let capacity = match capacity {
+            Some(c) if c.saturating_mul(slot) <= MAX_BYTES => c,
+            _ => {
+                return Err(BuildError::Invalid(format!(
+                    "a ring of {} slots of {slot} B is larger than {} MiB",
+                    cfg.capacity,
+                    MAX_BYTES >> 20
+                )))
+            }
+        };
+        let shared = Shared::create(capacity, slot)
+            .map_err(|e| BuildError::Unsupported(format!("shm-ring: {e}")))?;
+        Ok((Arc::new(shared), WAIT.get(cfg)))
+    }
+
+    /// The ring another process created at `rendezvous`, for `M`, and its wait.
+    fn open<M: Message>(
+        &self,
+        rendezvous: &str,
+        cfg: &ChannelConfig,
+    ) -> Result<(Arc<Shared>, Waiting), BuildError> {
+        let shared = Shared::open(rendezvous, wire_size::<M>()?)
+            .map_err(|e| BuildError::Unsupported(format!("shm-ring: {e}")))?;
+        Ok((Arc::new(shared), WAIT.get(cfg)))
+    }
+}
+
+impl Transport for ShmRing {
+    type Tx<M: Message> = ShmTx<M>;
+    type Rx<M: Message> = ShmRx<M>;
+
+    fn info(&self) -> TransportInfo {
+        TransportInfo::new(
+            "shm-ring",
+            "handoff's shared-memory ring: an SPSC ring of wire-size slots in a memfd both processes map, cached indices on separate cache lines, one ring claim per batch; wait=block sleeps on a cross-process futex",
+            Semantics::spsc()
+                .bounded(2, true)
+                .wait(WaitStrategy::Spin)
+                .batch(),
+        )
+        .with_option(WAIT.spec())
+    }
+
+    fn channel<M: Message>(
+        &self,
+        cfg: &ChannelConfig,
+    ) -> Result<Endpoints<Self::Tx<M>, Self::Rx<M>>, BuildError> {
+        let (shared, waiting) = self.create::<M>(cfg)?;
+        Ok(Endpoints::one(
+            ShmTx::new(Producer::take(shared.clone(), waiting)),
+            ShmRx::new(Consumer::take(shared, waiting)),
+        ))
+    }
+}
+
+impl CrossProcess for ShmRing {
+    type Listener = (Arc<Shared>, Waiting);
+
+    fn listen<M: Message>(
+        &self,
+        cfg: &ChannelConfig,
+    ) -> Result<(Self::Listener, String), BuildError> {
+        let (shared, waiting) = self.create::<M>(cfg)?;
+        let at = shared.path();
+        Ok(((shared, waiting), at))
+    }
+
+    fn accept_receiver<M: Message>(
+        &self,
+        (shared, waiting): Self::Listener,
+        _cfg: &ChannelConfig,
+    ) -> Result<ShmRx<M>, BuildError> {
+        Ok(ShmRx::new(Consumer::take(shared, waiting)))
+    }
+
+    fn accept_sender<M: Message>(
+        &self,
+        (shared, waiting): Self::Listener,
+        _cfg: &ChannelConfig,
+    ) -> Result<ShmTx<M>, BuildError> {
+        Ok(ShmTx::new(Producer::take(shared, waiting)))
+    }
+
+    fn join_senders<M: Message>(
+        &self,
+        rendezvous: &str,
+        cfg: &ChannelConfig,
+    ) -> Result<Vec<ShmTx<M>>, BuildError> {
+        if cfg.producers != 1 {
+            return Err(BuildError::Unsupported(format!(
+                "shm-ring takes one producer, not {}",
+                cfg.producers
+            )));
+        }
+        let (shared, waiting) = self.open::<M>(rendezvous, cfg)?;
+        Ok(vec![ShmTx::new(Producer::take(shared, waiting))])
+    }
+
+    fn join_receiver<M: Message>(
+        &self,
+        rendezvous: &str,
+        cfg: &ChannelConfig,
+    ) -> Result<ShmRx<M>, BuildError> {
+        let (shared, waiting) = self.open::<M>(rendezvous, cfg)?;
+        Ok(ShmRx::new(Consumer::take(shared, waiting)))
+    }
+}
+
+/// The producer's handle: the ring's end and the failed attempts it counted.
+pub struct ShmTx<M> {
+    end: Producer<M>,
+    failed: u64,
+}
+
+impl<M: Message> ShmTx<M> {
+    fn new(end: Producer<M>) -> ShmTx<M> {
+        ShmTx { end, failed: 0 }
+    }
+}
+
+impl<M: Message> Sender<M> for ShmTx<M> {
+    #[inline]
+    fn send(&mut self, msg: M) -> Result<(), M> {
+        let (mut round, mut slept) = (0, false);
+        loop {
+            if self.end.try_push(&msg) {
+                return Ok(());
+            }
+            if self.end.consumer_gone(slept) {
+                return Err(msg);
+            }
+            self.failed += 1;
+            slept = self.end.pause(&mut round);
+        }
+    }
+
+    fn send_batch<I: Iterator<Item = M>>(&mut self, msgs: &mut I) -> Result<(), M> {
+        let (mut round, mut slept) = (0, false);
+        let mut next = None;
+        loop {
+            if next.is_none() {
+                next = msgs.next();
+                if next.is_none() {
+                    return Ok(());
+                }
+            }
+            if self.end.push_run(&mut next, msgs) > 0 {
+                (round, slept) = (0, false);
+                continue;
+            }
+            if self.end.consumer_gone(slept) {
+                return Err(next.take().expect("a message is waiting"));
+            }
+            self.failed += 1;
+            slept = self.end.pause(&mut round);
+        }
+    }
+
+    fn failed_attempts(&self) -> u64 {
+        self.failed
+    }
+}
+
+/// The consumer's handle: the ring's end and the failed attempts it counted.
+pub struct ShmRx<M: Message> {
+    end: Consumer<M>,
+    failed: u64,
+}
+
+impl<M: Message> ShmRx<M> {
+    fn new(end: Consumer<M>) -> ShmRx<M> {
+        ShmRx { end, failed: 0 }
+    }
+}
+
+impl<M: Message> Receiver<M> for ShmRx<M> {
+    #[inline]
+    fn recv(&mut self) -> Option<M> {
+        let (mut round, mut slept) = (0, false);
+        loop {
+            if let Some(m) = self.end.try_pop() {
+                return Some(m);
+            }
+            // Whatever the producer published before it left is still read.
+            if self.end.producer_gone(slept) {
+                return self.end.try_pop();
+            }
+            self.failed += 1;
+            slept = self.end.pause(&mut round);
+        }
+    }
+
+    fn recv_batch<F: FnMut(M)>(&mut self, max: usize, mut f: F) -> usize {
+        let (mut round, mut slept) = (0, false);
+        loop {
+            let n = self.end.pop_each(max, &mut f);
+            if n > 0 {
+                return n;
+            }
+            if self.end.producer_gone(slept) {
+                return self.end.pop_each(max, &mut f);
+            }
+            self.failed += 1;
+            slept = self.end.pause(&mut round);
+        }
+    }
+
+    fn recv_runs<F: FnMut(&[M])>(&mut self, max: usize, mut f: F) -> usize {
+        let (mut round, mut slept) = (0, false);
+        loop {
+            let n = self.end.pop_run(max, &mut f);
+            if n > 0 {
+                return n;
+            }
+            if self.end.producer_gone(slept) {
+                return self.end.pop_run(max, &mut f);
+            }
+            self.failed += 1;
+            slept = self.end.pause(&mut round);
+        }
+    }
+
+    fn failed_attempts(&self) -> u64 {
+        self.failed
+    }
+}
+
+/// Registers `shm-ring`.
+pub(crate) fn register(c: &mut Catalog) {
+    c.register(Entry::cross_process(ShmRing));
+}
