@@ -10,7 +10,13 @@ use serde_json::Value;
 use std::time::{Duration, Instant};
 
 /// Every IPC transport of the default build.
-const IPC: [&str; 4] = ["uds-stream", "uds-seqpacket", "tcp-loopback", "pipe"];
+const IPC: [&str; 5] = [
+    "uds-stream",
+    "uds-seqpacket",
+    "tcp-loopback",
+    "pipe",
+    "shm-ring",
+];
 
 fn handoff() -> Command {
     let mut cmd = Command::cargo_bin("handoff").expect("binary built");
@@ -212,6 +218,31 @@ fn a_peer_that_aborts_is_named_and_the_run_goes_on() {
     let ok = result(&v, "pipe", "spsc");
     assert_eq!(ok["verdict"], "pass", "{ok}");
     delivered_exactly(ok, 5000);
+}
+
+/// Nothing closes a shared mapping when a process dies: the ring's consumer must find out by
+/// itself that the producer's process is gone. With a watchdog of a minute, a consumer that
+/// did not would make the sample `hung`, not `crashed`.
+#[test]
+fn a_shared_memory_peer_that_aborts_is_found_out_by_the_ring() {
+    let (code, v, stderr) = json_run(&[
+        "-t",
+        "faulty-shm-peer-abort",
+        "-w",
+        "spsc",
+        "--placement",
+        "processes",
+        "--messages",
+        "5000",
+        "--samples",
+        "1",
+        "--timeout-ms",
+        "60000",
+    ]);
+    assert_eq!(code, Some(1), "{stderr}");
+    let r = result(&v, "faulty-shm-peer-abort", "spsc");
+    assert_eq!(r["verdict"], "crashed", "{r}");
+    assert!(r["violation"].as_str().unwrap().contains("SIGABRT"), "{r}");
 }
 
 #[test]

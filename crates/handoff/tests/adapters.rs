@@ -1075,7 +1075,13 @@ fn registered_names_are_the_public_interface_and_all_tested() {
     // `open_loop.rs` (latest pipelines) and its own unit test; the operating system's byte
     // channels carry only payloads with a wire form, and are exercised, and their names
     // checked, in `ipc.rs`.
-    let ipc = ["uds-stream", "uds-seqpacket", "tcp-loopback", "pipe"];
+    let ipc = [
+        "uds-stream",
+        "uds-seqpacket",
+        "tcp-loopback",
+        "pipe",
+        "shm-ring",
+    ];
     let registered: Vec<&str> = catalog
         .entries()
         .iter()

@@ -1,6 +1,7 @@
-//! The operating system's byte channels (`uds-stream`, `uds-seqpacket`, `tcp-loopback`, `pipe`)
-//! between two threads of one process: exact counts for every workload and payload they carry,
-//! and the payloads and shapes they cannot carry refused with the reason.
+//! The IPC transports (the operating system's byte channels `uds-stream`, `uds-seqpacket`,
+//! `tcp-loopback`, `pipe`, and the shared-memory `shm-ring`) between two threads of one process:
+//! exact counts for every workload and payload they carry, and the payloads and shapes they
+//! cannot carry refused with the reason. Across two processes: `handoff-cli`'s `processes.rs`.
 
 use handoff::catalog::Catalog;
 use handoff::executor::{run_sample, SampleRequest};
@@ -10,7 +11,16 @@ use handoff::workload::{Messages, Pacing, TrialSpec, WorkloadKind};
 use std::collections::BTreeMap;
 
 /// Every IPC transport.
-const IPC: [&str; 4] = ["uds-stream", "uds-seqpacket", "tcp-loopback", "pipe"];
+const IPC: [&str; 5] = [
+    "uds-stream",
+    "uds-seqpacket",
+    "tcp-loopback",
+    "pipe",
+    "shm-ring",
+];
+
+/// The byte channels (a byte stream cannot refuse a whole send).
+const BYTE_CHANNELS: [&str; 4] = ["uds-stream", "uds-seqpacket", "tcp-loopback", "pipe"];
 
 fn spec(transport: &str, workload: WorkloadKind, payload: PayloadKind) -> TrialSpec {
     TrialSpec {
@@ -58,6 +68,10 @@ fn the_ipc_transports_are_registered_with_their_semantics() {
             (
                 "pipe".into(),
                 "MPSC, per-producer FIFO, bounded, block, cross-thread, batch".into()
+            ),
+            (
+                "shm-ring".into(),
+                "SPSC, FIFO, bounded (2^n), spin, cross-thread, batch".into()
             ),
         ]
     );
@@ -121,9 +135,10 @@ fn every_mechanism_runs_ping_pong_and_a_paced_stream() {
             "{t} paced"
         );
         let paced = o.paced.expect("open-loop figures");
-        assert!(
-            !paced.refusals_observable,
-            "{t}: a byte stream cannot refuse a whole send"
+        assert_eq!(
+            paced.refusals_observable,
+            !BYTE_CHANNELS.contains(&t),
+            "{t}: a byte stream cannot refuse a whole send; a full ring can"
         );
     }
 }
@@ -148,5 +163,45 @@ fn tcp_runs_with_and_without_nodelay() {
         let mut s = spec("tcp-loopback", WorkloadKind::PingPong, PayloadKind::U64);
         s.options.insert("nodelay".into(), v.into());
         assert_eq!(status(&s, 200).0, SampleStatus::Pass, "nodelay={v}");
+    }
+}
+
+/// The ring across its whole range of shapes: the smallest ring (two slots, freed one at a
+/// time), rings whose capacity is not a multiple of a span of slots, runs longer than the ring,
+/// and both waits; every message exactly once, in order.
+#[test]
+fn the_shared_memory_ring_delivers_exact_streams_at_every_size_and_wait() {
+    for wait in ["spin", "block"] {
+        for capacity in [2, 4, 64, 1024] {
+            for p in ["u64", "report64", "bytes:4096"] {
+                for batch in [None, Some(3), Some(5000)] {
+                    let mut s = spec("shm-ring", WorkloadKind::Spsc, p.parse().unwrap());
+                    s.capacity = capacity;
+                    s.batch = batch;
+                    s.options.insert("wait".into(), wait.into());
+                    let label = s.label();
+                    assert_eq!(status(&s, 20_000), (SampleStatus::Pass, 20_000), "{label}");
+                }
+            }
+            let mut s = spec("shm-ring", WorkloadKind::PingPong, PayloadKind::U64);
+            s.capacity = capacity;
+            s.options.insert("wait".into(), wait.into());
+            assert_eq!(
+                status(&s, 2_000).0,
+                SampleStatus::Pass,
+                "ping-pong {wait} {capacity}"
+            );
+        }
+    }
+}
+
+/// The ring is single-producer: several producers are refused, saying so.
+#[test]
+fn the_shared_memory_ring_refuses_a_second_producer() {
+    let mut s = spec("shm-ring", WorkloadKind::Mpsc, PayloadKind::U64);
+    s.producers = 2;
+    match status(&s, 100).0 {
+        SampleStatus::Unsupported(why) => assert!(why.contains("producer"), "{why}"),
+        other => panic!("{other:?}"),
     }
 }

@@ -6,14 +6,17 @@
 //! * `faulty-peer-stall` stops sending after [`AFTER`] messages and holds its end open: the
 //!   consumer has nothing to deliver, and the watchdog calls the sample `hung`.
 //!
-//! Both are the `pipe` transport; only the senders joined from another process misbehave, so
-//! between threads of one process they pass.
+//! * `faulty-shm-peer-abort` is `faulty-peer-abort` over `shm-ring`, whose consumer must notice
+//!   on its own that the producer's process is gone (nothing closes a shared mapping).
+//!
+//! The first two are the `pipe` transport; only the senders joined from another process
+//! misbehave, so between threads of one process they pass.
 
 use crate::catalog::{Catalog, Entry};
 use crate::message::Message;
 use crate::transport::{BuildError, ChannelConfig, Endpoints, Sender, Transport, TransportInfo};
 use crate::transport_cross::CrossProcess;
-use crate::transports::ipc::{pipe::Pipe, Ipc};
+use crate::transports::ipc::{pipe::Pipe, shm_ring::ShmRing, Ipc};
 
 /// Messages a failing peer sends before it fails.
 pub const AFTER: u64 = 1000;
@@ -40,10 +43,11 @@ impl PeerFault {
     }
 }
 
-/// A pipe whose joined senders fail as `fault` says.
-pub(crate) struct FailingPeer {
-    inner: Ipc<Pipe>,
+/// A cross-process transport whose joined senders fail as `fault` says.
+pub(crate) struct FailingPeer<T> {
+    inner: T,
     fault: PeerFault,
+    name: &'static str,
 }
 
 /// A sender that fails after [`AFTER`] messages when it was joined from another process.
@@ -75,18 +79,21 @@ impl<M: Message, S: Sender<M>> Sender<M> for FailingTx<S> {
     }
 }
 
-impl Transport for FailingPeer {
-    type Tx<M: Message> = FailingTx<<Ipc<Pipe> as Transport>::Tx<M>>;
-    type Rx<M: Message> = <Ipc<Pipe> as Transport>::Rx<M>;
+impl<T: CrossProcess> Transport for FailingPeer<T> {
+    type Tx<M: Message> = FailingTx<T::Tx<M>>;
+    type Rx<M: Message> = T::Rx<M>;
 
     fn info(&self) -> TransportInfo {
         let mut info = self.inner.info();
-        info.name = self.fault.name().into();
-        info.description = match self.fault {
-            PeerFault::Abort => "test-only: a pipe whose peer process aborts mid-stream",
-            PeerFault::Stall => "test-only: a pipe whose peer process stops sending mid-stream",
-        }
-        .into();
+        info.description = format!(
+            "test-only: {} whose peer process {} mid-stream",
+            info.name,
+            match self.fault {
+                PeerFault::Abort => "aborts",
+                PeerFault::Stall => "stops sending",
+            }
+        );
+        info.name = self.name.into();
         info
     }
 
@@ -110,8 +117,8 @@ fn wrap<S>(inner: S, fault: Option<PeerFault>) -> FailingTx<S> {
     }
 }
 
-impl CrossProcess for FailingPeer {
-    type Listener = <Ipc<Pipe> as CrossProcess>::Listener;
+impl<T: CrossProcess> CrossProcess for FailingPeer<T> {
+    type Listener = T::Listener;
 
     fn listen<M: Message>(
         &self,
@@ -158,12 +165,21 @@ impl CrossProcess for FailingPeer {
     }
 }
 
-/// Registers both.
+/// The name of the `shm-ring` whose peer aborts.
+pub const SHM_ABORT: &str = "faulty-shm-peer-abort";
+
+/// Registers all three.
 pub fn register_all(c: &mut Catalog) {
     for fault in PeerFault::ALL {
         c.register(Entry::cross_process(FailingPeer {
             inner: Ipc(Pipe),
             fault,
+            name: fault.name(),
         }));
     }
+    c.register(Entry::cross_process(FailingPeer {
+        inner: ShmRing,
+        fault: PeerFault::Abort,
+        name: SHM_ABORT,
+    }));
 }

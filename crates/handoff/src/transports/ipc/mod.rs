@@ -29,7 +29,7 @@
 //! their waits as latency.
 
 pub(crate) mod pipe;
-mod shm_ring;
+pub(crate) mod shm_ring;
 mod socket;
 pub(crate) mod wire;
 

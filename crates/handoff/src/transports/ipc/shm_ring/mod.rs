@@ -25,6 +25,7 @@ use crate::message::Message;
 use crate::semantics::{Semantics, WaitStrategy};
 use crate::transport::{
     BuildError, ChannelConfig, Endpoints, OptionTable, Receiver, Sender, Transport, TransportInfo,
+    TrySendError,
 };
 use crate::transport_cross::CrossProcess;
 use ring::{Consumer, Producer, Shared};
@@ -214,6 +215,17 @@ impl<M: Message> Sender<M> for ShmTx<M> {
             }
             self.failed += 1;
             slept = self.end.pause(&mut round);
+        }
+    }
+
+    /// A full ring refuses the message whole: open-loop runs count it as refused.
+    fn try_send(&mut self, msg: M) -> Result<(), TrySendError<M>> {
+        if self.end.try_push(&msg) {
+            Ok(())
+        } else if self.end.consumer_gone(false) {
+            Err(TrySendError::Disconnected(msg))
+        } else {
+            Err(TrySendError::Full(msg))
         }
     }
 
