@@ -88,6 +88,36 @@ fn every_ipc_transport_crosses_processes_with_every_message_verified() {
     }
 }
 
+/// iceoryx2, built into the tests' binary (the `iceoryx2` feature), runs both ways too.
+#[test]
+fn iceoryx2_runs_between_threads_and_between_processes() {
+    let (code, v, stderr) = json_run(&[
+        "-t",
+        "iceoryx2",
+        "-w",
+        "spsc,ping-pong",
+        "--placement",
+        "threads,processes",
+        "--payload",
+        "u64,bytes:4096",
+        "--messages",
+        "3000",
+        "--samples",
+        "1",
+    ]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(results(&v).len(), 8);
+    for r in results(&v) {
+        assert_eq!(r["verdict"], "pass", "{r}");
+        delivered_exactly(r, 3000);
+    }
+    let crossed = results(&v)
+        .iter()
+        .filter(|r| r["semantics"]["locality"] == "cross-process")
+        .count();
+    assert_eq!(crossed, 4);
+}
+
 #[test]
 fn the_same_mechanism_runs_between_threads_and_between_processes_side_by_side() {
     let (code, v, stderr) = json_run(&[

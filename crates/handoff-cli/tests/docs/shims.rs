@@ -17,7 +17,8 @@ pub const QUICK: &[(&str, Option<&str>, &str)] = &[
 ];
 
 /// Writes `handoff` and `cargo` into `bin`: `handoff` runs `binary`, adding the [`QUICK`] flags
-/// to `run`; `cargo handoff ARGS` runs `handoff ARGS`, and any other cargo command is refused
+/// to `run`; `cargo handoff ARGS` and `cargo run -p handoff-cli … --bin handoff -- ARGS` run
+/// `handoff ARGS`, and any other cargo command is refused
 /// (a documented cargo command other than the alias is not run by these tests).
 pub fn write(bin: &Path, binary: &Path) {
     std::fs::create_dir_all(bin).unwrap();
@@ -50,7 +51,14 @@ exec "{binary}" "$@" "${{extra[@]}}"
     let cargo = r#"#!/usr/bin/env bash
 # `cargo handoff ARGS` is the README's alias for the release binary: here, the binary under test.
 if [ "${1-}" = handoff ]; then shift; exec handoff "$@"; fi
-echo "docs tests: only the \`cargo handoff\` alias is run, not \`cargo $*\`" >&2
+# `cargo run --release -p handoff-cli [--features F] --bin handoff -- ARGS`, the long form the
+# docs use for a build with a feature: the binary under test has the tests' features.
+if [ "${1-}" = run ] && [[ " $* " == *" -p handoff-cli "* ]] && [[ " $* " == *" --bin handoff -- "* ]]; then
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do shift; done
+  shift
+  exec handoff "$@"
+fi
+echo "docs tests: only the \`cargo handoff\` alias and \`cargo run -p handoff-cli --bin handoff --\` are run, not \`cargo $*\`" >&2
 exit 99
 "#;
     for (name, text) in [("handoff", handoff.as_str()), ("cargo", cargo)] {

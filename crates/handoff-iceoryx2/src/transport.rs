@@ -1,0 +1,296 @@
+//! The transport itself (see the crate docs).
+
+use handoff::message::Message;
+use handoff::transport::{
+    BuildError, ChannelConfig, Endpoints, Receiver, Sender, Transport, TransportInfo,
+};
+use handoff::transport_cross::CrossProcess;
+use handoff::transports::Backoff;
+use iceoryx2::port::publisher::Publisher;
+use iceoryx2::port::subscriber::Subscriber;
+use iceoryx2::prelude::*;
+use iceoryx2::service::port_factory::publish_subscribe::PortFactory as PubSub;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Once;
+
+/// `iceoryx2`.
+pub(crate) struct Iceoryx2;
+
+/// A node and the service of one channel, opened with the settings every participant shares.
+struct Opened {
+    /// Keeps the node alive for as long as the service and its port.
+    _node: Node<ipc::Service>,
+    service: PubSub<ipc::Service, [u8], ()>,
+}
+
+/// A fresh service name, unique on the machine.
+fn service_name() -> String {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    format!(
+        "handoff/{}/{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+fn refused(what: &str, e: impl std::fmt::Debug) -> BuildError {
+    BuildError::Unsupported(format!("iceoryx2: {what}: {e:?}"))
+}
+
+/// Opens (or creates) the service `name` for channels of `cfg`, in a node of its own.
+fn open(name: &str, cfg: &ChannelConfig) -> Result<Opened, BuildError> {
+    static QUIET: Once = Once::new();
+    // iceoryx2 logs warnings on standard error; a trial keeps what its transport prints, and
+    // this is not the transport's measured behaviour.
+    QUIET.call_once(|| set_log_level(LogLevel::Error));
+    if cfg.producers != 1 || cfg.consumers != 1 {
+        return Err(BuildError::Unsupported(format!(
+            "iceoryx2 is driven here as one publisher and one subscriber ({} producers, {} consumers asked)",
+            cfg.producers, cfg.consumers
+        )));
+    }
+    let node = NodeBuilder::new()
+        .create::<ipc::Service>()
+        .map_err(|e| refused("node", e))?;
+    let service_name: ServiceName = name.try_into().map_err(|e| refused("service name", e))?;
+    let service = node
+        .service_builder(&service_name)
+        .publish_subscribe::<[u8]>()
+        .enable_safe_overflow(false)
+        .history_size(0)
+        .subscriber_max_buffer_size(cfg.capacity.max(1))
+        .max_publishers(1)
+        .max_subscribers(1)
+        .open_or_create()
+        .map_err(|e| refused("service", e))?;
+    Ok(Opened {
+        _node: node,
+        service,
+    })
+}
+
+/// The wire size of `M`, or why it cannot cross.
+fn wire<M: Message>() -> Result<usize, BuildError> {
+    M::WIRE_SIZE.ok_or_else(|| {
+        BuildError::Unsupported(
+            "the payload owns heap memory, which has no form outside this process".into(),
+        )
+    })
+}
+
+/// A publisher with the node and service it came from.
+struct PublisherPort {
+    port: Publisher<ipc::Service, [u8], ()>,
+    /// Keeps the node and service alive for as long as the port.
+    _opened: Opened,
+}
+
+/// A subscriber with the node and service it came from.
+struct SubscriberPort {
+    port: Subscriber<ipc::Service, [u8], ()>,
+    opened: Opened,
+}
+
+fn publisher(opened: Opened, wire: usize) -> Result<PublisherPort, BuildError> {
+    let port = opened
+        .service
+        .publisher_builder()
+        .initial_max_slice_len(wire)
+        .backpressure_strategy(BackpressureStrategy::RetryUntilDelivered)
+        .create()
+        .map_err(|e| refused("publisher", e))?;
+    Ok(PublisherPort {
+        port,
+        _opened: opened,
+    })
+}
+
+fn subscriber(opened: Opened, cfg: &ChannelConfig) -> Result<SubscriberPort, BuildError> {
+    let port = opened
+        .service
+        .subscriber_builder()
+        .buffer_size(cfg.capacity.max(1))
+        .create()
+        .map_err(|e| refused("subscriber", e))?;
+    Ok(SubscriberPort { port, opened })
+}
+
+/// The producer's handle.
+pub struct IceoryxTx<M> {
+    end: PublisherPort,
+    wire: usize,
+    _m: std::marker::PhantomData<fn(M)>,
+}
+
+/// The consumer's handle.
+pub struct IceoryxRx<M> {
+    end: SubscriberPort,
+    failed: u64,
+    _m: std::marker::PhantomData<fn() -> M>,
+}
+
+// SAFETY: iceoryx2's `ipc::Service` ports share their node and service through `Rc`s, which is
+// why they are not `Send`. A handle owns its own node, service and port — every clone of those
+// `Rc`s lives inside the handle — and moves to another thread whole before it is used, so no
+// count is ever touched from two threads.
+unsafe impl<M> Send for IceoryxTx<M> {}
+// SAFETY: as for `IceoryxTx`.
+unsafe impl<M> Send for IceoryxRx<M> {}
+
+impl<M: Message> IceoryxTx<M> {
+    fn new(end: PublisherPort, wire: usize) -> Self {
+        IceoryxTx {
+            end,
+            wire,
+            _m: std::marker::PhantomData,
+        }
+    }
+}
+
+impl<M: Message> IceoryxRx<M> {
+    fn new(end: SubscriberPort) -> Self {
+        IceoryxRx {
+            end,
+            failed: 0,
+            _m: std::marker::PhantomData,
+        }
+    }
+}
+
+impl<M: Message> Sender<M> for IceoryxTx<M> {
+    #[inline]
+    fn send(&mut self, msg: M) -> Result<(), M> {
+        let Ok(mut sample) = self.end.port.loan_slice_uninit(self.wire) else {
+            return Err(msg);
+        };
+        let out = sample.payload_mut();
+        // SAFETY: the loaned slice holds `wire` bytes, `M::WIRE_SIZE`; `write_wire` writes every
+        // one of them.
+        unsafe { msg.write_wire(out.as_mut_ptr().cast::<u8>()) };
+        // SAFETY: every byte of the payload was written just above.
+        let sample = unsafe { sample.assume_init() };
+        match sample.send() {
+            Ok(_) => Ok(()),
+            Err(_) => Err(msg),
+        }
+    }
+}
+
+impl<M: Message> Receiver<M> for IceoryxRx<M> {
+    #[inline]
+    fn recv(&mut self) -> Option<M> {
+        let mut backoff = Backoff::new();
+        loop {
+            match self.end.port.receive() {
+                Ok(Some(sample)) => {
+                    let bytes = sample.payload();
+                    if bytes.len() < std::mem::size_of::<u8>() * M::WIRE_SIZE.unwrap_or(0) {
+                        return None;
+                    }
+                    // SAFETY: the sample holds at least `WIRE_SIZE` bytes (checked above); any
+                    // bytes give a value (`read_wire`'s contract).
+                    return Some(unsafe { M::read_wire(bytes.as_ptr()) });
+                }
+                Ok(None) => {}
+                Err(_) => return None,
+            }
+            // Empty: the stream has ended once its publisher is gone and nothing is buffered.
+            if self
+                .end
+                .opened
+                .service
+                .dynamic_config()
+                .number_of_publishers()
+                == 0
+                && !self.end.port.has_samples().unwrap_or(false)
+            {
+                return None;
+            }
+            self.failed += 1;
+            backoff.snooze();
+        }
+    }
+
+    fn failed_attempts(&self) -> u64 {
+        self.failed
+    }
+}
+
+impl Transport for Iceoryx2 {
+    type Tx<M: Message> = IceoryxTx<M>;
+    type Rx<M: Message> = IceoryxRx<M>;
+
+    fn info(&self) -> TransportInfo {
+        crate::info()
+    }
+
+    fn channel<M: Message>(
+        &self,
+        cfg: &ChannelConfig,
+    ) -> Result<Endpoints<Self::Tx<M>, Self::Rx<M>>, BuildError> {
+        let wire = wire::<M>()?;
+        let name = service_name();
+        // Each side its own node and service, as two processes would have.
+        let rx = subscriber(open(&name, cfg)?, cfg)?;
+        let tx = publisher(open(&name, cfg)?, wire)?;
+        Ok(Endpoints::one(IceoryxTx::new(tx, wire), IceoryxRx::new(rx)))
+    }
+}
+
+impl CrossProcess for Iceoryx2 {
+    /// The service's name and this side's node and service, opened.
+    type Listener = ListeningService;
+
+    fn listen<M: Message>(
+        &self,
+        cfg: &ChannelConfig,
+    ) -> Result<(Self::Listener, String), BuildError> {
+        wire::<M>()?;
+        let name = service_name();
+        let opened = open(&name, cfg)?;
+        Ok((ListeningService(opened), name))
+    }
+
+    fn accept_receiver<M: Message>(
+        &self,
+        listener: Self::Listener,
+        cfg: &ChannelConfig,
+    ) -> Result<Self::Rx<M>, BuildError> {
+        Ok(IceoryxRx::new(subscriber(listener.0, cfg)?))
+    }
+
+    fn accept_sender<M: Message>(
+        &self,
+        listener: Self::Listener,
+        _cfg: &ChannelConfig,
+    ) -> Result<Self::Tx<M>, BuildError> {
+        let wire = wire::<M>()?;
+        Ok(IceoryxTx::new(publisher(listener.0, wire)?, wire))
+    }
+
+    fn join_senders<M: Message>(
+        &self,
+        rendezvous: &str,
+        cfg: &ChannelConfig,
+    ) -> Result<Vec<Self::Tx<M>>, BuildError> {
+        let wire = wire::<M>()?;
+        Ok(vec![IceoryxTx::new(
+            publisher(open(rendezvous, cfg)?, wire)?,
+            wire,
+        )])
+    }
+
+    fn join_receiver<M: Message>(
+        &self,
+        rendezvous: &str,
+        cfg: &ChannelConfig,
+    ) -> Result<Self::Rx<M>, BuildError> {
+        Ok(IceoryxRx::new(subscriber(open(rendezvous, cfg)?, cfg)?))
+    }
+}
+
+/// The listening side's node and service, waiting for the other process.
+pub struct ListeningService(Opened);
+
+// SAFETY: as for `IceoryxTx`: every `Rc` clone of the node and service lives inside.
+unsafe impl Send for ListeningService {}
