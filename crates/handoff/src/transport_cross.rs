@@ -20,11 +20,16 @@
 //! ```ignore
 //! impl CrossProcess for MyIpc {
 //!     type Listener = MyListener;
-//!     fn listen<M: Message>(&self, cfg: &ChannelConfig) -> Result<(MyListener, String), BuildError> { … }
-//!     fn accept_receiver<M: Message>(&self, l: MyListener, cfg: &ChannelConfig) -> Result<Self::Rx<M>, BuildError> { … }
-//!     fn accept_sender<M: Message>(&self, l: MyListener, cfg: &ChannelConfig) -> Result<Self::Tx<M>, BuildError> { … }
-//!     fn join_senders<M: Message>(&self, at: &str, cfg: &ChannelConfig) -> Result<Vec<Self::Tx<M>>, BuildError> { … }
-//!     fn join_receiver<M: Message>(&self, at: &str, cfg: &ChannelConfig) -> Result<Self::Rx<M>, BuildError> { … }
+//!     fn listen<M: Message>(&self, cfg: &ChannelConfig)
+//!         -> Result<(MyListener, String), BuildError> { /* open; say where */ }
+//!     fn accept_receiver<M: Message>(&self, l: MyListener, cfg: &ChannelConfig)
+//!         -> Result<Self::Rx<M>, BuildError> { /* this side's reading end */ }
+//!     fn accept_sender<M: Message>(&self, l: MyListener, cfg: &ChannelConfig)
+//!         -> Result<Self::Tx<M>, BuildError> { /* this side's writing end */ }
+//!     fn join_senders<M: Message>(&self, at: &str, cfg: &ChannelConfig)
+//!         -> Result<Vec<Self::Tx<M>>, BuildError> { /* one per producer */ }
+//!     fn join_receiver<M: Message>(&self, at: &str, cfg: &ChannelConfig)
+//!         -> Result<Self::Rx<M>, BuildError> { /* the other side's reader */ }
 //! }
 //! // registered with `Entry::cross_process(MyIpc)`.
 //! ```
