@@ -37,6 +37,24 @@ fn json_run(args: &[&str]) -> (Option<i32>, Value, String) {
     (out.status.code(), v, stderr)
 }
 
+/// A JSON run of `transports` on `workload`, `messages` per sample, with `more` flags (the
+/// placement among them).
+fn trials(
+    transports: &str,
+    workload: &str,
+    messages: &str,
+    more: &[&str],
+) -> (Option<i32>, Value, String) {
+    let base = ["-t", transports, "-w", workload, "--messages", messages];
+    json_run(&[&base[..], more].concat())
+}
+
+/// [`trials`] across processes, one sample.
+fn across(transports: &str, workload: &str, more: &[&str]) -> (Option<i32>, Value, String) {
+    let placed = ["--placement", "processes", "--samples", "1"];
+    trials(transports, workload, "5000", &[&placed[..], more].concat())
+}
+
 fn results(v: &Value) -> &Vec<Value> {
     v["results"].as_array().unwrap()
 }
@@ -59,18 +77,13 @@ fn delivered_exactly(r: &Value, n: u64) {
 
 #[test]
 fn every_ipc_transport_crosses_processes_with_every_message_verified() {
-    let (code, v, stderr) = json_run(&[
-        "-t",
-        &IPC.join(","),
-        "-w",
+    let all = IPC.join(",");
+    let (code, v, stderr) = trials(
+        &all,
         "spsc,ping-pong",
-        "--placement",
-        "processes",
-        "--messages",
         "5000",
-        "--samples",
-        "2",
-    ]);
+        &["--placement", "processes", "--samples", "2"],
+    );
     assert_eq!(code, Some(0), "{stderr}");
     assert_eq!(results(&v).len(), IPC.len() * 2);
     for t in IPC {
@@ -91,20 +104,19 @@ fn every_ipc_transport_crosses_processes_with_every_message_verified() {
 /// iceoryx2, built into the tests' binary (the `iceoryx2` feature), runs both ways too.
 #[test]
 fn iceoryx2_runs_between_threads_and_between_processes() {
-    let (code, v, stderr) = json_run(&[
-        "-t",
+    let (code, v, stderr) = trials(
         "iceoryx2",
-        "-w",
         "spsc,ping-pong",
-        "--placement",
-        "threads,processes",
-        "--payload",
-        "u64,bytes:4096",
-        "--messages",
         "3000",
-        "--samples",
-        "1",
-    ]);
+        &[
+            "--placement",
+            "threads,processes",
+            "--payload",
+            "u64,bytes:4096",
+            "--samples",
+            "1",
+        ],
+    );
     assert_eq!(code, Some(0), "{stderr}");
     assert_eq!(results(&v).len(), 8);
     for r in results(&v) {
@@ -120,18 +132,12 @@ fn iceoryx2_runs_between_threads_and_between_processes() {
 
 #[test]
 fn the_same_mechanism_runs_between_threads_and_between_processes_side_by_side() {
-    let (code, v, stderr) = json_run(&[
-        "-t",
+    let (code, v, stderr) = trials(
         "uds-stream",
-        "-w",
         "spsc",
-        "--placement",
-        "threads,processes",
-        "--messages",
         "5000",
-        "--samples",
-        "1",
-    ]);
+        &["--placement", "threads,processes", "--samples", "1"],
+    );
     assert_eq!(code, Some(0), "{stderr}");
     let localities: Vec<&str> = results(&v)
         .iter()
@@ -157,20 +163,19 @@ fn the_same_mechanism_runs_between_threads_and_between_processes_side_by_side() 
 
 #[test]
 fn several_producers_write_one_pipe_from_the_peer_process() {
-    let (code, v, stderr) = json_run(&[
-        "-t",
+    let (code, v, stderr) = trials(
         "pipe",
-        "-w",
         "mpsc",
-        "--producers",
-        "2",
-        "--placement",
-        "processes",
-        "--messages",
         "6000",
-        "--samples",
-        "1",
-    ]);
+        &[
+            "--producers",
+            "2",
+            "--placement",
+            "processes",
+            "--samples",
+            "1",
+        ],
+    );
     assert_eq!(code, Some(0), "{stderr}");
     let r = result(&v, "pipe", "mpsc");
     assert_eq!(r["verdict"], "pass", "{r}");
@@ -179,18 +184,7 @@ fn several_producers_write_one_pipe_from_the_peer_process() {
 
 #[test]
 fn a_channel_inside_one_process_is_unsupported_across_processes_with_the_reason() {
-    let (code, v, stderr) = json_run(&[
-        "-t",
-        "crossbeam-bounded,pipe",
-        "-w",
-        "spsc",
-        "--placement",
-        "processes",
-        "--messages",
-        "2000",
-        "--samples",
-        "1",
-    ]);
+    let (code, v, stderr) = across("crossbeam-bounded,pipe", "spsc", &[]);
     assert_eq!(code, Some(0), "{stderr}");
     let r = result(&v, "crossbeam-bounded", "spsc");
     assert_eq!(r["verdict"], "unsupported", "{r}");
@@ -201,19 +195,7 @@ fn a_channel_inside_one_process_is_unsupported_across_processes_with_the_reason(
 
 #[test]
 fn a_run_without_worker_processes_cannot_start_a_peer_and_says_so() {
-    let (_, v, _) = json_run(&[
-        "--in-process",
-        "-t",
-        "pipe",
-        "-w",
-        "spsc",
-        "--placement",
-        "processes",
-        "--messages",
-        "2000",
-        "--samples",
-        "1",
-    ]);
+    let (_, v, _) = across("pipe", "spsc", &["--in-process"]);
     let r = result(&v, "pipe", "spsc");
     assert_eq!(r["verdict"], "unsupported", "{r}");
     assert!(
@@ -227,18 +209,7 @@ fn a_run_without_worker_processes_cannot_start_a_peer_and_says_so() {
 
 #[test]
 fn a_peer_that_aborts_is_named_and_the_run_goes_on() {
-    let (code, v, stderr) = json_run(&[
-        "-t",
-        "faulty-peer-abort,pipe",
-        "-w",
-        "spsc",
-        "--placement",
-        "processes",
-        "--messages",
-        "5000",
-        "--samples",
-        "1",
-    ]);
+    let (code, v, stderr) = across("faulty-peer-abort,pipe", "spsc", &[]);
     assert_eq!(code, Some(1), "{stderr}");
     let r = result(&v, "faulty-peer-abort", "spsc");
     assert_eq!(r["verdict"], "crashed", "{r}");
@@ -255,20 +226,7 @@ fn a_peer_that_aborts_is_named_and_the_run_goes_on() {
 /// did not would make the sample `hung`, not `crashed`.
 #[test]
 fn a_shared_memory_peer_that_aborts_is_found_out_by_the_ring() {
-    let (code, v, stderr) = json_run(&[
-        "-t",
-        "faulty-shm-peer-abort",
-        "-w",
-        "spsc",
-        "--placement",
-        "processes",
-        "--messages",
-        "5000",
-        "--samples",
-        "1",
-        "--timeout-ms",
-        "60000",
-    ]);
+    let (code, v, stderr) = across("faulty-shm-peer-abort", "spsc", &["--timeout-ms", "60000"]);
     assert_eq!(code, Some(1), "{stderr}");
     let r = result(&v, "faulty-shm-peer-abort", "spsc");
     assert_eq!(r["verdict"], "crashed", "{r}");
@@ -277,20 +235,7 @@ fn a_shared_memory_peer_that_aborts_is_found_out_by_the_ring() {
 
 #[test]
 fn a_peer_that_stops_sending_is_hung() {
-    let (code, v, stderr) = json_run(&[
-        "-t",
-        "faulty-peer-stall",
-        "-w",
-        "spsc",
-        "--placement",
-        "processes",
-        "--messages",
-        "5000",
-        "--samples",
-        "1",
-        "--timeout-ms",
-        "1000",
-    ]);
+    let (code, v, stderr) = across("faulty-peer-stall", "spsc", &["--timeout-ms", "1000"]);
     assert_eq!(code, Some(1), "{stderr}");
     let r = result(&v, "faulty-peer-stall", "spsc");
     assert_eq!(r["verdict"], "hung", "{r}");

@@ -112,8 +112,12 @@ pub fn run_sample(catalog: &Catalog, spec: &TrialSpec, request: SampleRequest) -
     let across = false;
     let mut outcome = if across {
         #[cfg(target_os = "linux")]
-        {
-            crate::engine::processes::run(catalog, spec, messages)
+        match catalog.lookup(&spec.transport) {
+            Ok(entry) => crate::engine::processes::run(entry.remote(), spec, messages),
+            Err(e) => SampleOutcome::status_only(
+                SampleStatus::Invalid(e.to_string()),
+                Placement::default(),
+            ),
         }
         #[cfg(not(target_os = "linux"))]
         unreachable!()

@@ -36,7 +36,6 @@ mod pingpong;
 mod stream;
 
 use super::check_support;
-use crate::catalog::Catalog;
 use crate::outcome::{SampleOutcome, SampleStatus};
 use crate::placement::Placement;
 use crate::transport_cross::CrossProcess;
@@ -96,25 +95,16 @@ impl<T: CrossProcess> Remote for RemoteRunner<T> {
     }
 }
 
-/// Runs one sample of `spec` across two processes: through its transport's [`Remote`], or
-/// `unsupported` with the reason.
-pub(crate) fn run(catalog: &Catalog, spec: &TrialSpec, messages: u64) -> SampleOutcome {
-    let entry = match catalog.lookup(&spec.transport) {
-        Ok(e) => e,
-        Err(e) => {
-            return SampleOutcome::status_only(
-                SampleStatus::Invalid(e.to_string()),
-                Placement::default(),
-            )
-        }
-    };
+/// Runs one sample of `spec` across two processes through its transport's [`Remote`]
+/// (`None`: the transport cannot cross, and the sample is `unsupported` with that reason).
+pub(crate) fn run(remote: Option<&dyn Remote>, spec: &TrialSpec, messages: u64) -> SampleOutcome {
     if spec.driver.is_async() {
         return unsupported(&format!(
             "driver {} does not run across processes yet (driver threads does)",
             spec.driver
         ));
     }
-    match entry.remote() {
+    match remote {
         Some(remote) => remote.run(spec, messages),
         None => unsupported(&format!(
             "{} is a channel inside one process: it cannot cross a process boundary (run it with placement threads)",
@@ -124,22 +114,20 @@ pub(crate) fn run(catalog: &Catalog, spec: &TrialSpec, messages: u64) -> SampleO
 }
 
 /// Serves the peer's side of one sample on the process's protocol descriptors: reads the
-/// [`Order`], runs it through its transport's [`Remote`], reports.
-pub(crate) fn serve_peer(
-    catalog: &Catalog,
+/// [`Order`], runs it through the [`Remote`] that `lookup` finds for its transport, reports.
+pub(crate) fn serve_peer<'c>(
+    lookup: impl Fn(&str) -> Result<Option<&'c dyn Remote>, String>,
     input: impl std::io::BufRead,
     output: impl std::io::Write,
 ) -> std::io::Result<()> {
     peer::serve_order(input, output, |order, say| {
-        match catalog.lookup(&order.trial.transport) {
-            Err(e) => Said::Failed(e.to_string()),
-            Ok(entry) => match entry.remote() {
-                None => Said::Failed(format!(
-                    "{} cannot cross a process boundary",
-                    order.trial.transport
-                )),
-                Some(remote) => remote.serve(order, say),
-            },
+        match lookup(&order.trial.transport) {
+            Err(why) => Said::Failed(why),
+            Ok(None) => Said::Failed(format!(
+                "{} cannot cross a process boundary",
+                order.trial.transport
+            )),
+            Ok(Some(remote)) => remote.serve(order, say),
         }
     })
 }

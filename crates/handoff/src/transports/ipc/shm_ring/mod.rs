@@ -17,6 +17,7 @@
 //! the process boundary shows.
 
 mod ring;
+mod side;
 mod wait;
 
 use super::wire::wire_size;

@@ -31,11 +31,12 @@
 //! the other side can tell "empty for now" from "empty for good". A side whose *process* dies
 //! without dropping anything is found by [`super::wait`]'s liveness check.
 
+use super::side::SideState;
 use super::wait::{self, Liveness, Waiting};
 use crate::message::Message;
 use crate::shared_memory::Region;
 use std::marker::PhantomData;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 /// Marks an initialised header (`"hndfring"`).
@@ -44,21 +45,6 @@ const MAGIC: u64 = 0x686e_6466_7269_6e67;
 /// A field alone on its cache lines (two, against the adjacent-line prefetcher).
 #[repr(C, align(128))]
 pub(super) struct Padded<T>(pub T);
-
-/// One side's shared state.
-#[repr(C)]
-pub(super) struct SideState {
-    /// The consumer's: messages consumed, published once per span. Unused for the producer.
-    pub consumed: AtomicU64,
-    /// The process id of the side, once it has taken its end (0 before).
-    pub pid: AtomicU32,
-    /// The side has dropped its end: it will publish nothing more.
-    pub gone: AtomicU32,
-    /// The side is asleep on `futex` (or about to be): the other side must wake it.
-    pub sleeping: AtomicU32,
-    /// The word the side sleeps on; the other side bumps it to wake it.
-    pub futex: AtomicU32,
-}
 
 /// The start of the region.
 #[repr(C)]

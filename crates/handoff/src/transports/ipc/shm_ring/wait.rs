@@ -18,7 +18,7 @@
 //! at least every [`NAP`] to check it, so a waiting side learns of the other's death within
 //! milliseconds instead of waiting forever.
 
-use super::ring::SideState;
+use super::side::SideState;
 use crate::transports::spin::SPINS_BEFORE_YIELD;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::sync::atomic::{fence, Ordering};
