@@ -81,8 +81,8 @@ fn wire<M: Message>() -> Result<usize, BuildError> {
 /// A publisher with the node and service it came from.
 struct PublisherPort {
     port: Publisher<ipc::Service, [u8], ()>,
-    /// Keeps the node and service alive for as long as the port.
-    _opened: Opened,
+    /// The node and service the port came from (alive as long as the port).
+    opened: Opened,
 }
 
 /// A subscriber with the node and service it came from.
@@ -99,10 +99,7 @@ fn publisher(opened: Opened, wire: usize) -> Result<PublisherPort, BuildError> {
         .backpressure_strategy(BackpressureStrategy::RetryUntilDelivered)
         .create()
         .map_err(|e| refused("publisher", e))?;
-    Ok(PublisherPort {
-        port,
-        _opened: opened,
-    })
+    Ok(PublisherPort { port, opened })
 }
 
 fn subscriber(opened: Opened, cfg: &ChannelConfig) -> Result<SubscriberPort, BuildError> {
@@ -124,7 +121,9 @@ pub struct IceoryxTx<M> {
 
 /// The consumer's handle.
 pub struct IceoryxRx<M> {
-    end: SubscriberPort,
+    /// The subscriber, until the end of the stream: it is let go as soon as the end marker
+    /// arrives (see [`IceoryxTx`]'s `Drop`).
+    end: Option<SubscriberPort>,
     failed: u64,
     _m: std::marker::PhantomData<fn() -> M>,
 }
@@ -150,7 +149,7 @@ impl<M: Message> IceoryxTx<M> {
 impl<M: Message> IceoryxRx<M> {
     fn new(end: SubscriberPort) -> Self {
         IceoryxRx {
-            end,
+            end: Some(end),
             failed: 0,
             _m: std::marker::PhantomData,
         }
@@ -176,15 +175,41 @@ impl<M: Message> Sender<M> for IceoryxTx<M> {
     }
 }
 
+/// The end of a stream: a sample shorter than any message. iceoryx2 drops the samples a
+/// subscriber has not yet received when their publisher goes away, so a publisher that simply
+/// left after its last message could take messages with it. Instead the producer's handle, when
+/// dropped, sends this marker and waits until the subscriber has let go of its port, which the
+/// consumer's handle does as soon as the marker arrives, after every message before it.
+const END: usize = 1;
+
+impl<M> Drop for IceoryxTx<M> {
+    fn drop(&mut self) {
+        if let Ok(mut sample) = self.end.port.loan_slice_uninit(END) {
+            sample.payload_mut()[0].write(0);
+            // SAFETY: the marker's one byte was written just above.
+            let _ = unsafe { sample.assume_init() }.send();
+        }
+        let mut backoff = Backoff::new();
+        let service = &self.end.opened.service;
+        while service.dynamic_config().number_of_subscribers() > 0 {
+            backoff.snooze();
+        }
+    }
+}
+
 impl<M: Message> Receiver<M> for IceoryxRx<M> {
     #[inline]
     fn recv(&mut self) -> Option<M> {
         let mut backoff = Backoff::new();
         loop {
-            match self.end.port.receive() {
+            let end = self.end.as_ref()?;
+            match end.port.receive() {
                 Ok(Some(sample)) => {
                     let bytes = sample.payload();
-                    if bytes.len() < std::mem::size_of::<u8>() * M::WIRE_SIZE.unwrap_or(0) {
+                    if bytes.len() < M::WIRE_SIZE.unwrap_or(usize::MAX) {
+                        // The end marker: every message is in; let the publisher go.
+                        drop(sample);
+                        self.end = None;
                         return None;
                     }
                     // SAFETY: the sample holds at least `WIRE_SIZE` bytes (checked above); any
@@ -194,15 +219,9 @@ impl<M: Message> Receiver<M> for IceoryxRx<M> {
                 Ok(None) => {}
                 Err(_) => return None,
             }
-            // Empty: the stream has ended once its publisher is gone and nothing is buffered.
-            if self
-                .end
-                .opened
-                .service
-                .dynamic_config()
-                .number_of_publishers()
-                == 0
-                && !self.end.port.has_samples().unwrap_or(false)
+            // Empty, and no publisher left (one that died sends no marker): the stream ended.
+            if end.opened.service.dynamic_config().number_of_publishers() == 0
+                && !end.port.has_samples().unwrap_or(false)
             {
                 return None;
             }
