@@ -17,7 +17,7 @@
 //! shared-memory file). A file in the filesystem or in `/dev/shm` would outlive a process
 //! killed with `SIGKILL`.
 //!
-//! ```ignore
+//! ```text
 //! impl CrossProcess for MyIpc {
 //!     type Listener = MyListener;
 //!     fn listen<M: Message>(&self, cfg: &ChannelConfig)
