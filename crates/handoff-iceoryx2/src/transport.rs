@@ -159,8 +159,24 @@ impl<M: Message> IceoryxRx<M> {
 impl<M: Message> Sender<M> for IceoryxTx<M> {
     #[inline]
     fn send(&mut self, msg: M) -> Result<(), M> {
-        let Ok(mut sample) = self.end.port.loan_slice_uninit(self.wire) else {
-            return Err(msg);
+        let mut backoff = Backoff::new();
+        let mut sample = loop {
+            match self.end.port.loan_slice_uninit(self.wire) {
+                Ok(sample) => break sample,
+                // Every sample is held by the subscriber: wait while it is there.
+                Err(_)
+                    if self
+                        .end
+                        .opened
+                        .service
+                        .dynamic_config()
+                        .number_of_subscribers()
+                        > 0 =>
+                {
+                    backoff.snooze()
+                }
+                Err(_) => return Err(msg),
+            }
         };
         let out = sample.payload_mut();
         // SAFETY: the loaned slice holds `wire` bytes, `M::WIRE_SIZE`; `write_wire` writes every
@@ -184,13 +200,22 @@ const END: usize = 1;
 
 impl<M> Drop for IceoryxTx<M> {
     fn drop(&mut self) {
-        if let Ok(mut sample) = self.end.port.loan_slice_uninit(END) {
-            sample.payload_mut()[0].write(0);
-            // SAFETY: the marker's one byte was written just above.
-            let _ = unsafe { sample.assume_init() }.send();
-        }
-        let mut backoff = Backoff::new();
         let service = &self.end.opened.service;
+        let mut backoff = Backoff::new();
+        // A loan fails while the subscriber holds every sample of the publisher's memory: wait
+        // for it to release some, as long as it is there.
+        loop {
+            if let Ok(mut sample) = self.end.port.loan_slice_uninit(END) {
+                sample.payload_mut()[0].write(0);
+                // SAFETY: the marker's one byte was written just above.
+                let _ = unsafe { sample.assume_init() }.send();
+                break;
+            }
+            if service.dynamic_config().number_of_subscribers() == 0 {
+                break;
+            }
+            backoff.snooze();
+        }
         while service.dynamic_config().number_of_subscribers() > 0 {
             backoff.snooze();
         }

@@ -106,26 +106,8 @@ pub fn run_sample(catalog: &Catalog, spec: &TrialSpec, request: SampleRequest) -
     };
     let pad = layout.map(|l| crate::layout::allocate_pad(&l));
     let messages = request.messages;
-    #[cfg(target_os = "linux")]
-    let across = spec.placement == crate::workload::Boundary::Processes;
-    #[cfg(not(target_os = "linux"))]
-    let across = false;
-    let mut outcome = if across {
-        #[cfg(target_os = "linux")]
-        match catalog.lookup(&spec.transport) {
-            Ok(entry) => crate::engine::processes::run(entry.remote(), spec, messages),
-            Err(e) => SampleOutcome::status_only(
-                SampleStatus::Invalid(e.to_string()),
-                Placement::default(),
-            ),
-        }
-        #[cfg(not(target_os = "linux"))]
-        unreachable!()
-    } else if spec.placement == crate::workload::Boundary::Processes {
-        SampleOutcome::status_only(
-            SampleStatus::Unsupported("placement processes runs on Linux only".into()),
-            Placement::default(),
-        )
+    let mut outcome = if spec.placement == crate::workload::Boundary::Processes {
+        across_processes(catalog, spec, messages)
     } else if spec.workload.is_open_loop() {
         crate::engine::pipeline::run(catalog, spec, messages)
     } else {
@@ -142,6 +124,26 @@ pub fn run_sample(catalog: &Catalog, spec: &TrialSpec, request: SampleRequest) -
     drop(pad);
     outcome.layout = layout.map(|l| crate::layout::record(&l, outcome.placement.threads));
     outcome
+}
+
+/// One sample of `spec` with its two sides in two processes (see `crate::engine::processes`).
+#[cfg(target_os = "linux")]
+fn across_processes(catalog: &Catalog, spec: &TrialSpec, messages: u64) -> SampleOutcome {
+    match catalog.lookup(&spec.transport) {
+        Ok(entry) => crate::engine::processes::run(entry.remote(), spec, messages),
+        Err(e) => {
+            SampleOutcome::status_only(SampleStatus::Invalid(e.to_string()), Placement::default())
+        }
+    }
+}
+
+/// Elsewhere there is no second process to place a side in.
+#[cfg(not(target_os = "linux"))]
+fn across_processes(_: &Catalog, _: &TrialSpec, _: u64) -> SampleOutcome {
+    SampleOutcome::status_only(
+        SampleStatus::Unsupported("placement processes runs on Linux only".into()),
+        Placement::default(),
+    )
 }
 
 /// How to start a worker process: a program and its arguments (the program must answer the

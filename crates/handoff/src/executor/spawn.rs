@@ -48,31 +48,37 @@ pub(crate) fn start(cmd: &WorkerCommand) -> std::io::Result<std::process::Child>
         use std::os::unix::process::CommandExt;
         command.process_group(0);
     }
+    // The signal is tied to the thread that starts the worker; a session starts and ends its
+    // workers on one thread.
     #[cfg(target_os = "linux")]
-    {
-        use std::os::unix::process::CommandExt;
-        // The process the worker must not outlive. The signal is tied to the thread that starts
-        // the worker; a session starts and ends its workers on one thread.
-        // SAFETY: getpid has no preconditions.
-        let parent = unsafe { libc::getpid() };
-        // SAFETY: the closure runs in the forked child before exec and calls only prctl, getppid
-        // and _exit, which are async-signal-safe; it allocates nothing and touches no lock.
-        unsafe {
-            command.pre_exec(move || {
-                if libc::prctl(libc::PR_SET_PDEATHSIG, PARENT_DEATH_SIGNAL as libc::c_ulong) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                // The parent died before the signal was set up: nobody will ever read us.
-                if libc::getppid() != parent {
-                    libc::_exit(1);
-                }
-                Ok(())
-            });
-        }
-    }
+    dies_with_parent(&mut command, PARENT_DEATH_SIGNAL);
     let child = command.spawn()?;
     live().insert(child.id());
     Ok(child)
+}
+
+/// Makes the process `command` starts receive `signal` when the thread of this process that starts it
+/// dies, however it dies (Linux's parent-death signal); a child whose parent is already gone
+/// when it starts exits at once.
+#[cfg(target_os = "linux")]
+pub(crate) fn dies_with_parent(command: &mut Command, signal: libc::c_int) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: getpid has no preconditions.
+    let parent = unsafe { libc::getpid() };
+    // SAFETY: the closure runs in the forked child before exec and calls only prctl, getppid and
+    // _exit, which are async-signal-safe; it allocates nothing and touches no lock.
+    unsafe {
+        command.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, signal as libc::c_ulong) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // The parent died before the signal was set up: nobody will ever read us.
+            if libc::getppid() != parent {
+                libc::_exit(1);
+            }
+            Ok(())
+        });
+    }
 }
 
 /// Ends a worker: kills its process group (the worker and whatever it started) and reaps it.

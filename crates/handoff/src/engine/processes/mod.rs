@@ -139,6 +139,41 @@ fn unsupported(why: &str) -> SampleOutcome {
     )
 }
 
+/// Opens a start line for every thread of `plan` (both processes') and starts the peer with
+/// the trial, the `rendezvous` of its channels and the plan's cores from `local` on (this
+/// process's threads take the first `local`); returns once the peer has joined, or why not.
+fn start_peer(
+    cmd: &peer::PeerCommand,
+    spec: &TrialSpec,
+    messages: u64,
+    rendezvous: Vec<String>,
+    plan: &crate::placement::Plan,
+    local: usize,
+) -> Result<(Arc<line::SharedLine>, peer::Peer), SampleStatus> {
+    let line = line::SharedLine::create(plan.cores.len())
+        .map(Arc::new)
+        .map_err(|e| SampleStatus::Crashed(format!("shared start line: {e}")))?;
+    let order = Order {
+        trial: spec.clone(),
+        messages,
+        rendezvous,
+        line: line.path(),
+        cores: cores_from(plan, local),
+    };
+    let mut peer = peer::Peer::start(cmd, &order).map_err(SampleStatus::Crashed)?;
+    peer.joined(spec.watchdog(None))?;
+    Ok((line, peer))
+}
+
+/// `place` with a pin the peer's OS refused noted.
+fn with_peer_pins(mut place: Placement, report: &peer::Report) -> Placement {
+    if report.pin_failed {
+        place.pinned = false;
+        place.note = Some("the OS refused a pin request".into());
+    }
+    place
+}
+
 /// The plan's cores from `from` on, as the peer pins them.
 fn cores_from(plan: &crate::placement::Plan, from: usize) -> Vec<Option<usize>> {
     plan.cores

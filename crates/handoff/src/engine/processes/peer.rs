@@ -20,7 +20,6 @@
 //! the outcome. A peer that exits without [`Said::Done`] has crashed: the sample is `crashed`,
 //! naming the peer's side and how it ended.
 
-use crate::executor::WorkerCommand;
 use crate::outcome::SampleStatus;
 use crate::verify::Verdict;
 use crate::workload::TrialSpec;
@@ -34,14 +33,21 @@ use std::time::{Duration, Instant};
 /// protocol (see [`crate::worker::serve_stdio`]).
 pub(crate) const PEER_ENV: &str = "HANDOFF_PEER";
 
+/// How a peer is started: a program and its arguments.
+#[derive(Clone, Debug)]
+pub(crate) struct PeerCommand {
+    pub program: std::path::PathBuf,
+    pub args: Vec<String>,
+}
+
 /// How this process starts a peer: its own command, recorded by a worker as it starts.
-static COMMAND: OnceLock<WorkerCommand> = OnceLock::new();
+static COMMAND: OnceLock<PeerCommand> = OnceLock::new();
 
 /// Records this process's own command as the one that starts its peers.
 pub(crate) fn record_own_command() {
     let program = std::env::current_exe().ok();
     if let Some(program) = program {
-        let _ = COMMAND.set(WorkerCommand {
+        let _ = COMMAND.set(PeerCommand {
             program,
             args: std::env::args().skip(1).collect(),
         });
@@ -49,7 +55,7 @@ pub(crate) fn record_own_command() {
 }
 
 /// The command that starts a peer, if this process can start one.
-pub(crate) fn command() -> Option<&'static WorkerCommand> {
+pub(crate) fn command() -> Option<&'static PeerCommand> {
     COMMAND.get()
 }
 
@@ -119,7 +125,7 @@ pub(crate) struct Peer {
 
 impl Peer {
     /// Starts a peer with `cmd` and sends it `order`.
-    pub fn start(cmd: &WorkerCommand, order: &Order) -> Result<Peer, String> {
+    pub fn start(cmd: &PeerCommand, order: &Order) -> Result<Peer, String> {
         let mut command = Command::new(&cmd.program);
         command
             .args(&cmd.args)
@@ -127,25 +133,7 @@ impl Peer {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit());
-        #[cfg(target_os = "linux")]
-        {
-            use std::os::unix::process::CommandExt;
-            // SAFETY: getpid has no preconditions.
-            let parent = unsafe { libc::getpid() };
-            // SAFETY: runs in the forked child before exec and calls only prctl, getppid and
-            // _exit, which are async-signal-safe; it allocates nothing and takes no lock.
-            unsafe {
-                command.pre_exec(move || {
-                    if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong) != 0 {
-                        return Err(std::io::Error::last_os_error());
-                    }
-                    if libc::getppid() != parent {
-                        libc::_exit(1);
-                    }
-                    Ok(())
-                });
-            }
-        }
+        crate::executor::spawn::dies_with_parent(&mut command, libc::SIGKILL);
         let mut child = command
             .spawn()
             .map_err(|e| format!("could not start the peer process: {e}"))?;

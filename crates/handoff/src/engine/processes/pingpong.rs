@@ -5,13 +5,14 @@
 
 use super::clock::Anchor;
 use super::line::SharedLine;
-use super::peer::{self, Order, Peer, Report, Said};
-use super::{cores_from, local_plan, peer_first, pin};
+use super::peer::PeerCommand;
+use super::peer::{self, Order, Report, Said};
+use super::{local_plan, peer_first, pin, start_peer, with_peer_pins};
 use crate::engine::cpu::{self, Side};
 use crate::engine::crew::{panic_message, Line, Progress};
 use crate::engine::pingpong::{ping, pong, Member, RoundTrips};
 use crate::engine::sample::{self, Members, Refused, Shape, Threads};
-use crate::executor::{WorkerCommand, GRACE};
+use crate::executor::GRACE;
 use crate::message::Message;
 use crate::outcome::{SampleOutcome, SampleStatus};
 use crate::transport_cross::CrossProcess;
@@ -24,7 +25,7 @@ pub(super) fn run<T: CrossProcess, M: Message>(
     t: &Arc<T>,
     spec: &TrialSpec,
     round_trips: u64,
-    cmd: &WorkerCommand,
+    cmd: &PeerCommand,
 ) -> SampleOutcome {
     let cfg = sample::config(spec, 1, 1);
     let plan = crate::placement::plan(2, spec.pin);
@@ -37,25 +38,12 @@ pub(super) fn run<T: CrossProcess, M: Message>(
         Ok(l) => l,
         Err(e) => return sample::refused(Refused::Build(e), place),
     };
-    let line = match SharedLine::create(2) {
-        Ok(l) => Arc::new(l),
-        Err(e) => return status(SampleStatus::Crashed(format!("shared start line: {e}"))),
-    };
-    let order = Order {
-        trial: spec.clone(),
-        messages: round_trips,
-        rendezvous: vec![at_requests, at_replies],
-        line: line.path(),
-        cores: cores_from(&plan, 1),
-    };
     let watchdog = spec.watchdog(None);
-    let mut peer = match Peer::start(cmd, &order) {
-        Ok(p) => p,
-        Err(why) => return status(SampleStatus::Crashed(why)),
+    let rendezvous = vec![at_requests, at_replies];
+    let (line, mut peer) = match start_peer(cmd, spec, round_trips, rendezvous, &plan, 1) {
+        Ok(started) => started,
+        Err(s) => return status(s),
     };
-    if let Err(s) = peer.joined(watchdog) {
-        return status(s);
-    }
     let ends = t
         .accept_sender::<M>(requests, &cfg)
         .and_then(|tx| Ok((tx, t.accept_receiver::<M>(replies, &cfg)?)));
@@ -77,7 +65,7 @@ pub(super) fn run<T: CrossProcess, M: Message>(
         ping::<M, _, _>(tx, rx, form, round_trips, &progress)
     });
     let tally = threads.cpu();
-    let (mut reports, mut place) = match sample::collect(threads, watchdog, round_trips) {
+    let (mut reports, place) = match sample::collect(threads, watchdog, round_trips) {
         Ok(r) => r,
         Err(outcome) => return peer_first(&mut peer, *outcome),
     };
@@ -85,10 +73,7 @@ pub(super) fn run<T: CrossProcess, M: Message>(
         Ok(r) => r,
         Err(s) => return status(s),
     };
-    if report.pin_failed {
-        place.pinned = false;
-        place.note = Some("the OS refused a pin request".into());
-    }
+    let place = with_peer_pins(place, &report);
     let anchor = Anchor::now();
     let Some(peer::Member::Ponger {
         start_ns,

@@ -3,13 +3,14 @@
 
 use super::clock::Anchor;
 use super::line::SharedLine;
-use super::peer::{self, Order, Peer, Report, Said};
-use super::{cores_from, local_plan, peer_first, pin};
+use super::peer::PeerCommand;
+use super::peer::{self, Order, Report, Said};
+use super::{local_plan, peer_first, pin, start_peer, with_peer_pins};
 use crate::engine::cpu::{self, Side};
 use crate::engine::crew::{panic_message, Line, Progress};
 use crate::engine::sample::{self, Flow, Members, Refused, Shape, Threads};
 use crate::engine::stream::{consume, produce, Member, ProducerReport, Streams};
-use crate::executor::{WorkerCommand, GRACE};
+use crate::executor::GRACE;
 use crate::message::Message;
 use crate::outcome::{SampleOutcome, SampleStatus};
 use crate::semantics::Semantics;
@@ -26,7 +27,7 @@ pub(super) fn run<T: CrossProcess, M: Message>(
     sem: &Semantics,
     spec: &TrialSpec,
     messages: u64,
-    cmd: &WorkerCommand,
+    cmd: &PeerCommand,
 ) -> SampleOutcome {
     let flow = Flow::new(sem, spec, messages);
     let (producers, consumers) = (spec.producers, spec.consumers);
@@ -38,25 +39,12 @@ pub(super) fn run<T: CrossProcess, M: Message>(
         Ok(l) => l,
         Err(e) => return sample::refused(Refused::Build(e), place),
     };
-    let line = match SharedLine::create(producers + consumers) {
-        Ok(l) => Arc::new(l),
-        Err(e) => return status(SampleStatus::Crashed(format!("shared start line: {e}"))),
-    };
-    let order = Order {
-        trial: spec.clone(),
-        messages,
-        rendezvous: vec![rendezvous],
-        line: line.path(),
-        cores: cores_from(&plan, consumers),
-    };
     let watchdog = spec.watchdog(None);
-    let mut peer = match Peer::start(cmd, &order) {
-        Ok(p) => p,
-        Err(why) => return status(SampleStatus::Crashed(why)),
+    let (line, mut peer) = match start_peer(cmd, spec, messages, vec![rendezvous], &plan, consumers)
+    {
+        Ok(started) => started,
+        Err(s) => return status(s),
     };
-    if let Err(s) = peer.joined(watchdog) {
-        return status(s);
-    }
     let rx = match t.accept_receiver::<M>(listener, &cfg) {
         Ok(rx) => rx,
         Err(e) => return sample::refused(Refused::Build(e), place),
@@ -92,11 +80,7 @@ pub(super) fn run<T: CrossProcess, M: Message>(
         Ok(r) => r,
         Err(s) => return status(s),
     };
-    let mut place = place;
-    if report.pin_failed {
-        place.pinned = false;
-        place.note = Some("the OS refused a pin request".into());
-    }
+    let place = with_peer_pins(place, &report);
     let anchor = Anchor::now();
     for m in report.members {
         if let peer::Member::Producer {
