@@ -4,14 +4,16 @@ use handoff::message::Message;
 use handoff::transport::{
     BuildError, ChannelConfig, Endpoints, Receiver, Sender, Transport, TransportInfo,
 };
-use handoff::transport_cross::CrossProcess;
+use handoff::transport_cross::{CrossProcess, End};
 use handoff::transports::Backoff;
 use iceoryx2::port::publisher::Publisher;
 use iceoryx2::port::subscriber::Subscriber;
+use iceoryx2::port::update_connections::UpdateConnections;
 use iceoryx2::prelude::*;
 use iceoryx2::service::port_factory::publish_subscribe::PortFactory as PubSub;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Once;
+use std::time::{Duration, Instant};
 
 /// `iceoryx2`.
 pub(crate) struct Iceoryx2;
@@ -79,14 +81,14 @@ fn wire<M: Message>() -> Result<usize, BuildError> {
 }
 
 /// A publisher with the node and service it came from.
-struct PublisherPort {
+pub struct PublisherPort {
     port: Publisher<ipc::Service, [u8], ()>,
     /// The node and service the port came from (alive as long as the port).
     opened: Opened,
 }
 
 /// A subscriber with the node and service it came from.
-struct SubscriberPort {
+pub struct SubscriberPort {
     port: Subscriber<ipc::Service, [u8], ()>,
     opened: Opened,
 }
@@ -110,6 +112,39 @@ fn subscriber(opened: Opened, cfg: &ChannelConfig) -> Result<SubscriberPort, Bui
         .create()
         .map_err(|e| refused("subscriber", e))?;
     Ok(SubscriberPort { port, opened })
+}
+
+/// How long a subscriber waits for its publisher to open its port.
+const MEETING: Duration = Duration::from_secs(60);
+
+impl SubscriberPort {
+    /// Waits until the publisher's port is registered with the service, then attaches this
+    /// subscriber to it.
+    ///
+    /// iceoryx2 connects a publisher and a subscriber lazily: the publisher attaches itself when
+    /// it is created and on every send, the subscriber on its next `receive`. Until both have
+    /// attached, a publisher whose subscriber's buffer is full *discards* the sample instead of
+    /// waiting (there is "no connected receiver"). A subscriber thread that was slow to make its
+    /// first `receive` (a busy machine) would lose messages. Attaching here, before the start
+    /// line and after the publisher exists, makes the connection whole before the first message.
+    fn meet(self) -> Result<Self, BuildError> {
+        let dynamic = self.opened.service.dynamic_config();
+        let deadline = Instant::now() + MEETING;
+        let mut backoff = Backoff::new();
+        while dynamic.number_of_publishers() == 0 {
+            if Instant::now() > deadline {
+                return Err(BuildError::Unsupported(format!(
+                    "iceoryx2: no publisher opened the service within {} s",
+                    MEETING.as_secs()
+                )));
+            }
+            backoff.snooze();
+        }
+        self.port
+            .update_connections()
+            .map_err(|e| refused("attaching the subscriber", e))?;
+        Ok(self)
+    }
 }
 
 /// The producer's handle.
@@ -277,30 +312,40 @@ impl Transport for Iceoryx2 {
         // Each side its own node and service, as two processes would have.
         let rx = subscriber(open(&name, cfg)?, cfg)?;
         let tx = publisher(open(&name, cfg)?, wire)?;
+        // The publisher exists now: the subscriber attaches without waiting.
+        let rx = rx.meet()?;
         Ok(Endpoints::one(IceoryxTx::new(tx, wire), IceoryxRx::new(rx)))
     }
 }
 
 impl CrossProcess for Iceoryx2 {
-    /// The service's name and this side's node and service, opened.
-    type Listener = ListeningService;
+    /// This side's port, created when it listens, so that the joining side finds it.
+    type Listener = ListeningPort;
 
     fn listen<M: Message>(
         &self,
+        end: End,
         cfg: &ChannelConfig,
     ) -> Result<(Self::Listener, String), BuildError> {
-        wire::<M>()?;
+        let wire = wire::<M>()?;
         let name = service_name();
         let opened = open(&name, cfg)?;
-        Ok((ListeningService(opened), name))
+        let port = match end {
+            End::Sender => ListeningPort::Publisher(publisher(opened, wire)?),
+            End::Receiver => ListeningPort::Subscriber(subscriber(opened, cfg)?),
+        };
+        Ok((port, name))
     }
 
     fn accept_receiver<M: Message>(
         &self,
         listener: Self::Listener,
-        cfg: &ChannelConfig,
+        _cfg: &ChannelConfig,
     ) -> Result<Self::Rx<M>, BuildError> {
-        Ok(IceoryxRx::new(subscriber(listener.0, cfg)?))
+        match listener {
+            ListeningPort::Subscriber(port) => Ok(IceoryxRx::new(port.meet()?)),
+            ListeningPort::Publisher(_) => Err(crossed_ends("receive")),
+        }
     }
 
     fn accept_sender<M: Message>(
@@ -308,8 +353,10 @@ impl CrossProcess for Iceoryx2 {
         listener: Self::Listener,
         _cfg: &ChannelConfig,
     ) -> Result<Self::Tx<M>, BuildError> {
-        let wire = wire::<M>()?;
-        Ok(IceoryxTx::new(publisher(listener.0, wire)?, wire))
+        match listener {
+            ListeningPort::Publisher(port) => Ok(IceoryxTx::new(port, wire::<M>()?)),
+            ListeningPort::Subscriber(_) => Err(crossed_ends("send")),
+        }
     }
 
     fn join_senders<M: Message>(
@@ -318,6 +365,7 @@ impl CrossProcess for Iceoryx2 {
         cfg: &ChannelConfig,
     ) -> Result<Vec<Self::Tx<M>>, BuildError> {
         let wire = wire::<M>()?;
+        // A new publisher attaches itself to the subscriber that is already there.
         Ok(vec![IceoryxTx::new(
             publisher(open(rendezvous, cfg)?, wire)?,
             wire,
@@ -329,12 +377,26 @@ impl CrossProcess for Iceoryx2 {
         rendezvous: &str,
         cfg: &ChannelConfig,
     ) -> Result<Self::Rx<M>, BuildError> {
-        Ok(IceoryxRx::new(subscriber(open(rendezvous, cfg)?, cfg)?))
+        Ok(IceoryxRx::new(
+            subscriber(open(rendezvous, cfg)?, cfg)?.meet()?,
+        ))
     }
 }
 
-/// The listening side's node and service, waiting for the other process.
-pub struct ListeningService(Opened);
+/// Why an accept asked for the end the channel was not opened for.
+fn crossed_ends(verb: &str) -> BuildError {
+    BuildError::Unsupported(format!(
+        "iceoryx2: asked to {verb} on a channel this process opened for the other end"
+    ))
+}
 
-// SAFETY: as for `IceoryxTx`: every `Rc` clone of the node and service lives inside.
-unsafe impl Send for ListeningService {}
+/// The listening side's port, waiting for the other process.
+pub enum ListeningPort {
+    /// The listening process sends.
+    Publisher(PublisherPort),
+    /// The listening process receives.
+    Subscriber(SubscriberPort),
+}
+
+// SAFETY: as for `IceoryxTx`: every `Rc` clone of the node, service and port lives inside.
+unsafe impl Send for ListeningPort {}

@@ -20,7 +20,7 @@
 //! ```text
 //! impl CrossProcess for MyIpc {
 //!     type Listener = MyListener;
-//!     fn listen<M: Message>(&self, cfg: &ChannelConfig)
+//!     fn listen<M: Message>(&self, end: End, cfg: &ChannelConfig)
 //!         -> Result<(MyListener, String), BuildError> { /* open; say where */ }
 //!     fn accept_receiver<M: Message>(&self, l: MyListener, cfg: &ChannelConfig)
 //!         -> Result<Self::Rx<M>, BuildError> { /* this side's reading end */ }
@@ -37,6 +37,18 @@
 use crate::message::Message;
 use crate::transport::{BuildError, ChannelConfig, Transport};
 
+/// The end of a channel the listening process will take when it accepts.
+///
+/// A transport whose ports must exist before the other process joins (a publisher the joining
+/// subscriber attaches to, say) creates this end in [`CrossProcess::listen`]; others ignore it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum End {
+    /// The listening process will send ([`CrossProcess::accept_sender`]).
+    Sender,
+    /// The listening process will receive ([`CrossProcess::accept_receiver`]).
+    Receiver,
+}
+
 /// A transport whose channel can join two processes (see the module docs). Its in-process
 /// channel ([`Transport::channel`]) is the same mechanism between two threads: the baseline
 /// without the process boundary.
@@ -44,10 +56,12 @@ pub trait CrossProcess: Transport {
     /// What the listening process holds between [`CrossProcess::listen`] and its `accept`.
     type Listener: Send + 'static;
 
-    /// Opens a channel of `M` configured by `cfg` for another process to join: what this
-    /// process keeps, and the rendezvous the other process joins by.
+    /// Opens a channel of `M` configured by `cfg` for another process to join, this process to
+    /// accept its `end` of it: what this process keeps, and the rendezvous the other process
+    /// joins by.
     fn listen<M: Message>(
         &self,
+        end: End,
         cfg: &ChannelConfig,
     ) -> Result<(Self::Listener, String), BuildError>;
 

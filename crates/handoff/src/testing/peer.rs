@@ -15,7 +15,7 @@
 use crate::catalog::{Catalog, Entry};
 use crate::message::Message;
 use crate::transport::{BuildError, ChannelConfig, Endpoints, Sender, Transport, TransportInfo};
-use crate::transport_cross::CrossProcess;
+use crate::transport_cross::{CrossProcess, End};
 use crate::transports::ipc::{pipe::Pipe, shm_ring::ShmRing, Ipc};
 
 /// Messages a failing peer sends before it fails.
@@ -122,9 +122,10 @@ impl<T: CrossProcess> CrossProcess for FailingPeer<T> {
 
     fn listen<M: Message>(
         &self,
+        end: End,
         cfg: &ChannelConfig,
     ) -> Result<(Self::Listener, String), BuildError> {
-        self.inner.listen::<M>(cfg)
+        self.inner.listen::<M>(end, cfg)
     }
 
     fn accept_receiver<M: Message>(

@@ -15,7 +15,7 @@ use crate::engine::sample::{self, Members, Refused, Shape, Threads};
 use crate::executor::GRACE;
 use crate::message::Message;
 use crate::outcome::{SampleOutcome, SampleStatus};
-use crate::transport_cross::CrossProcess;
+use crate::transport_cross::{CrossProcess, End};
 use crate::workload::TrialSpec;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
@@ -32,8 +32,8 @@ pub(super) fn run<T: CrossProcess, M: Message>(
     let place = plan.placement.clone();
     let status = |s: SampleStatus| SampleOutcome::status_only(s, place.clone());
     let listened = t
-        .listen::<M>(&cfg)
-        .and_then(|requests| Ok((requests, t.listen::<M>(&cfg)?)));
+        .listen::<M>(End::Sender, &cfg)
+        .and_then(|requests| Ok((requests, t.listen::<M>(End::Receiver, &cfg)?)));
     let ((requests, at_requests), (replies, at_replies)) = match listened {
         Ok(l) => l,
         Err(e) => return sample::refused(Refused::Build(e), place),

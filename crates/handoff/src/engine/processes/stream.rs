@@ -14,7 +14,7 @@ use crate::executor::GRACE;
 use crate::message::Message;
 use crate::outcome::{SampleOutcome, SampleStatus};
 use crate::semantics::Semantics;
-use crate::transport_cross::CrossProcess;
+use crate::transport_cross::{CrossProcess, End};
 use crate::verify::Verifier;
 use crate::workload::TrialSpec;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -35,7 +35,7 @@ pub(super) fn run<T: CrossProcess, M: Message>(
     let plan = crate::placement::plan(producers + consumers, spec.pin);
     let place = plan.placement.clone();
     let status = |s: SampleStatus| SampleOutcome::status_only(s, place.clone());
-    let (listener, rendezvous) = match t.listen::<M>(&cfg) {
+    let (listener, rendezvous) = match t.listen::<M>(End::Receiver, &cfg) {
         Ok(l) => l,
         Err(e) => return sample::refused(Refused::Build(e), place),
     };

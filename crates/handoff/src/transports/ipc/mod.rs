@@ -36,7 +36,7 @@ pub(crate) mod wire;
 use crate::catalog::{Catalog, Entry};
 use crate::message::Message;
 use crate::transport::{BuildError, ChannelConfig, Endpoints, Transport, TransportInfo};
-use crate::transport_cross::CrossProcess;
+use crate::transport_cross::{CrossProcess, End};
 use std::io::{self, Read, Write};
 use wire::{WireRx, WireTx};
 
@@ -150,7 +150,11 @@ impl<K: Mechanism> Transport for Ipc<K> {
 impl<K: Mechanism> CrossProcess for Ipc<K> {
     type Listener = K::Listener;
 
-    fn listen<M: Message>(&self, cfg: &ChannelConfig) -> Result<(K::Listener, String), BuildError> {
+    fn listen<M: Message>(
+        &self,
+        _end: End,
+        cfg: &ChannelConfig,
+    ) -> Result<(K::Listener, String), BuildError> {
         let (_, bytes) = self.sizes::<M>(cfg, cfg.producers)?;
         self.0.listen(cfg, bytes).map_err(|e| self.refused(e))
     }

@@ -28,7 +28,7 @@ use crate::transport::{
     BuildError, ChannelConfig, Endpoints, OptionTable, Receiver, Sender, Transport, TransportInfo,
     TrySendError,
 };
-use crate::transport_cross::CrossProcess;
+use crate::transport_cross::{CrossProcess, End};
 use ring::{Consumer, Producer, Shared};
 use std::sync::Arc;
 use wait::Waiting;
@@ -121,6 +121,7 @@ impl CrossProcess for ShmRing {
 
     fn listen<M: Message>(
         &self,
+        _end: End,
         cfg: &ChannelConfig,
     ) -> Result<(Self::Listener, String), BuildError> {
         let (shared, waiting) = self.create::<M>(cfg)?;
