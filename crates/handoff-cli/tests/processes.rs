@@ -182,6 +182,92 @@ fn several_producers_write_one_pipe_from_the_peer_process() {
     delivered_exactly(r, 6000);
 }
 
+/// An open-loop run crosses too: the injector paces and stamps in the peer, the sink verifies
+/// and times in the worker, both on one clock; the hop's depth is counted across the boundary.
+#[test]
+fn a_paced_run_crosses_processes_with_every_event_verified_and_timed() {
+    let (code, v, stderr) = trials(
+        "shm-ring,uds-stream",
+        "paced",
+        "3000",
+        &[
+            "--rate",
+            "100000",
+            "--placement",
+            "processes,threads",
+            "--samples",
+            "1",
+        ],
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(results(&v).len(), 4);
+    for r in results(&v) {
+        assert_eq!(r["verdict"], "pass", "{r}");
+        delivered_exactly(r, 3000);
+        let paced = &r["paced"];
+        assert_eq!(paced["requested_rate"], 100000, "{r}");
+        assert!(
+            paced["achieved_rate"]["median"].as_f64().unwrap() > 0.0,
+            "{r}"
+        );
+        assert_eq!(r["latency"]["count"], 3000, "{r}");
+        // Every event reached the sink's counter, which the peer's injector reads for depth.
+        assert_eq!(paced["hops"][0]["received"], 3000, "{r}");
+    }
+    let crossed: Vec<&Value> = results(&v)
+        .iter()
+        .filter(|r| r["semantics"]["locality"] == "cross-process")
+        .collect();
+    assert_eq!(crossed.len(), 2);
+    // The kernel's clock source decides which clock both processes read; the run records it.
+    assert!(
+        v["environment"]["clock_source"].is_string(),
+        "{}",
+        v["environment"]
+    );
+}
+
+#[test]
+fn a_ramp_crosses_processes_step_by_step() {
+    let (code, v, stderr) = across(
+        "shm-ring",
+        "ramp",
+        &["--rate", "ramp", "--messages", "2000"],
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    let r = result(&v, "shm-ring", "ramp");
+    assert_eq!(r["verdict"], "pass", "{r}");
+    assert_eq!(r["semantics"]["locality"], "cross-process", "{r}");
+    let sustained = r["ramp"]["sustained"].as_u64();
+    assert!(sustained.is_some_and(|s| s > 0), "{r}");
+}
+
+#[test]
+fn a_pipeline_does_not_cross_processes_yet_and_says_so() {
+    let placed = [
+        "--placement",
+        "processes",
+        "--samples",
+        "1",
+        "--rate",
+        "100000",
+    ];
+    let hops = [
+        "-w",
+        "pipeline",
+        "--hops",
+        "shm-ring,shm-ring,shm-ring",
+        "--messages",
+        "2000",
+    ];
+    let (code, v, stderr) = json_run(&[&placed[..], &hops[..]].concat());
+    assert_eq!(code, Some(0), "{stderr}");
+    let r = &results(&v)[0];
+    assert_eq!(r["verdict"], "unsupported", "{r}");
+    let why = r["violation"].as_str().unwrap();
+    assert!(why.contains("does not cross processes yet"), "{why}");
+}
+
 #[test]
 fn a_channel_inside_one_process_is_unsupported_across_processes_with_the_reason() {
     let (code, v, stderr) = across("crossbeam-bounded,pipe", "spsc", &[]);

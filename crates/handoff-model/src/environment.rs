@@ -31,6 +31,11 @@ pub struct Environment {
     pub git_commit: String,
     /// Invariant TSC available (cheap, stable clock for per-message stamps).
     pub invariant_tsc: Option<bool>,
+    /// The kernel's clock source (`tsc`, `kvm-clock`, …), where readable: a sample across two
+    /// processes stamps on the time-stamp counter only where it is `tsc` (absent in older
+    /// reports).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock_source: Option<String>,
     /// The machine's label: `--machine` or `HANDOFF_MACHINE` (a testbed's name a fleet shares),
     /// else its host name (absent in older reports).
     #[serde(default, skip_serializing_if = "Option::is_none")]

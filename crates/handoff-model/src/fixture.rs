@@ -178,6 +178,7 @@ pub fn environment() -> Environment {
         tool_version: "0.1.0".into(),
         git_commit: "abc1234".into(),
         invariant_tsc: Some(true),
+        clock_source: Some("tsc".into()),
         machine: None,
     }
 }

@@ -57,6 +57,7 @@ pub fn detect() -> Environment {
             let has = |x: &str| f.split_whitespace().any(|y| y == x);
             has("constant_tsc") && has("nonstop_tsc")
         }),
+        clock_source: read("/sys/devices/system/clocksource/clocksource0/current_clocksource"),
         machine: Some(host_name()),
     }
 }

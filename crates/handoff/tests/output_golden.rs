@@ -791,6 +791,7 @@ fn report() -> RunReport {
             tool_version: "0.1.0".into(),
             git_commit: "abc1234".into(),
             invariant_tsc: Some(true),
+            clock_source: Some("tsc".into()),
             machine: None,
         },
         limits: Some(limits()),

@@ -1,18 +1,40 @@
 //! The calibrated clock every thread of an open-loop sample shares.
 //!
-//! Reads the CPU's time-stamp counter where it is invariant (through `quanta`, which calibrates
-//! it against the OS clock once and falls back to the OS monotonic clock where the counter is not
-//! reliable), so a read costs a few nanoseconds instead of a system call. Every thread of a
-//! sample uses clones of one `Clock`, hence one calibration and one epoch: a stamp taken on one
-//! core and a read taken on another are on the same scale.
+//! Between threads of one process it reads the CPU's time-stamp counter where it is invariant
+//! (through `quanta`, which calibrates it against the OS clock once and falls back to the OS
+//! monotonic clock where the counter is not reliable), so a read costs a few nanoseconds instead
+//! of a system call. Every thread of a sample uses clones of one `Clock`, hence one calibration
+//! and one epoch: a stamp taken on one core and a read taken on another are on the same scale.
+//!
+//! Between two processes each would calibrate its own `quanta` clock, and two calibrations
+//! disagree by a few parts per million: microseconds over a run, more than the latencies
+//! measured. A sample that crosses processes therefore reads a [`SharedClock`] that one process
+//! defines and hands to the other: the time-stamp counter itself, with one calibration, where
+//! the counter is invariant and the kernel keeps it synchronised across CPUs (its clock source is
+//! `tsc`); otherwise `CLOCK_MONOTONIC`, which every process reads on the kernel's one scale, a
+//! little dearer per read. The run's environment records the kernel's clock source, and the
+//! sample's measured timing overhead is that of the clock it read.
 
 use crate::histogram;
+use serde::{Deserialize, Serialize};
+use std::sync::OnceLock;
 
 /// A clock reading nanoseconds since an epoch shared by its clones.
 #[derive(Clone, Debug)]
 pub(crate) struct Clock {
-    inner: quanta::Clock,
+    source: Source,
     epoch: u64,
+}
+
+/// What a [`Clock`] reads.
+#[derive(Clone, Debug)]
+enum Source {
+    /// `quanta`'s calibrated clock (one process).
+    Quanta(quanta::Clock),
+    /// The time-stamp counter, scaled by `scale_q32 / 2^32` nanoseconds per tick.
+    Tsc { scale_q32: u64 },
+    /// `CLOCK_MONOTONIC`.
+    Monotonic,
 }
 
 impl Clock {
@@ -20,14 +42,139 @@ impl Clock {
     pub fn start() -> Clock {
         let inner = quanta::Clock::new();
         let epoch = inner.raw();
-        Clock { inner, epoch }
+        Clock {
+            source: Source::Quanta(inner),
+            epoch,
+        }
+    }
+
+    /// The clock two processes read alike, as [`SharedClock`] defines it.
+    pub fn shared(def: SharedClock) -> Clock {
+        Clock {
+            source: match def.tsc_scale_q32 {
+                Some(scale_q32) => Source::Tsc { scale_q32 },
+                None => Source::Monotonic,
+            },
+            epoch: def.epoch,
+        }
     }
 
     /// Nanoseconds since the epoch.
     #[inline(always)]
     pub(crate) fn now_ns(&self) -> u64 {
-        self.inner.delta_as_nanos(self.epoch, self.inner.raw())
+        match &self.source {
+            Source::Quanta(inner) => inner.delta_as_nanos(self.epoch, inner.raw()),
+            Source::Tsc { scale_q32 } => {
+                let ticks = tsc().saturating_sub(self.epoch);
+                ((ticks as u128 * *scale_q32 as u128) >> 32) as u64
+            }
+            Source::Monotonic => monotonic_ns().saturating_sub(self.epoch),
+        }
     }
+}
+
+/// A clock two processes read on one scale and from one epoch: what one process defines
+/// ([`SharedClock::define`]) and sends the other.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct SharedClock {
+    /// Nanoseconds per tick of the time-stamp counter × 2^32; `None`: `CLOCK_MONOTONIC`.
+    pub tsc_scale_q32: Option<u64>,
+    /// The epoch, in the source's own units (ticks or nanoseconds).
+    pub epoch: u64,
+}
+
+impl SharedClock {
+    /// The shared clock of this machine, its epoch now: the time-stamp counter where
+    /// [`tsc_is_shared`] says so, else `CLOCK_MONOTONIC`.
+    pub fn define() -> SharedClock {
+        match tsc_calibration() {
+            Some(scale_q32) => SharedClock {
+                tsc_scale_q32: Some(scale_q32),
+                epoch: tsc(),
+            },
+            None => SharedClock {
+                tsc_scale_q32: None,
+                epoch: monotonic_ns(),
+            },
+        }
+    }
+}
+
+/// Whether every process and CPU of this machine reads one time-stamp counter: the CPU says it
+/// is invariant (`constant_tsc` and `nonstop_tsc`) and the kernel, which checks at boot and
+/// watches that the counters of all CPUs agree, uses it as its clock source. Otherwise why not.
+fn tsc_is_shared() -> Result<(), String> {
+    if !cfg!(target_arch = "x86_64") {
+        return Err("not an x86-64 time-stamp counter".into());
+    }
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let flags = cpuinfo
+        .lines()
+        .find(|l| l.starts_with("flags"))
+        .unwrap_or_default();
+    let has = |f: &str| flags.split_whitespace().any(|x| x == f);
+    if !(has("constant_tsc") && has("nonstop_tsc")) {
+        return Err("the CPU does not say its time-stamp counter is invariant".into());
+    }
+    let source =
+        std::fs::read_to_string("/sys/devices/system/clocksource/clocksource0/current_clocksource")
+            .unwrap_or_default();
+    match source.trim() {
+        "tsc" => Ok(()),
+        "" => Err("the kernel's clock source cannot be read".into()),
+        other => Err(format!(
+            "the kernel's clock source is {other}, not the time-stamp counter"
+        )),
+    }
+}
+
+/// This process's calibration of the time-stamp counter (nanoseconds per tick × 2^32), if
+/// [`tsc_is_shared`]; measured once, over 20 ms of `CLOCK_MONOTONIC`, off any timed path.
+fn tsc_calibration() -> Option<u64> {
+    static SCALE: OnceLock<Option<u64>> = OnceLock::new();
+    *SCALE.get_or_init(|| {
+        tsc_is_shared().ok()?;
+        // Each counter reading sits between two clock readings; the midpoint is its moment.
+        let pair = || {
+            let a = monotonic_ns();
+            let t = tsc();
+            let b = monotonic_ns();
+            (a + (b - a) / 2, t)
+        };
+        let (ns0, t0) = pair();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let (ns1, t1) = pair();
+        let ticks = t1.checked_sub(t0).filter(|&t| t > 0)?;
+        Some((((ns1 - ns0) as u128) << 32).checked_div(ticks as u128)? as u64)
+    })
+}
+
+/// The time-stamp counter now (0 where there is none; never read then).
+#[inline(always)]
+fn tsc() -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `rdtsc` exists on every x86-64 CPU and only reads the counter.
+    unsafe {
+        core::arch::x86_64::_rdtsc()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    0
+}
+
+/// `CLOCK_MONOTONIC` now, in nanoseconds: the clock every process of the machine reads alike.
+pub(crate) fn monotonic_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes the timespec it is given; CLOCK_MONOTONIC always exists on
+    // Linux.
+    unsafe {
+        libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts);
+    }
+    (ts.tv_sec as u64)
+        .saturating_mul(1_000_000_000)
+        .saturating_add(ts.tv_nsec as u64)
 }
 
 pub use handoff_model::open_loop::Overhead;
@@ -73,6 +220,18 @@ mod tests {
         std::thread::sleep(std::time::Duration::from_millis(2));
         let b = d.now_ns();
         assert!(b >= a + 1_000_000, "{a} -> {b}");
+    }
+
+    #[test]
+    fn a_shared_clock_reads_alike_from_its_definition() {
+        let def = SharedClock::define();
+        let (a, b) = (Clock::shared(def), Clock::shared(def));
+        let t0 = a.now_ns();
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        let t1 = b.now_ns();
+        assert!(t1 >= t0 + 1_000_000, "{t0} -> {t1}");
+        // The choice follows the machine's own answer.
+        assert_eq!(def.tsc_scale_q32.is_some(), tsc_is_shared().is_ok());
     }
 
     #[test]

@@ -14,11 +14,12 @@ use crate::open_loop::pacer::{self, Pacer, Wait};
 use crate::open_loop::Stamped;
 use crate::transport::{Sender, TrySendError};
 use hdrhistogram::Histogram;
+use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 use std::sync::Arc;
 
 /// One injector, as it is handed to its thread (its sender apart).
-pub(super) struct Injector {
+pub(in crate::engine) struct Injector {
     /// The producer id its messages carry (injectors from 0, then the merge source).
     pub id: usize,
     /// The hop it writes (0 for the injectors).
@@ -49,8 +50,10 @@ pub(super) struct Injector {
     pub ready: Option<Arc<AtomicBool>>,
 }
 
-/// What one injector reports.
-pub(super) struct InjectorReport {
+/// What one injector reports (also from a peer process, as JSON: its moments are on the
+/// sample's clock, which both processes share).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct InjectorReport {
     /// When its first send was due.
     pub first_due: u64,
     /// When its last send was offered.
@@ -68,7 +71,28 @@ pub(super) struct InjectorReport {
     /// Failed non-blocking send attempts the sender counted.
     pub failed: u64,
     /// Injector 0: one depth histogram per hop; empty for the others.
+    #[serde(with = "encoded")]
     pub depths: Vec<Histogram<u64>>,
+}
+
+/// Histograms in their compressed text form (see [`crate::histogram::encode`]).
+mod encoded {
+    use hdrhistogram::Histogram;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(hs: &[Histogram<u64>], s: S) -> Result<S::Ok, S::Error> {
+        hs.iter()
+            .map(crate::histogram::encode)
+            .collect::<Vec<_>>()
+            .serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Histogram<u64>>, D::Error> {
+        Vec::<String>::deserialize(d)?
+            .iter()
+            .map(|t| crate::histogram::decode(t).map_err(serde::de::Error::custom))
+            .collect()
+    }
 }
 
 impl Injector {

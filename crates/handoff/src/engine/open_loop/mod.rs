@@ -19,8 +19,8 @@
 //! stages and sinks (consumer side) is recorded as every threaded sample's is (see
 //! [`super::cpu`]).
 
-mod gauge;
-mod injector;
+pub(super) mod gauge;
+pub(super) mod injector;
 mod sink;
 mod stage;
 
@@ -66,7 +66,7 @@ const DEPTH_SAMPLES_PER_S: u64 = 20_000;
 const OVERHEAD_ITERATIONS: u64 = 20_000;
 
 /// What a member of the sample reports.
-enum Member {
+pub(super) enum Member {
     Injector(InjectorReport),
     /// The merge source.
     Source(InjectorReport),
@@ -87,17 +87,17 @@ struct Merged {
 }
 
 /// What every open-loop sample sets up before its members start, whoever runs its stages.
-struct Setup {
-    injectors: usize,
+pub(super) struct Setup {
+    pub(super) injectors: usize,
     merge: Option<Merged>,
     /// Each producer's stream length: the injectors', then the merge source's.
     lens: Vec<u64>,
     sinks: usize,
     n_hops: usize,
-    rate: u64,
+    pub(super) rate: u64,
     wait: Wait,
     per: u64,
-    total: u64,
+    pub(super) total: u64,
     interval: f64,
     every: u64,
     clock: Clock,
@@ -108,13 +108,29 @@ struct Setup {
 
 impl Setup {
     /// The setup of a sample of `messages` events over hops of these `writers` and `readers`
-    /// counts, placed as `place` says; `None` without a fixed rate.
+    /// counts, placed as `place` says; `None` without a fixed rate. Its threads share this
+    /// process's clock and counters.
     fn new(
         spec: &TrialSpec,
         meta: &[HopMeta],
         counts: &[(usize, usize)],
         place: &placement::Placement,
         messages: u64,
+    ) -> Option<Setup> {
+        let gauges = counts.iter().map(|&(w, r)| Gauge::new(w, r)).collect();
+        Setup::with(spec, meta, counts, place, messages, Clock::start(), gauges)
+    }
+
+    /// As [`Setup::new`], reading `clock` and counting with `gauges` (one per hop of
+    /// `counts`): a sample across processes passes the ones both processes share.
+    pub(super) fn with(
+        spec: &TrialSpec,
+        meta: &[HopMeta],
+        counts: &[(usize, usize)],
+        place: &placement::Placement,
+        messages: u64,
+        clock: Clock,
+        gauges: Vec<Gauge>,
     ) -> Option<Setup> {
         let injectors = counts.first().map_or(0, |h| h.0);
         let sinks = counts.last().map_or(0, |h| h.1);
@@ -137,7 +153,6 @@ impl Setup {
             });
         let mut lens = vec![per; injectors];
         lens.extend(merge.as_ref().map(|m| m.per));
-        let clock = Clock::start();
         let overhead = measure_overhead(&clock, OVERHEAD_ITERATIONS);
         Some(Setup {
             injectors,
@@ -153,7 +168,7 @@ impl Setup {
             every: (rate / injectors.max(1) as u64 / DEPTH_SAMPLES_PER_S).max(1),
             clock,
             overhead,
-            gauges: Arc::new(counts.iter().map(|&(w, r)| Gauge::new(w, r)).collect()),
+            gauges: Arc::new(gauges),
             depth_caps: meta
                 .iter()
                 .map(|m| if m.latest { Some(1) } else { None })
@@ -162,7 +177,7 @@ impl Setup {
     }
 
     /// Injector `id`, which waits for `ready` (if any) before its first send is due.
-    fn injector(&self, id: usize, ready: Option<Arc<AtomicBool>>) -> Injector {
+    pub(super) fn injector(&self, id: usize, ready: Option<Arc<AtomicBool>>) -> Injector {
         Injector {
             id,
             hop: 0,
@@ -208,7 +223,7 @@ impl Setup {
     }
 
     /// Sink `index`, verifying a stream delivered in `ordering`.
-    fn sink(
+    pub(super) fn sink(
         &self,
         index: usize,
         spec: &TrialSpec,
@@ -231,7 +246,7 @@ impl Setup {
     }
 
     /// The name of sink `index`.
-    fn sink_name(&self, index: usize) -> String {
+    pub(super) fn sink_name(&self, index: usize) -> String {
         if self.sinks == 1 {
             "sink".to_string()
         } else {
@@ -241,12 +256,12 @@ impl Setup {
 }
 
 /// An open-loop sample that cannot start.
-fn invalid(why: &str, place: placement::Placement) -> SampleOutcome {
+pub(super) fn invalid(why: &str, place: placement::Placement) -> SampleOutcome {
     SampleOutcome::status_only(SampleStatus::Invalid(why.into()), place)
 }
 
 /// The rate a sample needs.
-const NEEDS_RATE: &str =
+pub(super) const NEEDS_RATE: &str =
     "an open-loop sample needs a fixed rate (a ramp's steps are set by the session)";
 
 /// The index of the hop a pipeline's merge source writes, if it has one.
@@ -489,6 +504,18 @@ fn finish(
         Ok(collected) => collected,
         Err(outcome) => return *outcome,
     };
+    let outcome = figures(members, place, &setup, meta);
+    sample::with_cpu(outcome, cpu.as_deref())
+}
+
+/// The figures of a sample whose `members` have all reported, placed as `place` says (its CPU
+/// time not added yet).
+pub(super) fn figures(
+    members: Vec<Member>,
+    place: placement::Placement,
+    setup: &Setup,
+    meta: &[HopMeta],
+) -> SampleOutcome {
     let mut injected = Injected::new();
     let (mut failed_sends, mut failed_recvs) = (0, 0);
     let mut reports: Vec<SinkReport> = Vec::new();
@@ -556,7 +583,7 @@ fn finish(
         })),
         ..sample::measured(verdict, elapsed_ns, place)
     };
-    sample::with_cpu(outcome, cpu.as_deref())
+    outcome
 }
 
 /// Each hop's figures: its depth as injector 0 sampled it (`depths`, one histogram per hop) and

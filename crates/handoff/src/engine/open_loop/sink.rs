@@ -32,7 +32,7 @@ use std::sync::atomic::Ordering as AtomicOrdering;
 use std::sync::Arc;
 
 /// One sink, as it is handed to its thread (its receiver apart).
-pub(super) struct Sink {
+pub(in crate::engine) struct Sink {
     /// Which sink, from 0 (0 unless fanning out; sink 0 publishes the watchdog's progress).
     pub index: usize,
     /// Each producer's stream length: the injectors', then a merge source's.
@@ -56,7 +56,7 @@ pub(super) struct Sink {
 }
 
 /// What one sink reports.
-pub(super) struct SinkReport {
+pub(in crate::engine) struct SinkReport {
     /// Which sink (0 unless fanning out).
     pub index: usize,
     pub verifier: Verifier,

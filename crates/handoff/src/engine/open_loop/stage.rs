@@ -22,7 +22,7 @@ pub(super) struct Stage {
 
 /// What one stage reports: failed non-blocking (send, receive) attempts, and the wake-ups of
 /// the async hop it awaits.
-pub(super) struct StageReport {
+pub(in crate::engine) struct StageReport {
     /// The hop it reads.
     pub h: usize,
     pub failed: (u64, u64),

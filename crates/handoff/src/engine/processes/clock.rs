@@ -8,21 +8,7 @@
 
 use std::time::{Duration, Instant};
 
-/// `CLOCK_MONOTONIC` now, in nanoseconds.
-pub(crate) fn monotonic_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes the timespec it is given; CLOCK_MONOTONIC always exists on
-    // Linux.
-    unsafe {
-        libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts);
-    }
-    (ts.tv_sec as u64)
-        .saturating_mul(1_000_000_000)
-        .saturating_add(ts.tv_nsec as u64)
-}
+use crate::open_loop::clock::monotonic_ns;
 
 /// A moment read on both clocks, to convert [`Instant`]s to machine-wide nanoseconds and back.
 #[derive(Clone, Copy, Debug)]

@@ -26,11 +26,14 @@
 //! watchdog calls the sample `hung`. Either way the peer is killed and reaped before the sample
 //! returns, and nothing it used has a name to leave behind (see [`crate::transport_cross`]).
 //!
-//! Open-loop workloads and async drivers do not cross processes yet: such a trial is
-//! `unsupported`, with that reason.
+//! Open-loop samples (`paced`, each step of a `ramp`) cross too, the injectors in the peer and
+//! the sink in the worker, reading one clock and one set of depth counters ([`paced`]).
+//! Pipelines and async drivers do not cross processes yet: such a trial is `unsupported`, with
+//! that reason.
 
 mod clock;
 mod line;
+mod paced;
 pub(crate) mod peer;
 mod pingpong;
 mod stream;
@@ -75,8 +78,11 @@ impl<T: CrossProcess> Remote for RemoteRunner<T> {
             WorkloadKind::Spsc | WorkloadKind::Mpsc => {
                 crate::with_payload!(spec.payload, M => stream::run::<T, M>(&self.0, &info.semantics, spec, messages, cmd))
             }
+            WorkloadKind::Paced | WorkloadKind::Ramp => {
+                crate::with_payload!(spec.payload, M => paced::run::<T, M>(&self.0, &info.semantics, spec, messages, cmd))
+            }
             other => unsupported(&format!(
-                "workload {other} does not cross processes yet (spsc, mpsc and ping-pong do)"
+                "workload {other} does not cross processes yet (spsc, mpsc, ping-pong, paced and ramp do)"
             )),
         }
     }
@@ -86,6 +92,10 @@ impl<T: CrossProcess> Remote for RemoteRunner<T> {
         match spec.workload {
             WorkloadKind::PingPong => {
                 crate::with_payload!(spec.payload, M => pingpong::serve::<T, M>(&self.0, order, say))
+            }
+            WorkloadKind::Paced | WorkloadKind::Ramp => {
+                let sem = self.0.info().semantics;
+                crate::with_payload!(spec.payload, M => paced::serve::<T, M>(&self.0, &sem, order, say))
             }
             _ => {
                 let sem = self.0.info().semantics;
@@ -149,6 +159,7 @@ fn start_peer(
     rendezvous: Vec<String>,
     plan: &crate::placement::Plan,
     local: usize,
+    open_loop: Option<peer::OpenLoopOrder>,
 ) -> Result<(Arc<line::SharedLine>, peer::Peer), SampleStatus> {
     let line = line::SharedLine::create(plan.cores.len())
         .map(Arc::new)
@@ -159,6 +170,7 @@ fn start_peer(
         rendezvous,
         line: line.path(),
         cores: cores_from(plan, local),
+        open_loop,
     };
     let mut peer = peer::Peer::start(cmd, &order).map_err(SampleStatus::Crashed)?;
     peer.joined(spec.watchdog(None))?;

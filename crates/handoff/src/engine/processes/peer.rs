@@ -20,6 +20,8 @@
 //! the outcome. A peer that exits without [`Said::Done`] has crashed: the sample is `crashed`,
 //! naming the peer's side and how it ended.
 
+use crate::engine::open_loop::injector::InjectorReport;
+use crate::open_loop::clock::SharedClock;
 use crate::outcome::SampleStatus;
 use crate::verify::Verdict;
 use crate::workload::TrialSpec;
@@ -72,6 +74,18 @@ pub(crate) struct Order {
     pub line: String,
     /// The core of each of the peer's threads (`None`: not pinned).
     pub cores: Vec<Option<usize>>,
+    /// What an open-loop sample's two processes share besides the start line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_loop: Option<OpenLoopOrder>,
+}
+
+/// The clock and the counters both processes of an open-loop sample read.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct OpenLoopOrder {
+    /// The clock every stamp is read on.
+    pub clock: SharedClock,
+    /// The path of the hops' shared counters (see `open_loop::gauge::shared`).
+    pub gauges: String,
 }
 
 /// What a member in the peer reports, its moments on the machine-wide clock.
@@ -85,6 +99,11 @@ pub(crate) enum Member {
         end_ns: u64,
         failed: u64,
         refused_after: Option<u64>,
+        cpu_ns: Option<u64>,
+    },
+    /// An open-loop sample's injector.
+    Injector {
+        report: Box<InjectorReport>,
         cpu_ns: Option<u64>,
     },
     /// Ping-pong's ponger.

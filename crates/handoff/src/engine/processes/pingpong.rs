@@ -40,7 +40,7 @@ pub(super) fn run<T: CrossProcess, M: Message>(
     };
     let watchdog = spec.watchdog(None);
     let rendezvous = vec![at_requests, at_replies];
-    let (line, mut peer) = match start_peer(cmd, spec, round_trips, rendezvous, &plan, 1) {
+    let (line, mut peer) = match start_peer(cmd, spec, round_trips, rendezvous, &plan, 1, None) {
         Ok(started) => started,
         Err(s) => return status(s),
     };

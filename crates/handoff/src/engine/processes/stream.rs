@@ -40,8 +40,15 @@ pub(super) fn run<T: CrossProcess, M: Message>(
         Err(e) => return sample::refused(Refused::Build(e), place),
     };
     let watchdog = spec.watchdog(None);
-    let (line, mut peer) = match start_peer(cmd, spec, messages, vec![rendezvous], &plan, consumers)
-    {
+    let (line, mut peer) = match start_peer(
+        cmd,
+        spec,
+        messages,
+        vec![rendezvous],
+        &plan,
+        consumers,
+        None,
+    ) {
         Ok(started) => started,
         Err(s) => return status(s),
     };
