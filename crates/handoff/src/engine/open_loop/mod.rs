@@ -560,7 +560,7 @@ pub(super) fn figures(
     // latency from its actual send: the smaller of the two bounds is the one to report.
     let refused_wait_max_ns = injected.refused_wait_max_ns.min(uncorrected.max());
     let elapsed_ns = last_ns.saturating_sub(injected.first.min(last_ns));
-    let outcome = SampleOutcome {
+    SampleOutcome {
         failed_sends: injected.failed + failed_sends,
         failed_recvs,
         latency: Some(histogram::encode(&corrected)),
@@ -582,8 +582,7 @@ pub(super) fn figures(
             hops: hop_figures(meta, &setup.gauges, &injected.depths, &wakeups),
         })),
         ..sample::measured(verdict, elapsed_ns, place)
-    };
-    outcome
+    }
 }
 
 /// Each hop's figures: its depth as injector 0 sampled it (`depths`, one histogram per hop) and
