@@ -147,6 +147,10 @@ impl Gauge {
 }
 
 /// An empty histogram of a hop's depth samples.
+pub(super) fn depth_histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, 1 << 40, 2).expect("valid depth histogram bounds")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -166,9 +170,4 @@ mod tests {
         assert_eq!(theirs[1].depth(), 9);
         assert!(open_shared(&path, &[(64, 64)]).is_err());
     }
-}
-
-/// An empty histogram of a hop's depth samples.
-pub(super) fn depth_histogram() -> Histogram<u64> {
-    Histogram::new_with_bounds(1, 1 << 40, 2).expect("valid depth histogram bounds")
 }
