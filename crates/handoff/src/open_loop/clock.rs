@@ -8,7 +8,7 @@
 //!
 //! Between two processes each would calibrate its own `quanta` clock, and two calibrations
 //! disagree by a few parts per million: microseconds over a run, more than the latencies
-//! measured. A sample that crosses processes therefore reads a [`SharedClock`] that one process
+//! measured. A sample that crosses processes therefore reads a `SharedClock` that one process
 //! defines and hands to the other: the time-stamp counter itself, with one calibration, where
 //! the counter is invariant and the kernel keeps it synchronised across CPUs (its clock source is
 //! `tsc`); otherwise `CLOCK_MONOTONIC`, which every process reads on the kernel's one scale, a

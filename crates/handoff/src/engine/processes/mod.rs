@@ -203,6 +203,66 @@ fn local_plan(plan: &crate::placement::Plan, count: usize) -> crate::placement::
     }
 }
 
+/// The peer's side of a sample whose members each take one of `senders`: one thread per
+/// sender, pinned to its core of `order`, meeting the worker's threads at `line`, then running
+/// `work(index, sender)`; `member` makes what it returns, with the thread's CPU time, into the
+/// member the peer reports. `who` names a member whose thread panicked.
+fn serve_senders<S: Send, R>(
+    senders: Vec<S>,
+    order: &Order,
+    line: &line::SharedLine,
+    who: &str,
+    work: impl Fn(usize, S) -> R + Sync,
+    member: impl Fn(R, Option<u64>) -> peer::Member + Sync,
+) -> Said {
+    use super::crew::Line;
+    use std::panic::{catch_unwind, AssertUnwindSafe};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let pin_failed = AtomicBool::new(false);
+    let outcomes: Vec<std::thread::Result<peer::Member>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = senders
+            .into_iter()
+            .enumerate()
+            .map(|(i, tx)| {
+                let (pin_failed, work, member) = (&pin_failed, &work, &member);
+                let core = order.cores.get(i).copied().flatten();
+                scope.spawn(move || {
+                    if !pin(core) {
+                        pin_failed.store(true, Ordering::Relaxed);
+                    }
+                    line.arrive();
+                    let cpu_start = super::cpu::thread_cpu_ns();
+                    let out = catch_unwind(AssertUnwindSafe(|| work(i, tx)));
+                    let cpu_ns = super::cpu::thread_cpu_ns()
+                        .zip(cpu_start)
+                        .map(|(end, start)| end.saturating_sub(start));
+                    out.map(|r| member(r, cpu_ns))
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().and_then(|r| r))
+            .collect()
+    });
+    let mut members = Vec::new();
+    for (i, out) in outcomes.into_iter().enumerate() {
+        match out {
+            Ok(m) => members.push(m),
+            Err(e) => {
+                return Said::Failed(format!(
+                    "{who} {i} panicked: {}",
+                    super::crew::panic_message(&*e)
+                ))
+            }
+        }
+    }
+    Said::Done(peer::Report {
+        members,
+        pin_failed: pin_failed.load(Ordering::Relaxed),
+    })
+}
+
 /// Pins the calling thread of the peer to `core`; false if the OS refused.
 fn pin(core: Option<usize>) -> bool {
     crate::placement::apply(core.map(|id| core_affinity::CoreId { id }))

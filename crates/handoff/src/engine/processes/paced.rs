@@ -9,10 +9,10 @@
 //! both processes map ([`gauge::shared`]).
 
 use super::line::SharedLine;
-use super::peer::{self, OpenLoopOrder, Order, PeerCommand, Report, Said};
-use super::{local_plan, peer_first, pin, start_peer, with_peer_pins};
-use crate::engine::cpu::{self, Side};
-use crate::engine::crew::{panic_message, Line, Progress};
+use super::peer::{self, OpenLoopOrder, Order, PeerCommand, Said};
+use super::{local_plan, peer_first, serve_senders, start_peer, with_peer_pins};
+use crate::engine::cpu::Side;
+use crate::engine::crew::{Line, Progress};
 use crate::engine::open_loop::{self, gauge, HopMeta, Member, Setup, NEEDS_RATE};
 use crate::engine::sample::{self, Members, Refused, Threads};
 use crate::executor::GRACE;
@@ -24,8 +24,6 @@ use crate::placement;
 use crate::semantics::{Ordering as Delivery, Semantics};
 use crate::transport_cross::{CrossProcess, End};
 use crate::workload::TrialSpec;
-use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 /// The one hop's writers and readers: every producer, one sink.
@@ -197,50 +195,19 @@ pub(super) fn serve<T: CrossProcess, M: Message>(
     };
     say(&Said::Joined);
     let form = M::form(spec.payload);
-    let pin_failed = AtomicBool::new(false);
-    let outcomes: Vec<std::thread::Result<peer::Member>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = senders
-            .into_iter()
-            .enumerate()
-            .map(|(id, tx)| {
-                let (line, pin_failed) = (&line, &pin_failed);
-                let core = order.cores.get(id).copied().flatten();
-                let injector = setup.injector(id, None);
-                scope.spawn(move || {
-                    if !pin(core) {
-                        pin_failed.store(true, Ordering::Relaxed);
-                    }
-                    line.arrive();
-                    let cpu_start = cpu::thread_cpu_ns();
-                    let out = catch_unwind(AssertUnwindSafe(|| {
-                        injector.run::<M, T::Tx<Stamped<M>>>(tx, form)
-                    }));
-                    let cpu_ns = cpu::thread_cpu_ns()
-                        .zip(cpu_start)
-                        .map(|(end, start)| end.saturating_sub(start));
-                    out.map(|report| peer::Member::Injector {
-                        report: Box::new(report),
-                        cpu_ns,
-                    })
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().and_then(|r| r))
-            .collect()
-    });
-    let mut members = Vec::new();
-    for (id, out) in outcomes.into_iter().enumerate() {
-        match out {
-            Ok(m) => members.push(m),
-            Err(e) => {
-                return Said::Failed(format!("injector {id} panicked: {}", panic_message(&*e)))
-            }
-        }
-    }
-    Said::Done(Report {
-        members,
-        pin_failed: pin_failed.load(Ordering::Relaxed),
-    })
+    serve_senders(
+        senders,
+        order,
+        &line,
+        "injector",
+        |id, tx| {
+            setup
+                .injector(id, None)
+                .run::<M, T::Tx<Stamped<M>>>(tx, form)
+        },
+        |report, cpu_ns| peer::Member::Injector {
+            report: Box::new(report),
+            cpu_ns,
+        },
+    )
 }

@@ -4,10 +4,10 @@
 use super::clock::Anchor;
 use super::line::SharedLine;
 use super::peer::PeerCommand;
-use super::peer::{self, Order, Report, Said};
-use super::{local_plan, peer_first, pin, start_peer, with_peer_pins};
-use crate::engine::cpu::{self, Side};
-use crate::engine::crew::{panic_message, Line, Progress};
+use super::peer::{self, Order, Said};
+use super::{local_plan, peer_first, serve_senders, start_peer, with_peer_pins};
+use crate::engine::cpu::Side;
+use crate::engine::crew::{Line, Progress};
 use crate::engine::sample::{self, Flow, Members, Refused, Shape, Threads};
 use crate::engine::stream::{consume, produce, Member, ProducerReport, Streams};
 use crate::executor::GRACE;
@@ -17,8 +17,6 @@ use crate::semantics::Semantics;
 use crate::transport_cross::{CrossProcess, End};
 use crate::verify::Verifier;
 use crate::workload::TrialSpec;
-use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 /// Runs one streaming sample with its producers in a peer process started by `cmd`.
@@ -143,54 +141,20 @@ pub(super) fn serve<T: CrossProcess, M: Message>(
     say(&Said::Joined);
     let form = M::form(spec.payload);
     let (per, batch) = (flow.per, spec.batch);
-    let pin_failed = AtomicBool::new(false);
     let anchor = Anchor::now();
-    let outcomes: Vec<std::thread::Result<peer::Member>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = senders
-            .into_iter()
-            .enumerate()
-            .map(|(p, tx)| {
-                let (line, pin_failed) = (&line, &pin_failed);
-                let core = order.cores.get(p).copied().flatten();
-                scope.spawn(move || {
-                    if !pin(core) {
-                        pin_failed.store(true, Ordering::Relaxed);
-                    }
-                    line.arrive();
-                    let cpu_start = cpu::thread_cpu_ns();
-                    let out = catch_unwind(AssertUnwindSafe(|| {
-                        produce::<M, T::Tx<M>>(tx, form, p as u32, per, batch)
-                    }));
-                    let cpu_ns = cpu::thread_cpu_ns()
-                        .zip(cpu_start)
-                        .map(|(end, start)| end.saturating_sub(start));
-                    out.map(|r| peer::Member::Producer {
-                        producer: r.producer,
-                        start_ns: anchor.ns_at(r.start),
-                        end_ns: anchor.ns_at(r.end),
-                        failed: r.failed,
-                        refused_after: r.refused_after,
-                        cpu_ns,
-                    })
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().and_then(|r| r))
-            .collect()
-    });
-    let mut members = Vec::new();
-    for (p, out) in outcomes.into_iter().enumerate() {
-        match out {
-            Ok(m) => members.push(m),
-            Err(e) => {
-                return Said::Failed(format!("producer {p} panicked: {}", panic_message(&*e)))
-            }
-        }
-    }
-    Said::Done(Report {
-        members,
-        pin_failed: pin_failed.load(Ordering::Relaxed),
-    })
+    serve_senders(
+        senders,
+        order,
+        &line,
+        "producer",
+        |p, tx| produce::<M, T::Tx<M>>(tx, form, p as u32, per, batch),
+        |r, cpu_ns| peer::Member::Producer {
+            producer: r.producer,
+            start_ns: anchor.ns_at(r.start),
+            end_ns: anchor.ns_at(r.end),
+            failed: r.failed,
+            refused_after: r.refused_after,
+            cpu_ns,
+        },
+    )
 }
