@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::sync::mpsc;
 
 /// The transport names the shipped suites use.
-const SHIPPED: [&str; 20] = [
+const SHIPPED: [&str; 25] = [
     "std-mpsc",
     "std-mpsc-poll",
     "std-sync-channel",
@@ -32,6 +32,11 @@ const SHIPPED: [&str; 20] = [
     "vyukov-mpsc",
     "bus",
     "crossbeam-fanout",
+    "uds-stream",
+    "uds-seqpacket",
+    "tcp-loopback",
+    "pipe",
+    "shm-ring",
 ];
 
 /// The async transport names the shipped suites use.
@@ -133,7 +138,17 @@ fn default_suite_covers_every_shipped_transport_within_budget() {
     assert!(s.probes);
 
     assert_eq!(transports(&s, WorkloadKind::Spsc), SHIPPED);
-    let single_producer = ["rtrb", "ringbuf", "direct-callback", "handoff-spsc", "bus"];
+    let single_producer = [
+        "rtrb",
+        "ringbuf",
+        "direct-callback",
+        "handoff-spsc",
+        "bus",
+        "uds-stream",
+        "uds-seqpacket",
+        "tcp-loopback",
+        "shm-ring",
+    ];
     let multi: Vec<&str> = SHIPPED
         .into_iter()
         .filter(|n| !single_producer.contains(n))
@@ -174,11 +189,12 @@ fn default_suite_covers_every_shipped_transport_within_budget() {
             })
             .sum()
     };
-    assert!(planned_ms(&s) < 20_000.0, "{} ms", planned_ms(&s));
+    // The file's own budget: about 21 s of planned samples of 25 ms, 3 s with --quick.
+    assert!(planned_ms(&s) < 25_000.0, "{} ms", planned_ms(&s));
     let mut quick = s.clone();
     quick.quick();
     assert_eq!(quick.trials.len(), s.trials.len());
-    assert!(planned_ms(&quick) < 3_000.0, "{} ms", planned_ms(&quick));
+    assert!(planned_ms(&quick) < 3_500.0, "{} ms", planned_ms(&quick));
 }
 
 #[test]
