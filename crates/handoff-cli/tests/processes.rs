@@ -9,6 +9,9 @@ use assert_cmd::Command;
 use serde_json::Value;
 use std::time::{Duration, Instant};
 
+mod support;
+use support::marked;
+
 /// Every IPC transport of the default build.
 const IPC: [&str; 5] = [
     "uds-stream",
@@ -337,20 +340,6 @@ fn a_misspelt_placement_is_refused_with_the_closest_name() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("processes"), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
-}
-
-/// Processes (other than zombies) whose environment holds `mark`.
-fn marked(mark: &str) -> Vec<u32> {
-    let needle = format!("HANDOFF_TEST_MARK={mark}");
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|pid| {
-            std::fs::read(format!("/proc/{pid}/environ"))
-                .map(|env| env.split(|b| *b == 0).any(|var| var == needle.as_bytes()))
-                .unwrap_or(false)
-        })
-        .collect()
 }
 
 /// The abstract Unix sockets bound by any of `pids` (they are named `@handoff-<pid>-<n>`).

@@ -7,6 +7,11 @@ use serde_json::Value;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+#[cfg(target_os = "linux")]
+mod support;
+#[cfg(target_os = "linux")]
+use support::marked;
+
 fn handoff() -> Command {
     let mut cmd = Command::cargo_bin("handoff").expect("binary built");
     cmd.arg("run")
@@ -131,21 +136,6 @@ fn a_crash_report_keeps_the_panic_message_ahead_of_a_long_backtrace() {
     assert!(printed["lines"].as_u64().unwrap() > 24, "{printed}");
     assert_eq!(printed["head"].as_array().unwrap().len(), 12, "{printed}");
     assert_eq!(printed["tail"].as_array().unwrap().len(), 12, "{printed}");
-}
-
-/// Processes (other than zombies) whose environment holds `mark`.
-#[cfg(target_os = "linux")]
-fn marked(mark: &str) -> Vec<u32> {
-    let needle = format!("HANDOFF_TEST_MARK={mark}");
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|pid| {
-            std::fs::read(format!("/proc/{pid}/environ"))
-                .map(|env| env.split(|b| *b == 0).any(|var| var == needle.as_bytes()))
-                .unwrap_or(false)
-        })
-        .collect()
 }
 
 #[cfg(target_os = "linux")]
