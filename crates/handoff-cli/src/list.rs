@@ -28,6 +28,9 @@ pub fn list(catalog: &Catalog, all: bool, out: &mut dyn Write) -> std::io::Resul
         if let Bound::Bounded { min_capacity, .. } = info.semantics.bound {
             sem.push_str(&format!(", min capacity {min_capacity}"));
         }
+        if e.crosses_processes() {
+            sem.push_str(", crosses processes (placement processes)");
+        }
         if !info.origin.is_default() {
             sem.push_str(&format!(", {}", info.origin.language));
             if let Some(p) = &info.origin.plugin {

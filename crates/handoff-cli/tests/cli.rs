@@ -88,6 +88,23 @@ fn list_names_every_transport_and_hides_the_faulty_ones() {
     }
     assert!(text.contains("same-thread"));
     assert!(!text.contains("faulty-drop"));
+    // Which transports can run across two processes is part of what each declares.
+    let line_of = |name: &str| {
+        text.lines()
+            .find(|l| l.split_whitespace().next() == Some(name))
+            .unwrap_or_else(|| panic!("no line for {name}"))
+            .to_string()
+    };
+    for t in [
+        "uds-stream",
+        "uds-seqpacket",
+        "tcp-loopback",
+        "pipe",
+        "shm-ring",
+    ] {
+        assert!(line_of(t).contains("crosses processes"), "{}", line_of(t));
+    }
+    assert!(!line_of("crossbeam-bounded").contains("crosses processes"));
     handoff()
         .args(["list", "--all"])
         .assert()

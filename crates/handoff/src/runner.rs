@@ -195,6 +195,14 @@ impl Entry {
         self.remote.as_deref()
     }
 
+    /// Whether it can run across two processes (`placement = processes`).
+    pub fn crosses_processes(&self) -> bool {
+        #[cfg(target_os = "linux")]
+        return self.remote.is_some();
+        #[cfg(not(target_os = "linux"))]
+        false
+    }
+
     /// Name, description and semantics.
     pub fn info(&self) -> &TransportInfo {
         &self.info

@@ -95,7 +95,7 @@ impl Transport for ShmRing {
     fn info(&self) -> TransportInfo {
         TransportInfo::new(
             "shm-ring",
-            "handoff's shared-memory ring: an SPSC ring of wire-size slots in a memfd both processes map, cached indices on separate cache lines, one ring claim per batch; wait=block sleeps on a cross-process futex",
+            "handoff's shared-memory ring: an SPSC ring of tagged wire-size slots in a memfd both processes map; the consumer polls the tag of the slot it expects and frees slots a span at a time; wait=block sleeps on a cross-process futex",
             Semantics::spsc()
                 .bounded(2, true)
                 .wait(WaitStrategy::Spin)
