@@ -203,6 +203,25 @@ fn local_plan(plan: &crate::placement::Plan, count: usize) -> crate::placement::
     }
 }
 
+/// Joins the order's first channel as one sender of `M` per producer of its trial (`who`
+/// names them in the refusal), or why not.
+fn join_senders<T: CrossProcess, M: crate::message::Message>(
+    t: &T,
+    order: &Order,
+    cfg: &crate::transport::ChannelConfig,
+    who: &str,
+) -> Result<Vec<T::Tx<M>>, Said> {
+    let producers = order.trial.producers;
+    match t.join_senders::<M>(&order.rendezvous[0], cfg) {
+        Ok(s) if s.len() == producers => Ok(s),
+        Ok(s) => Err(Said::Failed(format!(
+            "joined with {} senders for {producers} {who}",
+            s.len()
+        ))),
+        Err(e) => Err(Said::Failed(e.to_string())),
+    }
+}
+
 /// The peer's side of a sample whose members each take one of `senders`: one thread per
 /// sender, pinned to its core of `order`, meeting the worker's threads at `line`, then running
 /// `work(index, sender)`; `member` makes what it returns, with the thread's CPU time, into the

@@ -10,7 +10,7 @@
 
 use super::line::SharedLine;
 use super::peer::{self, OpenLoopOrder, Order, PeerCommand, Said};
-use super::{local_plan, peer_first, serve_senders, start_peer, with_peer_pins};
+use super::{join_senders, local_plan, peer_first, serve_senders, start_peer, with_peer_pins};
 use crate::engine::cpu::Side;
 use crate::engine::crew::{Line, Progress};
 use crate::engine::open_loop::{self, gauge, HopMeta, Member, Setup, NEEDS_RATE};
@@ -182,16 +182,9 @@ pub(super) fn serve<T: CrossProcess, M: Message>(
         Err(e) => return Said::Failed(format!("shared start line: {e}")),
     };
     let cfg = sample::config(spec, spec.producers, 1);
-    let senders = match t.join_senders::<Stamped<M>>(&order.rendezvous[0], &cfg) {
-        Ok(s) if s.len() == spec.producers => s,
-        Ok(s) => {
-            return Said::Failed(format!(
-                "joined with {} senders for {} injectors",
-                s.len(),
-                spec.producers
-            ))
-        }
-        Err(e) => return Said::Failed(e.to_string()),
+    let senders = match join_senders::<T, Stamped<M>>(t, order, &cfg, "injectors") {
+        Ok(s) => s,
+        Err(said) => return said,
     };
     say(&Said::Joined);
     let form = M::form(spec.payload);

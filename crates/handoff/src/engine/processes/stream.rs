@@ -5,7 +5,7 @@ use super::clock::Anchor;
 use super::line::SharedLine;
 use super::peer::PeerCommand;
 use super::peer::{self, Order, Said};
-use super::{local_plan, peer_first, serve_senders, start_peer, with_peer_pins};
+use super::{join_senders, local_plan, peer_first, serve_senders, start_peer, with_peer_pins};
 use crate::engine::cpu::Side;
 use crate::engine::crew::{Line, Progress};
 use crate::engine::sample::{self, Flow, Members, Refused, Shape, Threads};
@@ -127,16 +127,9 @@ pub(super) fn serve<T: CrossProcess, M: Message>(
         Ok(l) => l,
         Err(e) => return Said::Failed(format!("shared start line: {e}")),
     };
-    let senders = match t.join_senders::<M>(&order.rendezvous[0], &cfg) {
-        Ok(s) if s.len() == spec.producers => s,
-        Ok(s) => {
-            return Said::Failed(format!(
-                "joined with {} senders for {} producers",
-                s.len(),
-                spec.producers
-            ))
-        }
-        Err(e) => return Said::Failed(e.to_string()),
+    let senders = match join_senders::<T, M>(t, order, &cfg, "producers") {
+        Ok(s) => s,
+        Err(said) => return said,
     };
     say(&Said::Joined);
     let form = M::form(spec.payload);
