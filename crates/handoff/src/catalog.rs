@@ -73,6 +73,14 @@ impl Catalog {
     }
 }
 
+impl crate::engine::processes::Remotes for Catalog {
+    fn remote(&self, name: &str) -> Result<Option<&dyn crate::engine::processes::Remote>, String> {
+        self.lookup(name)
+            .map(|e| e.remote())
+            .map_err(|e| e.to_string())
+    }
+}
+
 impl HopSource for Catalog {
     fn hop_transport(&self, name: &str) -> Result<(&TransportInfo, &dyn HopBuilder), LookupError> {
         let entry = self.lookup(name)?;

@@ -14,7 +14,7 @@
 //! catalog), whose builders know each hop's concrete transport type; the message type is checked
 //! at compile time (see [`super::hop`]).
 
-use super::hop::HopPayload;
+use super::hop::{HopBuilder, HopPayload};
 use super::open_loop::{self, HopMeta};
 use super::sample;
 use super::support::check_support;
@@ -22,14 +22,14 @@ use crate::open_loop::Stamped;
 use crate::outcome::{SampleOutcome, SampleStatus};
 use crate::placement::Placement;
 use crate::semantics::Ordering;
-use crate::transport::ChannelConfig;
+use crate::transport::{BuildError, ChannelConfig};
 use crate::workload::{Delivery, PipelineSpec, Reactor, TrialSpec, WorkloadKind};
 
 pub use super::hop::{AsyncBoxedHop, BoxedHop, HopSource};
 
 /// The hops of an open-loop trial: a pipeline's own, or the trial's transport as the one hop of
 /// `paced` and `ramp`.
-fn hops_of(spec: &TrialSpec) -> Option<std::borrow::Cow<'_, PipelineSpec>> {
+pub(super) fn hops_of(spec: &TrialSpec) -> Option<std::borrow::Cow<'_, PipelineSpec>> {
     match (&spec.pipeline, spec.workload) {
         (Some(p), _) => Some(std::borrow::Cow::Borrowed(p)),
         (None, WorkloadKind::Paced | WorkloadKind::Ramp) => {
@@ -204,58 +204,94 @@ pub(crate) fn run(source: &dyn HopSource, spec: &TrialSpec, messages: u64) -> Sa
     crate::with_payload!(spec.payload, M => run_typed::<M>(source, spec, messages))
 }
 
-fn run_typed<M: HopPayload>(
-    source: &dyn HopSource,
-    spec: &TrialSpec,
-    messages: u64,
-) -> SampleOutcome {
-    let fail = |status| SampleOutcome::status_only(status, Placement::default());
-    if let Err(o) = check(source, spec) {
-        return *o;
+/// One hop of a [`Chain`], ready to build.
+pub(super) struct Link<'s> {
+    /// Its transport's name.
+    pub transport: String,
+    /// Its transport's hop builder.
+    pub builder: &'s dyn HopBuilder,
+    /// Its channel's configuration: its capacity, writers and readers.
+    pub cfg: ChannelConfig,
+}
+
+impl Link<'_> {
+    /// Builds this hop (index `i` of its chain) for threads, or the sample's outcome saying why
+    /// it could not be.
+    pub fn build<M: HopPayload>(
+        &self,
+        i: usize,
+    ) -> Result<BoxedHop<Stamped<M>>, Box<SampleOutcome>> {
+        M::build_hop(self.builder, &self.cfg).map_err(|e| Box::new(self.refused(i, e)))
     }
+
+    /// The outcome of a sample whose hop `i` (this one) refused to be built.
+    pub fn refused(&self, i: usize, e: BuildError) -> SampleOutcome {
+        let mut o = sample::refused(e.into(), Placement::default());
+        if let SampleStatus::Unsupported(s) | SampleStatus::Invalid(s) = &mut o.status {
+            *s = format!("hop {} ({}): {s}", i + 1, self.transport);
+        }
+        o
+    }
+
+    /// (writers, readers) of this hop.
+    pub fn counts(&self) -> (usize, usize) {
+        (self.cfg.producers, self.cfg.consumers)
+    }
+}
+
+/// A pipeline trial's hops, checked against its shape and described: what both ways of
+/// running it (threads of one process, or two processes) build it from.
+pub(super) struct Chain<'s> {
+    pub links: Vec<Link<'s>>,
+    pub meta: Vec<HopMeta>,
+    /// What the sinks verify.
+    pub ordering: Ordering,
+    /// The driver its stages run under (`None`: OS threads).
+    pub run_on: Option<(std::sync::Arc<dyn crate::driver::TaskDriver>, Option<usize>)>,
+    /// The chain index of the hop the merge source writes, if any.
+    pub merge: Option<usize>,
+}
+
+/// The chain of `spec`'s hops from `source`, or the sample's outcome saying why it cannot run.
+pub(super) fn chain<'s>(
+    source: &'s dyn HopSource,
+    spec: &TrialSpec,
+) -> Result<Chain<'s>, Box<SampleOutcome>> {
+    let fail = |status| Box::new(SampleOutcome::status_only(status, Placement::default()));
+    check(source, spec)?;
     let Some(pipe) = hops_of(spec) else {
-        return fail(SampleStatus::Invalid(
+        return Err(fail(SampleStatus::Invalid(
             "a pipeline trial names no hops".into(),
-        ));
+        )));
     };
-    let run_on = match source.drivers().resolve(spec.driver) {
-        Ok(r) => r,
-        Err(why) => return fail(SampleStatus::Invalid(why)),
-    };
-    let mut hops: Vec<BoxedHop<Stamped<M>>> = Vec::new();
-    let mut async_hops: Vec<AsyncBoxedHop<Stamped<M>>> = Vec::new();
+    let run_on = source
+        .drivers()
+        .resolve(spec.driver)
+        .map_err(|why| fail(SampleStatus::Invalid(why)))?;
+    let mut links = Vec::new();
     let mut meta = Vec::new();
     let mut fifo = true;
     let mut conflating = false;
     for (i, hop) in pipe.hops.iter().enumerate() {
-        let (info, builder) = match source.hop_transport(&hop.transport) {
-            Ok(t) => t,
-            Err(e) => return fail(SampleStatus::Invalid(format!("hop {}: {e}", i + 1))),
-        };
-        let writers = writers_of(spec, &pipe, i);
+        let (info, builder) = source
+            .hop_transport(&hop.transport)
+            .map_err(|e| fail(SampleStatus::Invalid(format!("hop {}: {e}", i + 1))))?;
         // The last hop feeds the sinks: several in a fan-out.
         let readers = if i + 1 == pipe.hops.len() {
             spec.consumers
         } else {
             1
         };
-        let cfg = ChannelConfig {
-            capacity: hop.capacity,
-            producers: writers,
-            consumers: readers,
-            options: spec.options.clone(),
-        };
-        let built = match run_on {
-            None => M::build_hop(builder, &cfg).map(|h| hops.push(h)),
-            Some(_) => M::build_async_hop(builder, &cfg, spec.driver).map(|h| async_hops.push(h)),
-        };
-        if let Err(e) = built {
-            let mut o = sample::refused(e.into(), Placement::default());
-            if let SampleStatus::Unsupported(s) | SampleStatus::Invalid(s) = &mut o.status {
-                *s = format!("hop {} ({}): {s}", i + 1, hop.transport);
-            }
-            return o;
-        }
+        links.push(Link {
+            transport: hop.transport.clone(),
+            builder,
+            cfg: ChannelConfig {
+                capacity: hop.capacity,
+                producers: writers_of(spec, &pipe, i),
+                consumers: readers,
+                options: spec.options.clone(),
+            },
+        });
         let ordering = info.semantics.ordering;
         fifo &= ordering.is_fifo();
         conflating |= ordering == Ordering::Latest;
@@ -273,24 +309,66 @@ fn run_typed<M: HopPayload>(
     let ordering = match (pipe.delivery, conflating) {
         (Delivery::Latest, true) => Ordering::Latest,
         (Delivery::Latest, false) => {
-            return fail(SampleStatus::Invalid(
+            return Err(fail(SampleStatus::Invalid(
                 "delivery `latest` needs a conflating hop (a transport with `latest` ordering)"
                     .into(),
-            ))
+            )))
         }
         (Delivery::Sequential, true) => {
-            return fail(SampleStatus::Invalid(
+            return Err(fail(SampleStatus::Invalid(
                 "a hop conflates, so not every event can reach the sink: use delivery `latest`"
                     .into(),
-            ))
+            )))
         }
         (Delivery::Sequential, false) if fifo => Ordering::PerProducerFifo,
         (Delivery::Sequential, false) => Ordering::None,
     };
-    match run_on {
-        None => open_loop::run::<M, _, _>(hops, meta, ordering, spec, messages),
+    Ok(Chain {
+        links,
+        meta,
+        ordering,
+        run_on,
+        merge: pipe.merge.map(|m| m.hop - 1),
+    })
+}
+
+fn run_typed<M: HopPayload>(
+    source: &dyn HopSource,
+    spec: &TrialSpec,
+    messages: u64,
+) -> SampleOutcome {
+    let chain = match chain(source, spec) {
+        Ok(c) => c,
+        Err(o) => return *o,
+    };
+    match chain.run_on {
+        None => {
+            let mut hops = Vec::new();
+            for (i, link) in chain.links.iter().enumerate() {
+                match link.build::<M>(i) {
+                    Ok(h) => hops.push(h),
+                    Err(o) => return *o,
+                }
+            }
+            open_loop::run::<M, _, _>(hops, chain.meta, chain.ordering, spec, messages)
+        }
         Some((driver, workers)) => {
-            open_loop::run_tasks::<M>(async_hops, meta, ordering, spec, messages, driver, workers)
+            let mut hops = Vec::new();
+            for (i, link) in chain.links.iter().enumerate() {
+                match M::build_async_hop(link.builder, &link.cfg, spec.driver) {
+                    Ok(h) => hops.push(h),
+                    Err(e) => return link.refused(i, e),
+                }
+            }
+            open_loop::run_tasks::<M>(
+                hops,
+                chain.meta,
+                chain.ordering,
+                spec,
+                messages,
+                driver,
+                workers,
+            )
         }
     }
 }

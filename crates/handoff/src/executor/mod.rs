@@ -129,12 +129,7 @@ pub fn run_sample(catalog: &Catalog, spec: &TrialSpec, request: SampleRequest) -
 /// One sample of `spec` with its two sides in two processes (see `crate::engine::processes`).
 #[cfg(target_os = "linux")]
 fn across_processes(catalog: &Catalog, spec: &TrialSpec, messages: u64) -> SampleOutcome {
-    match catalog.lookup(&spec.transport) {
-        Ok(entry) => crate::engine::processes::run(entry.remote(), spec, messages),
-        Err(e) => {
-            SampleOutcome::status_only(SampleStatus::Invalid(e.to_string()), Placement::default())
-        }
-    }
+    crate::engine::processes::run(catalog, spec, messages)
 }
 
 /// Elsewhere there is no second process to place a side in.

@@ -100,32 +100,14 @@ impl SharedClock {
     }
 }
 
-/// Whether every process and CPU of this machine reads one time-stamp counter: the CPU says it
-/// is invariant (`constant_tsc` and `nonstop_tsc`) and the kernel, which checks at boot and
-/// watches that the counters of all CPUs agree, uses it as its clock source. Otherwise why not.
-fn tsc_is_shared() -> Result<(), String> {
-    if !cfg!(target_arch = "x86_64") {
-        return Err("not an x86-64 time-stamp counter".into());
-    }
-    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
-    let flags = cpuinfo
-        .lines()
-        .find(|l| l.starts_with("flags"))
-        .unwrap_or_default();
-    let has = |f: &str| flags.split_whitespace().any(|x| x == f);
-    if !(has("constant_tsc") && has("nonstop_tsc")) {
-        return Err("the CPU does not say its time-stamp counter is invariant".into());
-    }
-    let source =
-        std::fs::read_to_string("/sys/devices/system/clocksource/clocksource0/current_clocksource")
-            .unwrap_or_default();
-    match source.trim() {
-        "tsc" => Ok(()),
-        "" => Err("the kernel's clock source cannot be read".into()),
-        other => Err(format!(
-            "the kernel's clock source is {other}, not the time-stamp counter"
-        )),
-    }
+/// Whether every process and CPU of the machine `env` describes reads one time-stamp counter:
+/// an x86-64 CPU that says the counter is invariant (`constant_tsc` and `nonstop_tsc`), and a
+/// kernel that uses it as its clock source (the kernel checks at boot, and keeps watching, that
+/// the counters of all CPUs agree).
+fn tsc_is_shared(env: &crate::environment::Environment) -> bool {
+    cfg!(target_arch = "x86_64")
+        && env.invariant_tsc == Some(true)
+        && env.clock_source.as_deref() == Some("tsc")
 }
 
 /// This process's calibration of the time-stamp counter (nanoseconds per tick × 2^32), if
@@ -133,7 +115,9 @@ fn tsc_is_shared() -> Result<(), String> {
 fn tsc_calibration() -> Option<u64> {
     static SCALE: OnceLock<Option<u64>> = OnceLock::new();
     *SCALE.get_or_init(|| {
-        tsc_is_shared().ok()?;
+        if !tsc_is_shared(&crate::environment::detect()) {
+            return None;
+        }
         // Each counter reading sits between two clock readings; the midpoint is its moment.
         let pair = || {
             let a = monotonic_ns();
@@ -231,7 +215,25 @@ mod tests {
         let t1 = b.now_ns();
         assert!(t1 >= t0 + 1_000_000, "{t0} -> {t1}");
         // The choice follows the machine's own answer.
-        assert_eq!(def.tsc_scale_q32.is_some(), tsc_is_shared().is_ok());
+        let shared = tsc_is_shared(&crate::environment::detect());
+        assert_eq!(def.tsc_scale_q32.is_some(), shared);
+    }
+
+    /// The counter is read across processes only where the CPU says it is invariant and the
+    /// kernel keeps it as its clock source.
+    #[test]
+    fn the_counter_is_shared_only_where_cpu_and_kernel_both_vouch_for_it() {
+        let with = |invariant: Option<bool>, source: Option<&str>| {
+            let mut env = crate::environment::detect();
+            env.invariant_tsc = invariant;
+            env.clock_source = source.map(str::to_string);
+            tsc_is_shared(&env)
+        };
+        assert_eq!(with(Some(true), Some("tsc")), cfg!(target_arch = "x86_64"));
+        assert!(!with(Some(true), Some("kvm-clock")));
+        assert!(!with(Some(true), None));
+        assert!(!with(Some(false), Some("tsc")));
+        assert!(!with(None, Some("tsc")));
     }
 
     #[test]

@@ -83,13 +83,7 @@ pub fn serve_stdio(catalog: &Catalog, plugins: &[std::path::PathBuf]) -> std::io
     #[cfg(target_os = "linux")]
     {
         if peer {
-            let lookup = |name: &str| {
-                catalog
-                    .lookup(name)
-                    .map(|e| e.remote())
-                    .map_err(|e| e.to_string())
-            };
-            return crate::engine::processes::serve_peer(lookup, BufReader::new(input), output);
+            return crate::engine::processes::serve_peer(&catalog, BufReader::new(input), output);
         }
         // This worker starts its cross-process samples' peers with its own command.
         crate::engine::processes::peer::record_own_command();

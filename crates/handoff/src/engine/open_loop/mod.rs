@@ -44,7 +44,7 @@ use gauge::Gauge;
 use hdrhistogram::Histogram;
 use injector::{Injected, Injector, InjectorReport};
 use sink::{Sink, SinkReport};
-use stage::{Stage, StageReport};
+pub(super) use stage::{Stage, StageReport};
 use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 use std::sync::Arc;
 
@@ -198,7 +198,7 @@ impl Setup {
     /// The merge source, if the pipeline has one: producer `injectors`, the second writer of
     /// its hop, its first send due half an injector interval after the injectors' first (so
     /// the two schedules never coincide by construction).
-    fn source(&self, ready: Option<Arc<AtomicBool>>) -> Option<Injector> {
+    pub(super) fn source(&self, ready: Option<Arc<AtomicBool>>) -> Option<Injector> {
         let m = self.merge.as_ref()?;
         Some(Injector {
             id: self.injectors,
@@ -213,7 +213,7 @@ impl Setup {
     }
 
     /// The stage reading hop `h`.
-    fn stage(&self, h: usize, spec: &TrialSpec) -> Stage {
+    pub(super) fn stage(&self, h: usize, spec: &TrialSpec) -> Stage {
         Stage {
             h,
             work: spec.pipeline.as_ref().map_or(0, |p| p.stage_work_ns),
@@ -277,63 +277,86 @@ fn writers_and_readers<S, R>(hops: &[Endpoints<S, R>]) -> Vec<(usize, usize)> {
 }
 
 /// A chain of hops taken apart (see [`take_apart`]).
-struct Parts<S, R> {
+pub(super) struct Parts<S, R> {
     /// The injectors' senders (hop 0's).
-    injectors: Vec<S>,
-    /// Per stage, the receiver of hop h and the sender into hop h+1.
-    stages: Vec<(R, S)>,
+    pub injectors: Vec<S>,
+    /// Per stage, the hop it reads, its receiver of that hop and its sender into the next.
+    pub stages: Vec<(usize, R, S)>,
     /// The sinks' receivers (the last hop's).
-    sinks: Vec<R>,
+    pub sinks: Vec<R>,
     /// The merge source's sender, into its hop beside the stage's.
-    source: Option<S>,
+    pub source: Option<S>,
 }
 
-/// Takes a chain of hops apart into [`Parts`], the hop at index `merge` (if any) giving a
-/// second sender to the merge source; or why the endpoints are not those asked for.
-fn take_apart<S, R>(
-    hops: Vec<Endpoints<S, R>>,
-    consumers: usize,
+/// What one hop of a chain holds: its endpoints and how many of each are expected (an
+/// adapter that returns others is reported, not trusted).
+pub(super) struct Held<S, R> {
+    pub ends: Endpoints<S, R>,
+    /// Senders expected.
+    pub writers: usize,
+    /// Receivers expected.
+    pub readers: usize,
+}
+
+impl<S, R> Held<S, R> {
+    /// A hop whose endpoints are all here, as many as `counts` says.
+    pub fn whole(ends: Endpoints<S, R>, (writers, readers): (usize, usize)) -> Held<S, R> {
+        Held {
+            ends,
+            writers,
+            readers,
+        }
+    }
+}
+
+/// Takes a contiguous run of a chain's hops apart into [`Parts`]: `hops[0]` is the chain's hop
+/// `first`, the hop at chain index `merge` (if any) gives a second sender to the merge source.
+/// Only the endpoints held are taken: a process holding one end of the hop that crosses to
+/// another holds that hop's senders (its last) or its receivers (its first) alone. Errs if an
+/// adapter returned other endpoints than those asked for.
+pub(super) fn take_apart<S, R>(
+    hops: Vec<Held<S, R>>,
+    first: usize,
     merge: Option<usize>,
 ) -> Result<Parts<S, R>, String> {
-    let n_hops = hops.len();
     let mut writers: Vec<Vec<S>> = Vec::new();
-    let mut readers: Vec<R> = Vec::new();
-    let mut sink_readers: Vec<R> = Vec::new();
+    let mut readers: Vec<Vec<R>> = Vec::new();
     for (i, h) in hops.into_iter().enumerate() {
-        let Endpoints {
-            senders,
-            mut receivers,
-        } = h;
-        let wanted = if i + 1 == n_hops { consumers } else { 1 };
-        if receivers.len() != wanted {
+        let (senders, receivers) = (h.ends.senders, h.ends.receivers);
+        if receivers.len() != h.readers || senders.len() != h.writers {
             return Err(format!(
-                "hop {}: adapter returned {} receivers, {wanted} were asked for",
-                i + 1,
-                receivers.len()
+                "hop {}: adapter returned {} senders and {} receivers, {} and {} were asked for",
+                first + i + 1,
+                senders.len(),
+                receivers.len(),
+                h.writers,
+                h.readers
             ));
         }
         writers.push(senders);
-        if i + 1 == n_hops {
-            sink_readers = receivers;
-        } else {
-            readers.push(receivers.pop().expect("one receiver"));
-        }
+        readers.push(receivers);
     }
-    let injectors = writers.remove(0);
+    let injectors = if writers.is_empty() {
+        Vec::new()
+    } else {
+        writers.remove(0)
+    };
+    let sinks = readers.pop().unwrap_or_default();
     let mut stages = Vec::new();
     let mut source = None;
-    for (h, (rx, mut out)) in readers.into_iter().zip(writers).enumerate() {
-        let too_few = || format!("hop {}: adapter returned too few senders", h + 2);
+    for (i, (mut rx, mut out)) in readers.into_iter().zip(writers).enumerate() {
+        let h = first + i;
+        let few = || format!("hop {}: too few endpoints for its stage", h + 2);
         if merge == Some(h + 1) {
-            source = Some(out.pop().ok_or_else(too_few)?);
+            source = Some(out.pop().ok_or_else(few)?);
         }
-        let tx = out.pop().ok_or_else(too_few)?;
-        stages.push((rx, tx));
+        let tx = out.pop().ok_or_else(few)?;
+        stages.push((h, rx.pop().ok_or_else(few)?, tx));
     }
     Ok(Parts {
         injectors,
         stages,
-        sinks: sink_readers,
+        sinks,
         source,
     })
 }
@@ -386,14 +409,44 @@ where
     let Some(setup) = Setup::new(spec, &meta, &counts, &place, messages) else {
         return invalid(NEEDS_RATE, place);
     };
-    let parts = match take_apart(hops, spec.consumers, merge) {
+    let parts = match take_apart(whole(hops, spec.consumers), 0, merge) {
         Ok(parts) => parts,
         Err(why) => return SampleOutcome::status_only(SampleStatus::Crashed(why), place),
     };
     let mut crew: Threads<Member> =
         Threads::planned(threads, plan, place, spec, Progress::for_sample());
-    spawn_sources::<M, S>(&mut crew, &setup, parts.injectors, parts.source, None, spec);
-    for (h, (rx, tx)) in parts.stages.into_iter().enumerate() {
+    spawn_parts::<M, S, R>(&mut crew, &setup, parts, ordering, spec);
+    finish(crew, setup, &meta, spec)
+}
+
+/// A whole chain's hops as held by one process, the last hop read by `consumers` sinks.
+fn whole<S, R>(hops: Vec<Endpoints<S, R>>, consumers: usize) -> Vec<Held<S, R>> {
+    let n = hops.len();
+    hops.into_iter()
+        .enumerate()
+        .map(|(i, ends)| {
+            let writers = ends.senders.len();
+            let readers = if i + 1 == n { consumers } else { 1 };
+            Held::whole(ends, (writers, readers))
+        })
+        .collect()
+}
+
+/// Spawns every member `parts` holds on `crew`, each on an OS thread of its own: the injectors
+/// and the merge source (producer side), the stages and the sinks (consumer side).
+pub(super) fn spawn_parts<M, S, R>(
+    crew: &mut Threads<Member>,
+    setup: &Setup,
+    parts: Parts<S, R>,
+    ordering: Ordering,
+    spec: &TrialSpec,
+) where
+    M: Message,
+    S: Sender<Stamped<M>>,
+    R: Receiver<Stamped<M>>,
+{
+    spawn_sources::<M, S>(crew, setup, parts.injectors, parts.source, None, spec);
+    for (h, rx, tx) in parts.stages {
         let stage = setup.stage(h, spec);
         crew.spawn_as(Side::Consumer, &format!("stage-{}", h + 1), move || {
             Member::Stage(stage.run(rx, tx))
@@ -405,7 +458,6 @@ where
             Member::Sink(Box::new(sink.run::<M, R>(rx)))
         });
     }
-    finish(crew, setup, &meta, spec)
 }
 
 /// Runs one open-loop sample whose stages and sinks are tasks under the trial's driver
@@ -434,7 +486,7 @@ pub(super) fn run_tasks<M: Message>(
     let Some(setup) = Setup::new(spec, &meta, &counts, &place, messages) else {
         return invalid(NEEDS_RATE, place);
     };
-    let parts = match take_apart(hops, spec.consumers, merge) {
+    let parts = match take_apart(whole(hops, spec.consumers), 0, merge) {
         Ok(parts) => parts,
         Err(why) => return SampleOutcome::status_only(SampleStatus::Crashed(why), place),
     };
@@ -460,7 +512,7 @@ pub(super) fn run_tasks<M: Message>(
         spec,
     );
     let mut tasks: Vec<Task<Member>> = Vec::new();
-    for (h, (rx, tx)) in parts.stages.into_iter().enumerate() {
+    for (h, rx, tx) in parts.stages {
         let stage = setup.stage(h, spec);
         tasks.push(Box::pin(async move {
             Member::Stage(stage.run_async(rx, tx).await)

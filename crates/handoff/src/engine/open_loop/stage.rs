@@ -9,7 +9,7 @@ use std::sync::atomic::Ordering as AtomicOrdering;
 use std::sync::Arc;
 
 /// One stage, as it is handed to its thread (its endpoints apart).
-pub(super) struct Stage {
+pub(in crate::engine) struct Stage {
     /// The hop it reads (it writes the next one).
     pub h: usize,
     /// Nanoseconds it spins for each event.

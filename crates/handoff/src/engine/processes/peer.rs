@@ -106,6 +106,17 @@ pub(crate) enum Member {
         report: Box<InjectorReport>,
         cpu_ns: Option<u64>,
     },
+    /// A pipeline's merge source.
+    Source {
+        report: Box<InjectorReport>,
+        cpu_ns: Option<u64>,
+    },
+    /// A pipeline's stage, reading hop `h`: its failed non-blocking (send, receive) attempts.
+    Stage {
+        h: usize,
+        failed: (u64, u64),
+        cpu_ns: Option<u64>,
+    },
     /// Ping-pong's ponger.
     Ponger {
         start_ns: u64,
@@ -113,6 +124,20 @@ pub(crate) enum Member {
         failed: (u64, u64),
         cpu_ns: Option<u64>,
     },
+}
+
+impl Member {
+    /// The member with its thread's CPU time.
+    pub fn with_cpu(mut self, ns: Option<u64>) -> Member {
+        match &mut self {
+            Member::Producer { cpu_ns, .. }
+            | Member::Injector { cpu_ns, .. }
+            | Member::Source { cpu_ns, .. }
+            | Member::Stage { cpu_ns, .. }
+            | Member::Ponger { cpu_ns, .. } => *cpu_ns = ns,
+        }
+        self
+    }
 }
 
 /// What the peer measured.
@@ -200,9 +225,10 @@ impl Peer {
         }
     }
 
-    /// Waits up to `within` for the peer's report.
-    pub fn report(&mut self, within: Duration) -> Result<Report, SampleStatus> {
-        match self.next(within) {
+    /// Waits for the peer's report: up to the sample's `watchdog` interval and the grace a
+    /// worker's parent grants beyond it (the worker's own watchdog has fired by then).
+    pub fn report(&mut self, watchdog: Duration) -> Result<Report, SampleStatus> {
+        match self.next(watchdog + crate::executor::GRACE) {
             Ok(Said::Done(report)) => Ok(report),
             Ok(Said::Failed(why)) => Err(SampleStatus::Crashed(format!("peer process: {why}"))),
             Ok(Said::Joined) => Err(SampleStatus::Crashed(

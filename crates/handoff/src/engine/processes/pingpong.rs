@@ -6,18 +6,16 @@
 use super::clock::Anchor;
 use super::line::SharedLine;
 use super::peer::PeerCommand;
-use super::peer::{self, Order, Report, Said};
-use super::{local_plan, peer_first, pin, start_peer, with_peer_pins};
-use crate::engine::cpu::{self, Side};
-use crate::engine::crew::{panic_message, Line, Progress};
+use super::peer::{self, Order, Said};
+use super::{collect_both, local_plan, serve_threads, start_peer, Job};
+use crate::engine::cpu::Side;
+use crate::engine::crew::{Line, Progress};
 use crate::engine::pingpong::{ping, pong, Member, RoundTrips};
 use crate::engine::sample::{self, Members, Refused, Shape, Threads};
-use crate::executor::GRACE;
 use crate::message::Message;
 use crate::outcome::{SampleOutcome, SampleStatus};
 use crate::transport_cross::{CrossProcess, End};
 use crate::workload::TrialSpec;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 /// Runs one ping-pong sample with the ponger in a peer process started by `cmd`.
@@ -65,22 +63,18 @@ pub(super) fn run<T: CrossProcess, M: Message>(
         ping::<M, _, _>(tx, rx, form, round_trips, &progress)
     });
     let tally = threads.cpu();
-    let (mut reports, place) = match sample::collect(threads, watchdog, round_trips) {
-        Ok(r) => r,
-        Err(outcome) => return peer_first(&mut peer, *outcome),
-    };
-    let report = match peer.report(watchdog + GRACE) {
-        Ok(r) => r,
-        Err(s) => return status(s),
-    };
-    let place = with_peer_pins(place, &report);
+    let (mut reports, place, members) =
+        match collect_both(threads, &mut peer, watchdog, round_trips) {
+            Ok(collected) => collected,
+            Err(outcome) => return *outcome,
+        };
     let anchor = Anchor::now();
     let Some(peer::Member::Ponger {
         start_ns,
         requests,
         failed,
         cpu_ns,
-    }) = report.members.into_iter().next()
+    }) = members.into_iter().next()
     else {
         return status(SampleStatus::Crashed(
             "the peer process reported no ponger".into(),
@@ -124,47 +118,21 @@ pub(super) fn serve<T: CrossProcess, M: Message>(
     };
     say(&Said::Joined);
     let anchor = Anchor::now();
-    let core = order.cores.first().copied().flatten();
     let round_trips = order.messages;
-    let pinned = std::sync::atomic::AtomicBool::new(true);
-    let out = std::thread::scope(|scope| {
-        scope
-            .spawn(|| {
-                pinned.store(pin(core), std::sync::atomic::Ordering::Relaxed);
-                line.arrive();
-                let cpu_start = cpu::thread_cpu_ns();
-                let out = catch_unwind(AssertUnwindSafe(|| {
-                    pong::<M, T::Rx<M>, T::Tx<M>>(rx, tx, round_trips)
-                }));
-                let cpu_ns = cpu::thread_cpu_ns()
-                    .zip(cpu_start)
-                    .map(|(end, start)| end.saturating_sub(start));
-                (out, cpu_ns)
-            })
-            .join()
-    });
-    match out {
-        Ok((
-            Ok(Member::Ponger {
+    let ponger = Job::new("the ponger".into(), move || {
+        match pong::<M, T::Rx<M>, T::Tx<M>>(rx, tx, round_trips) {
+            Member::Ponger {
                 start,
                 requests,
                 failed,
-            }),
-            cpu_ns,
-        )) => Said::Done(Report {
-            members: vec![peer::Member::Ponger {
+            } => peer::Member::Ponger {
                 start_ns: anchor.ns_at(start),
                 requests,
                 failed,
-                cpu_ns,
-            }],
-            pin_failed: !pinned.load(std::sync::atomic::Ordering::Relaxed),
-        }),
-        Ok((Ok(Member::Pinger { .. }), _)) => {
-            Said::Failed("the ponger reported as a pinger".into())
+                cpu_ns: None,
+            },
+            Member::Pinger { .. } => panic!("the ponger reported as a pinger"),
         }
-        Ok((Err(e), _)) | Err(e) => {
-            Said::Failed(format!("the ponger panicked: {}", panic_message(&*e)))
-        }
-    }
+    });
+    serve_threads(vec![ponger], order, &line)
 }

@@ -5,12 +5,11 @@ use super::clock::Anchor;
 use super::line::SharedLine;
 use super::peer::PeerCommand;
 use super::peer::{self, Order, Said};
-use super::{join_senders, local_plan, peer_first, serve_senders, start_peer, with_peer_pins};
+use super::{collect_both, join_senders, local_plan, serve_senders, start_peer};
 use crate::engine::cpu::Side;
 use crate::engine::crew::{Line, Progress};
 use crate::engine::sample::{self, Flow, Members, Refused, Shape, Threads};
 use crate::engine::stream::{consume, produce, Member, ProducerReport, Streams};
-use crate::executor::GRACE;
 use crate::message::Message;
 use crate::outcome::{SampleOutcome, SampleStatus};
 use crate::semantics::Semantics;
@@ -77,17 +76,13 @@ pub(super) fn run<T: CrossProcess, M: Message>(
         ))
     });
     let tally = threads.cpu();
-    let (mut reports, place) = match sample::collect(threads, watchdog, flow.total) {
-        Ok(r) => r,
-        Err(outcome) => return peer_first(&mut peer, *outcome),
+    let (mut reports, place, members) = match collect_both(threads, &mut peer, watchdog, flow.total)
+    {
+        Ok(collected) => collected,
+        Err(outcome) => return *outcome,
     };
-    let report = match peer.report(watchdog + GRACE) {
-        Ok(r) => r,
-        Err(s) => return status(s),
-    };
-    let place = with_peer_pins(place, &report);
     let anchor = Anchor::now();
-    for m in report.members {
+    for m in members {
         if let peer::Member::Producer {
             producer,
             start_ns,
@@ -141,13 +136,13 @@ pub(super) fn serve<T: CrossProcess, M: Message>(
         &line,
         "producer",
         |p, tx| produce::<M, T::Tx<M>>(tx, form, p as u32, per, batch),
-        |r, cpu_ns| peer::Member::Producer {
+        |r| peer::Member::Producer {
             producer: r.producer,
             start_ns: anchor.ns_at(r.start),
             end_ns: anchor.ns_at(r.end),
             failed: r.failed,
             refused_after: r.refused_after,
-            cpu_ns,
+            cpu_ns: None,
         },
     )
 }
