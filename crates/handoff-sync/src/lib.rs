@@ -1,4 +1,5 @@
-//! The synchronization seam of `handoff-spsc` and `handoff-mpsc`; internal, no stable API.
+//! The synchronization seam of `handoff-spsc`, `handoff-mpsc` and `handoff-shm`; internal, no
+//! stable API.
 //!
 //! Everything those crates do to synchronize goes through this crate: atomics, `Arc`, `Mutex`,
 //! the slots' `UnsafeCell`, spinning, yielding and the futex behind their blocking waits. In a
@@ -29,7 +30,7 @@ pub mod sync {
     /// Atomics and fences.
     pub mod atomic {
         pub use std::sync::atomic::{
-            fence, AtomicBool, AtomicPtr, AtomicU8, AtomicUsize, Ordering,
+            fence, AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicU8, AtomicUsize, Ordering,
         };
     }
 }
@@ -42,7 +43,7 @@ pub mod sync {
     /// Atomics and fences.
     pub mod atomic {
         pub use loom::sync::atomic::{
-            fence, AtomicBool, AtomicPtr, AtomicU8, AtomicUsize, Ordering,
+            fence, AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicU8, AtomicUsize, Ordering,
         };
     }
 }

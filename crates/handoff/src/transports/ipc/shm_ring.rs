@@ -1,37 +1,35 @@
 //! `shm-ring`: handoff's reference IPC transport, a bounded SPSC ring in memory the two
 //! processes share.
 //!
-//! The ring ([`ring`]) lives in an anonymous shared file (`memfd`) that the listening process
-//! creates and the joining one opens through `/proc/<pid>/fd/<n>` (the rendezvous): no name in
-//! `/dev/shm` or anywhere else, so nothing is left when both processes are gone. A message is
-//! copied once each way, as its fixed-size wire form, straight into and out of its slot; there
-//! is no system call on the path of a message while neither side sleeps. A batch is written and
-//! published with one ring claim, and received as one run.
+//! The ring itself is the `handoff-shm` crate (its protocol, its waits, and the model tests
+//! that check both under loom); this module puts it in an anonymous shared file (`memfd`) that
+//! the listening process creates and the joining one opens through `/proc/<pid>/fd/<n>` (the
+//! rendezvous): no name in `/dev/shm` or anywhere else, so nothing is left when both processes
+//! are gone. A message is copied once each way, as its fixed-size wire form, straight into and
+//! out of its slot; there is no system call on the path of a message while neither side sleeps.
+//! A batch is written with one ring claim, and received as one run.
 //!
-//! Waiting ([`wait`]): `wait=spin` (the default) spins like every spinning transport of the
-//! catalog; `wait=block` sleeps on a futex in the shared region after a short spin, and the
-//! other side wakes it only when it sleeps. Either way a side whose peer process died finds out
-//! within milliseconds and ends its stream instead of waiting forever.
+//! Waiting: `wait=spin` (the default) spins like every spinning transport of the catalog;
+//! `wait=block` sleeps on a futex in the shared region after a short spin, and the other side
+//! wakes it only when it sleeps. Either way a side whose peer process died finds out within
+//! milliseconds and ends its stream instead of waiting forever.
 //!
 //! Within one process the same ring joins two threads, the baseline against which the cost of
 //! the process boundary shows.
-
-mod ring;
-mod side;
-mod wait;
 
 use super::wire::wire_size;
 use crate::catalog::{Catalog, Entry};
 use crate::message::Message;
 use crate::semantics::{Semantics, WaitStrategy};
+use crate::shared_memory::Region;
 use crate::transport::{
     BuildError, ChannelConfig, Endpoints, OptionTable, Receiver, Sender, Transport, TransportInfo,
     TrySendError,
 };
 use crate::transport_cross::{CrossProcess, End};
-use ring::{Consumer, Producer, Shared};
+use handoff_shm::{Consumer, Producer, Shared, Waiting};
+use std::marker::PhantomData;
 use std::sync::Arc;
-use wait::Waiting;
 
 /// How a side that cannot proceed waits.
 const WAIT: OptionTable<Waiting> = OptionTable {
@@ -52,7 +50,7 @@ impl ShmRing {
     fn create<M: Message>(
         &self,
         cfg: &ChannelConfig,
-    ) -> Result<(Arc<Shared>, Waiting), BuildError> {
+    ) -> Result<(Arc<Shared>, Waiting, String), BuildError> {
         if cfg.producers != 1 || cfg.consumers != 1 {
             return Err(BuildError::Unsupported(format!(
                 "shm-ring is single-producer single-consumer ({} producers, {} consumers asked)",
@@ -71,9 +69,16 @@ impl ShmRing {
                 )))
             }
         };
-        let shared = Shared::create(capacity, slot)
-            .map_err(|e| BuildError::Unsupported(format!("shm-ring: {e}")))?;
-        Ok((Arc::new(shared), WAIT.get(cfg)))
+        let bytes = handoff_shm::bytes_for(capacity, slot);
+        let fail = |e: std::io::Error| BuildError::Unsupported(format!("shm-ring: {e}"));
+        let region = Region::create("handoff-shm-ring", bytes).map_err(fail)?;
+        let (base, len, at) = (region.as_ptr(), region.len(), region.path());
+        // SAFETY: a fresh zeroed mapping of `len` bytes, page-aligned, that nobody else has yet;
+        // the ring keeps it (and so the mapping) alive, and it is only ever reached through
+        // rings (here and in the process that opens it by `at`).
+        let shared = unsafe { Shared::create_in(base, len, capacity, slot, Box::new(region)) }
+            .map_err(fail)?;
+        Ok((Arc::new(shared), WAIT.get(cfg), at))
     }
 
     /// The ring another process created at `rendezvous`, for `M`, and its wait.
@@ -82,8 +87,13 @@ impl ShmRing {
         rendezvous: &str,
         cfg: &ChannelConfig,
     ) -> Result<(Arc<Shared>, Waiting), BuildError> {
-        let shared = Shared::open(rendezvous, wire_size::<M>()?)
-            .map_err(|e| BuildError::Unsupported(format!("shm-ring: {e}")))?;
+        let fail = |e: std::io::Error| BuildError::Unsupported(format!("shm-ring: {e}"));
+        let region = Region::open(rendezvous).map_err(fail)?;
+        let (base, len) = (region.as_ptr(), region.len());
+        // SAFETY: a page-aligned mapping of `len` bytes that the ring keeps alive, reached only
+        // through rings (the creator laid one out in it, which `open_in` checks).
+        let shared = unsafe { Shared::open_in(base, len, wire_size::<M>()?, Box::new(region)) }
+            .map_err(fail)?;
         Ok((Arc::new(shared), WAIT.get(cfg)))
     }
 }
@@ -108,7 +118,7 @@ impl Transport for ShmRing {
         &self,
         cfg: &ChannelConfig,
     ) -> Result<Endpoints<Self::Tx<M>, Self::Rx<M>>, BuildError> {
-        let (shared, waiting) = self.create::<M>(cfg)?;
+        let (shared, waiting, _) = self.create::<M>(cfg)?;
         Ok(Endpoints::one(
             ShmTx::new(Producer::take(shared.clone(), waiting)),
             ShmRx::new(Consumer::take(shared, waiting)),
@@ -124,8 +134,7 @@ impl CrossProcess for ShmRing {
         _end: End,
         cfg: &ChannelConfig,
     ) -> Result<(Self::Listener, String), BuildError> {
-        let (shared, waiting) = self.create::<M>(cfg)?;
-        let at = shared.path();
+        let (shared, waiting, at) = self.create::<M>(cfg)?;
         Ok(((shared, waiting), at))
     }
 
@@ -170,15 +179,36 @@ impl CrossProcess for ShmRing {
     }
 }
 
+/// Writes `m`'s wire form into a slot.
+#[inline(always)]
+fn write<M: Message>(m: &M, at: *mut u8) {
+    // SAFETY: the ring hands out slots of the wire size it was made for, `M`'s (`create` and
+    // `open` size it by `wire_size::<M>`), valid for writes.
+    unsafe { m.write_wire(at) }
+}
+
+/// Reads a message's wire form out of a slot.
+#[inline(always)]
+fn read<M: Message>(at: *const u8) -> M {
+    // SAFETY: as in `write`, for reads; the slot holds a message the producer wrote, and any
+    // bytes give a value.
+    unsafe { M::read_wire(at) }
+}
+
 /// The producer's handle: the ring's end and the failed attempts it counted.
 pub struct ShmTx<M> {
-    end: Producer<M>,
+    end: Producer,
     failed: u64,
+    _m: PhantomData<fn(M)>,
 }
 
 impl<M: Message> ShmTx<M> {
-    fn new(end: Producer<M>) -> ShmTx<M> {
-        ShmTx { end, failed: 0 }
+    fn new(end: Producer) -> ShmTx<M> {
+        ShmTx {
+            end,
+            failed: 0,
+            _m: PhantomData,
+        }
     }
 }
 
@@ -187,7 +217,7 @@ impl<M: Message> Sender<M> for ShmTx<M> {
     fn send(&mut self, msg: M) -> Result<(), M> {
         let (mut round, mut slept) = (0, false);
         loop {
-            if self.end.try_push(&msg) {
+            if self.end.try_push(|at| write(&msg, at)) {
                 return Ok(());
             }
             if self.end.consumer_gone(slept) {
@@ -208,7 +238,7 @@ impl<M: Message> Sender<M> for ShmTx<M> {
                     return Ok(());
                 }
             }
-            if self.end.push_run(&mut next, msgs) > 0 {
+            if self.end.push_run(&mut next, msgs, write::<M>) > 0 {
                 (round, slept) = (0, false);
                 continue;
             }
@@ -222,7 +252,7 @@ impl<M: Message> Sender<M> for ShmTx<M> {
 
     /// A full ring refuses the message whole: open-loop runs count it as refused.
     fn try_send(&mut self, msg: M) -> Result<(), TrySendError<M>> {
-        if self.end.try_push(&msg) {
+        if self.end.try_push(|at| write(&msg, at)) {
             Ok(())
         } else if self.end.consumer_gone(false) {
             Err(TrySendError::Disconnected(msg))
@@ -236,15 +266,34 @@ impl<M: Message> Sender<M> for ShmTx<M> {
     }
 }
 
-/// The consumer's handle: the ring's end and the failed attempts it counted.
+/// The consumer's handle: the ring's end, the failed attempts it counted, and a run's messages
+/// (reused).
 pub struct ShmRx<M: Message> {
-    end: Consumer<M>,
+    end: Consumer,
     failed: u64,
+    run: Vec<M>,
 }
 
 impl<M: Message> ShmRx<M> {
-    fn new(end: Consumer<M>) -> ShmRx<M> {
-        ShmRx { end, failed: 0 }
+    fn new(end: Consumer) -> ShmRx<M> {
+        ShmRx {
+            end,
+            failed: 0,
+            run: Vec::new(),
+        }
+    }
+
+    /// Hands up to `max` ready messages to `f` as one run; how many (0 if none is ready).
+    #[inline]
+    fn pop_run(&mut self, max: usize, f: &mut impl FnMut(&[M])) -> usize {
+        let run = &mut self.run;
+        run.clear();
+        let n = self.end.pop_each(max, read::<M>, &mut |m| run.push(m));
+        if n > 0 {
+            f(run);
+            run.clear();
+        }
+        n
     }
 }
 
@@ -253,12 +302,12 @@ impl<M: Message> Receiver<M> for ShmRx<M> {
     fn recv(&mut self) -> Option<M> {
         let (mut round, mut slept) = (0, false);
         loop {
-            if let Some(m) = self.end.try_pop() {
+            if let Some(m) = self.end.try_pop(read::<M>) {
                 return Some(m);
             }
             // Whatever the producer published before it left is still read.
             if self.end.producer_gone(slept) {
-                return self.end.try_pop();
+                return self.end.try_pop(read::<M>);
             }
             self.failed += 1;
             slept = self.end.pause(&mut round);
@@ -268,12 +317,12 @@ impl<M: Message> Receiver<M> for ShmRx<M> {
     fn recv_batch<F: FnMut(M)>(&mut self, max: usize, mut f: F) -> usize {
         let (mut round, mut slept) = (0, false);
         loop {
-            let n = self.end.pop_each(max, &mut f);
+            let n = self.end.pop_each(max, read::<M>, &mut f);
             if n > 0 {
                 return n;
             }
             if self.end.producer_gone(slept) {
-                return self.end.pop_each(max, &mut f);
+                return self.end.pop_each(max, read::<M>, &mut f);
             }
             self.failed += 1;
             slept = self.end.pause(&mut round);
@@ -283,12 +332,12 @@ impl<M: Message> Receiver<M> for ShmRx<M> {
     fn recv_runs<F: FnMut(&[M])>(&mut self, max: usize, mut f: F) -> usize {
         let (mut round, mut slept) = (0, false);
         loop {
-            let n = self.end.pop_run(max, &mut f);
+            let n = self.pop_run(max, &mut f);
             if n > 0 {
                 return n;
             }
             if self.end.producer_gone(slept) {
-                return self.end.pop_run(max, &mut f);
+                return self.pop_run(max, &mut f);
             }
             self.failed += 1;
             slept = self.end.pause(&mut round);
@@ -303,4 +352,16 @@ impl<M: Message> Receiver<M> for ShmRx<M> {
 /// Registers `shm-ring`.
 pub(crate) fn register(c: &mut Catalog) {
     c.register(Entry::cross_process(ShmRing));
+}
+
+#[cfg(test)]
+mod tests {
+    /// The ring's spin yields as often as every spinning transport of the catalog.
+    #[test]
+    fn the_ring_spins_as_the_catalog_does() {
+        assert_eq!(
+            handoff_shm::SPINS_BEFORE_YIELD,
+            crate::transports::spin::SPINS_BEFORE_YIELD
+        );
+    }
 }
