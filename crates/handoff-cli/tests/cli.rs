@@ -101,6 +101,7 @@ fn list_names_every_transport_and_hides_the_faulty_ones() {
         "tcp-loopback",
         "pipe",
         "shm-ring",
+        "shm-sharded",
     ] {
         assert!(line_of(t).contains("crosses processes"), "{}", line_of(t));
     }

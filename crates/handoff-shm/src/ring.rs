@@ -170,13 +170,7 @@ impl Producer {
     /// Whether the consumer has left: dropped its end, or its process died (looked at now and
     /// then; at once when `now`, after a sleep).
     pub fn consumer_gone(&mut self, now: bool) -> bool {
-        let s = &self.ring.header().consumer.0;
-        s.gone.load(Ordering::Acquire) != 0
-            || if now {
-                self.consumer.died_now(s)
-            } else {
-                self.consumer.died(s)
-            }
+        self.consumer.left(&self.ring.header().consumer.0, now)
     }
 
     /// Waits once for room, after the `round`-th failed attempt (see [`Waiting`]); returns
@@ -303,13 +297,7 @@ impl Consumer {
     /// publication), or its process died (looked at now and then; at once when `now`, after a
     /// sleep). Messages it published before may still be ready.
     pub fn producer_gone(&mut self, now: bool) -> bool {
-        let s = &self.ring.header().producer.0;
-        s.gone.load(Ordering::Acquire) != 0
-            || if now {
-                self.producer.died_now(s)
-            } else {
-                self.producer.died(s)
-            }
+        self.producer.left(&self.ring.header().producer.0, now)
     }
 
     /// Waits once for a message, after the `round`-th failed attempt (see [`Waiting`]);

@@ -221,8 +221,19 @@ pub(crate) struct Liveness {
 }
 
 impl Liveness {
+    /// Whether `side` has left for good: its `gone` flag (set after its last publication), or
+    /// its process died (looked at every [`CHECK_EVERY`] calls; at once when `now`).
+    pub fn left(&mut self, side: &SideState, now: bool) -> bool {
+        side.gone.load(Ordering::Acquire) != 0
+            || if now {
+                self.died_now(side)
+            } else {
+                self.died(side)
+            }
+    }
+
     /// Whether the process of `side` has died; looks only every [`CHECK_EVERY`] calls.
-    pub fn died(&mut self, side: &SideState) -> bool {
+    fn died(&mut self, side: &SideState) -> bool {
         if self.dead {
             return true;
         }
@@ -234,7 +245,7 @@ impl Liveness {
     }
 
     /// Whether the process of `side` has died, looked at now.
-    pub fn died_now(&mut self, side: &SideState) -> bool {
+    fn died_now(&mut self, side: &SideState) -> bool {
         self.dead || self.check(side.pid.load(Ordering::Acquire))
     }
 

@@ -1081,6 +1081,7 @@ fn registered_names_are_the_public_interface_and_all_tested() {
         "tcp-loopback",
         "pipe",
         "shm-ring",
+        "shm-sharded",
     ];
     let registered: Vec<&str> = catalog
         .entries()

@@ -1,6 +1,6 @@
 //! The IPC transports (the operating system's byte channels `uds-stream`, `uds-seqpacket`,
-//! `tcp-loopback`, `pipe`, and the shared-memory `shm-ring`) between two threads of one process:
-//! exact counts for every workload and payload they carry, and the payloads and shapes they
+//! `tcp-loopback`, `pipe`, and the shared-memory rings `shm-ring` and `shm-sharded`) between
+//! two threads of one process: exact counts for every workload and payload they carry, and the payloads and shapes they
 //! cannot carry refused with the reason. Across two processes: `handoff-cli`'s `processes.rs`.
 
 use handoff::catalog::Catalog;
@@ -11,12 +11,13 @@ use handoff::workload::{Messages, Pacing, TrialSpec, WorkloadKind};
 use std::collections::BTreeMap;
 
 /// Every IPC transport.
-const IPC: [&str; 5] = [
+const IPC: [&str; 6] = [
     "uds-stream",
     "uds-seqpacket",
     "tcp-loopback",
     "pipe",
     "shm-ring",
+    "shm-sharded",
 ];
 
 /// The byte channels (a byte stream cannot refuse a whole send).
@@ -72,6 +73,10 @@ fn the_ipc_transports_are_registered_with_their_semantics() {
             (
                 "shm-ring".into(),
                 "SPSC, FIFO, bounded (2^n), spin, cross-thread, batch".into()
+            ),
+            (
+                "shm-sharded".into(),
+                "MPSC, per-producer FIFO, bounded (2^n), spin, cross-thread, batch".into()
             ),
         ]
     );
@@ -191,6 +196,25 @@ fn the_shared_memory_ring_delivers_exact_streams_at_every_size_and_wait() {
                 SampleStatus::Pass,
                 "ping-pong {wait} {capacity}"
             );
+        }
+    }
+}
+
+/// The sharded rings take several producers, one ring each, every message verified per
+/// producer, one at a time and in runs (each run inside one ring), with producers that finish
+/// at different times (the consumer keeps draining the others).
+#[test]
+fn the_sharded_rings_take_several_producers_one_ring_each() {
+    for producers in [1, 2, 5] {
+        for batch in [None, Some(64)] {
+            for p in ["u64", "report64"] {
+                let mut s = spec("shm-sharded", WorkloadKind::Mpsc, p.parse().unwrap());
+                s.producers = producers;
+                s.capacity = 16;
+                s.batch = batch;
+                let label = s.label();
+                assert_eq!(status(&s, 20_000), (SampleStatus::Pass, 20_000), "{label}");
+            }
         }
     }
 }

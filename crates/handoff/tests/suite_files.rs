@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::sync::mpsc;
 
 /// The transport names the shipped suites use.
-const SHIPPED: [&str; 25] = [
+const SHIPPED: [&str; 26] = [
     "std-mpsc",
     "std-mpsc-poll",
     "std-sync-channel",
@@ -37,6 +37,7 @@ const SHIPPED: [&str; 25] = [
     "tcp-loopback",
     "pipe",
     "shm-ring",
+    "shm-sharded",
 ];
 
 /// The async transport names the shipped suites use.

@@ -30,6 +30,7 @@
 
 pub(crate) mod pipe;
 pub(crate) mod shm_ring;
+pub(crate) mod shm_sharded;
 mod socket;
 pub(crate) mod wire;
 
@@ -223,4 +224,5 @@ pub(crate) fn register(c: &mut Catalog) {
     c.register(Entry::cross_process(Ipc(socket::TcpLoopback)));
     c.register(Entry::cross_process(Ipc(pipe::Pipe)));
     shm_ring::register(c);
+    shm_sharded::register(c);
 }

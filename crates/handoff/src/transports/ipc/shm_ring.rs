@@ -189,7 +189,7 @@ fn write<M: Message>(m: &M, at: *mut u8) {
 
 /// Reads a message's wire form out of a slot.
 #[inline(always)]
-fn read<M: Message>(at: *const u8) -> M {
+pub(super) fn read<M: Message>(at: *const u8) -> M {
     // SAFETY: as in `write`, for reads; the slot holds a message the producer wrote, and any
     // bytes give a value.
     unsafe { M::read_wire(at) }
@@ -203,7 +203,8 @@ pub struct ShmTx<M> {
 }
 
 impl<M: Message> ShmTx<M> {
-    fn new(end: Producer) -> ShmTx<M> {
+    /// The handle of a ring's producer end.
+    pub(super) fn new(end: Producer) -> ShmTx<M> {
         ShmTx {
             end,
             failed: 0,
