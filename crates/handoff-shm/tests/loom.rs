@@ -15,13 +15,9 @@ use handoff_shm::{Consumer, Producer, Shared, Waiting};
 use loom::thread;
 use std::sync::Arc;
 
-/// Runs `f` under loom with a preemption bound that keeps each model to seconds.
+/// Runs `f` under loom, up to 3 preemptions (see `handoff_sync::model`).
 fn model(f: impl Fn() + Sync + Send + 'static) {
-    let mut builder = loom::model::Builder::new();
-    if builder.preemption_bound.is_none() {
-        builder.preemption_bound = Some(3);
-    }
-    builder.check(f);
+    handoff_sync::model(3, f);
 }
 
 fn put(m: &u64, at: *mut u8) {

@@ -14,13 +14,9 @@ use loom::sync::atomic::{AtomicUsize, Ordering};
 use loom::sync::Arc;
 use loom::thread;
 
-/// Runs `f` under loom with a preemption bound that keeps each model to seconds.
+/// Runs `f` under loom, up to 3 preemptions (see `handoff_sync::model`).
 fn model(f: impl Fn() + Sync + Send + 'static) {
-    let mut builder = loom::model::Builder::new();
-    if builder.preemption_bound.is_none() {
-        builder.preemption_bound = Some(3);
-    }
-    builder.check(f);
+    handoff_sync::model(3, f);
 }
 
 /// Three messages through a ring of two: the producer finds the ring full at least once in

@@ -48,6 +48,18 @@ pub mod sync {
     }
 }
 
+/// Runs the model `f` under loom over every interleaving up to `LOOM_MAX_PREEMPTIONS`
+/// preemptions if set, else up to `bound` (what keeps a crate's models to seconds): the one
+/// entry point of the crates' model tests.
+#[cfg(handoff_loom)]
+pub fn model(bound: usize, f: impl Fn() + Sync + Send + 'static) {
+    let mut builder = loom::model::Builder::new();
+    if builder.preemption_bound.is_none() {
+        builder.preemption_bound = Some(bound);
+    }
+    builder.check(f);
+}
+
 /// Whether this build is the model checker's (`--cfg handoff_loom`).
 pub const LOOM: bool = cfg!(handoff_loom);
 
