@@ -1072,23 +1072,15 @@ fn registered_names_are_the_public_interface_and_all_tested() {
     register_all(&mut catalog);
     // The async transports are exercised, and their names checked, in `async_drivers.rs`; the
     // conflating `latest-cell` cannot deliver every message of a stream, and is exercised by
-    // `open_loop.rs` (latest pipelines) and its own unit test; the operating system's byte
-    // channels carry only payloads with a wire form, and are exercised, and their names
+    // `open_loop.rs` (latest pipelines) and its own unit test; the IPC transports (those that
+    // cross processes) carry only payloads with a wire form, and are exercised, and their names
     // checked, in `ipc.rs`.
-    let ipc = [
-        "uds-stream",
-        "uds-seqpacket",
-        "tcp-loopback",
-        "pipe",
-        "shm-ring",
-        "shm-sharded",
-    ];
     let registered: Vec<&str> = catalog
         .entries()
         .iter()
         .filter(|e| e.info().semantics.wait != WaitStrategy::Async)
         .filter(|e| !e.info().semantics.ordering.is_conflating())
-        .filter(|e| !ipc.contains(&e.info().name.as_str()))
+        .filter(|e| !e.crosses_processes())
         .map(|e| e.info().name.as_str())
         .collect();
     assert_eq!(registered, NAMES);

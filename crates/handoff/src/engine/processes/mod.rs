@@ -210,9 +210,19 @@ pub(crate) fn serve_peer(
     peer::serve_order(input, output, |order, say| {
         match crossing(remotes, &order.trial) {
             Ok((at, remote)) => remote.serve(remotes, order, at, say),
-            Err(SampleStatus::Invalid(why) | SampleStatus::Unsupported(why)) => Said::Failed(why),
-            Err(other) => Said::Failed(format!("{other:?}")),
+            Err(status) => cannot(status),
         }
+    })
+}
+
+/// The peer's last word when it cannot take part: why, in the words of the sample's status.
+fn cannot(status: SampleStatus) -> Said {
+    Said::Failed(match status {
+        SampleStatus::Unsupported(why)
+        | SampleStatus::Invalid(why)
+        | SampleStatus::Crashed(why)
+        | SampleStatus::Hung(why) => why,
+        other => format!("{other:?}"),
     })
 }
 

@@ -18,7 +18,7 @@
 
 use super::line::SharedLine;
 use super::peer::{self, OpenLoopOrder, Order, PeerCommand, Said};
-use super::{collect_both, join_senders, local_plan, serve_threads, start_peer, Job};
+use super::{cannot, collect_both, join_senders, local_plan, serve_threads, start_peer, Job};
 use crate::engine::cpu::Side;
 use crate::engine::crew::{Line, Progress};
 use crate::engine::hop::{BoxedHop, HopPayload, HopSource};
@@ -259,15 +259,7 @@ pub(super) fn serve<T: CrossProcess, M: HopPayload>(
     say: &mut dyn FnMut(&Said),
 ) -> Said {
     let spec = &order.trial;
-    let failed = |o: Box<SampleOutcome>| {
-        Said::Failed(match o.status {
-            SampleStatus::Unsupported(why)
-            | SampleStatus::Invalid(why)
-            | SampleStatus::Crashed(why)
-            | SampleStatus::Hung(why) => why,
-            other => format!("{other:?}"),
-        })
-    };
+    let failed = |o: Box<SampleOutcome>| cannot(o.status);
     let Some(shared) = &order.open_loop else {
         return Said::Failed("an open-loop order without its clock and counters".into());
     };

@@ -39,46 +39,127 @@ const WAIT: OptionTable<Waiting> = OptionTable {
     waits: &[WaitStrategy::Spin, WaitStrategy::SpinThenPark],
 };
 
-/// The largest ring, in bytes of slots.
+/// The largest region of rings, in bytes.
 const MAX_BYTES: usize = 1 << 30;
+
+/// `count` rings of one region (a memfd both processes map), each at a multiple of `stride` (a
+/// whole number of pages): `shm-ring`'s one, or `shm-sharded`'s one per producer.
+pub(super) struct Rings {
+    /// The transport's name, in its errors.
+    name: &'static str,
+    capacity: usize,
+    wire: usize,
+    stride: usize,
+    count: usize,
+}
+
+impl Rings {
+    /// `count` rings of `capacity` slots (rounded up to a power of two, at least 2) for `M`.
+    pub fn of<M: Message>(
+        name: &'static str,
+        capacity: usize,
+        count: usize,
+    ) -> Result<Rings, BuildError> {
+        let wire = wire_size::<M>()?;
+        let slots = capacity.max(2).checked_next_power_of_two();
+        let stride = slots.map(|c| handoff_shm::bytes_for(c, wire).next_multiple_of(4096));
+        match (slots, stride) {
+            (Some(slots), Some(stride)) if stride.saturating_mul(count) <= MAX_BYTES => Ok(Rings {
+                name,
+                capacity: slots,
+                wire,
+                stride,
+                count,
+            }),
+            _ => Err(BuildError::Invalid(format!(
+                "{} of {capacity} slots for {wire}-byte messages {} larger than {} MiB",
+                if count == 1 {
+                    "a ring".to_string()
+                } else {
+                    format!("{count} rings")
+                },
+                if count == 1 { "is" } else { "are" },
+                MAX_BYTES >> 20
+            ))),
+        }
+    }
+
+    /// Why the region could not be made or opened.
+    fn failed(&self, e: impl std::fmt::Display) -> BuildError {
+        BuildError::Unsupported(format!("{}: {e}", self.name))
+    }
+
+    /// The rings, laid out in a new region, and the rendezvous by which another process opens
+    /// them.
+    pub fn create(&self) -> Result<(Vec<Arc<Shared>>, String), BuildError> {
+        let region = Region::create(&format!("handoff-{}", self.name), self.stride * self.count)
+            .map_err(|e| self.failed(e))?;
+        let at = region.path();
+        Ok((self.lay_out(region, true)?, at))
+    }
+
+    /// The rings another process laid out, found at `rendezvous`.
+    pub fn open(&self, rendezvous: &str) -> Result<Vec<Arc<Shared>>, BuildError> {
+        let region = Region::open(rendezvous).map_err(|e| self.failed(e))?;
+        self.lay_out(region, false)
+    }
+
+    /// The rings of `region` (laid out fresh when `create`, else checked), each keeping the
+    /// region alive.
+    fn lay_out(&self, region: Region, create: bool) -> Result<Vec<Arc<Shared>>, BuildError> {
+        if region.len() < self.stride * self.count {
+            return Err(self.failed(format!(
+                "the region holds {} B, {} ring(s) need {}",
+                region.len(),
+                self.count,
+                self.stride * self.count
+            )));
+        }
+        let region = Arc::new(region);
+        (0..self.count)
+            .map(|k| {
+                // SAFETY: ring `k`'s share of the region: `stride` bytes from a page boundary
+                // (the region is page-aligned and `stride` a whole number of pages), inside the
+                // region (checked above), which the ring keeps alive; fresh and zeroed when
+                // `create`, and reached only through rings (here and in the other process).
+                let shared = unsafe {
+                    let base = region.as_ptr().add(k * self.stride);
+                    let keep = Box::new(region.clone());
+                    if create {
+                        Shared::create_in(base, self.stride, self.capacity, self.wire, keep)
+                    } else {
+                        Shared::open_in(base, self.stride, self.wire, keep)
+                    }
+                };
+                shared.map(Arc::new).map_err(|e| self.failed(e))
+            })
+            .collect()
+    }
+}
 
 /// `shm-ring`.
 pub(crate) struct ShmRing;
 
 impl ShmRing {
-    /// A new ring for `cfg`, with slots for `M`, and its wait.
-    fn create<M: Message>(
-        &self,
-        cfg: &ChannelConfig,
-    ) -> Result<(Arc<Shared>, Waiting, String), BuildError> {
+    /// The one ring of `cfg`, for `M`.
+    fn rings<M: Message>(cfg: &ChannelConfig) -> Result<Rings, BuildError> {
         if cfg.producers != 1 || cfg.consumers != 1 {
             return Err(BuildError::Unsupported(format!(
                 "shm-ring is single-producer single-consumer ({} producers, {} consumers asked)",
                 cfg.producers, cfg.consumers
             )));
         }
-        let slot = wire_size::<M>()?;
-        let capacity = cfg.capacity.max(2).checked_next_power_of_two();
-        let capacity = match capacity {
-            Some(c) if c.saturating_mul(slot) <= MAX_BYTES => c,
-            _ => {
-                return Err(BuildError::Invalid(format!(
-                    "a ring of {} slots of {slot} B is larger than {} MiB",
-                    cfg.capacity,
-                    MAX_BYTES >> 20
-                )))
-            }
-        };
-        let bytes = handoff_shm::bytes_for(capacity, slot);
-        let fail = |e: std::io::Error| BuildError::Unsupported(format!("shm-ring: {e}"));
-        let region = Region::create("handoff-shm-ring", bytes).map_err(fail)?;
-        let (base, len, at) = (region.as_ptr(), region.len(), region.path());
-        // SAFETY: a fresh zeroed mapping of `len` bytes, page-aligned, that nobody else has yet;
-        // the ring keeps it (and so the mapping) alive, and it is only ever reached through
-        // rings (here and in the process that opens it by `at`).
-        let shared = unsafe { Shared::create_in(base, len, capacity, slot, Box::new(region)) }
-            .map_err(fail)?;
-        Ok((Arc::new(shared), WAIT.get(cfg), at))
+        Rings::of::<M>("shm-ring", cfg.capacity, 1)
+    }
+
+    /// A new ring for `cfg`, with slots for `M`, its wait and its rendezvous.
+    fn create<M: Message>(
+        &self,
+        cfg: &ChannelConfig,
+    ) -> Result<(Arc<Shared>, Waiting, String), BuildError> {
+        let (mut rings, at) = Self::rings::<M>(cfg)?.create()?;
+        let ring = rings.pop().expect("one ring");
+        Ok((ring, WAIT.get(cfg), at))
     }
 
     /// The ring another process created at `rendezvous`, for `M`, and its wait.
@@ -87,14 +168,11 @@ impl ShmRing {
         rendezvous: &str,
         cfg: &ChannelConfig,
     ) -> Result<(Arc<Shared>, Waiting), BuildError> {
-        let fail = |e: std::io::Error| BuildError::Unsupported(format!("shm-ring: {e}"));
-        let region = Region::open(rendezvous).map_err(fail)?;
-        let (base, len) = (region.as_ptr(), region.len());
-        // SAFETY: a page-aligned mapping of `len` bytes that the ring keeps alive, reached only
-        // through rings (the creator laid one out in it, which `open_in` checks).
-        let shared = unsafe { Shared::open_in(base, len, wire_size::<M>()?, Box::new(region)) }
-            .map_err(fail)?;
-        Ok((Arc::new(shared), WAIT.get(cfg)))
+        let ring = Self::rings::<M>(cfg)?
+            .open(rendezvous)?
+            .pop()
+            .expect("one ring");
+        Ok((ring, WAIT.get(cfg)))
     }
 }
 

@@ -15,108 +15,37 @@
 //! with the catalog's backoff; there is no blocking wait (one consumer sleeping on K rings
 //! would need a wake word of its own, which this form leaves out).
 
-use super::shm_ring::{read, ShmTx};
-use super::wire::wire_size;
+use super::shm_ring::{read, Rings, ShmTx};
 use crate::catalog::{Catalog, Entry};
 use crate::message::Message;
 use crate::semantics::{Semantics, WaitStrategy};
-use crate::shared_memory::Region;
 use crate::transport::{BuildError, ChannelConfig, Endpoints, Receiver, Transport, TransportInfo};
 use crate::transport_cross::{CrossProcess, End};
 use crate::transports::spin::Backoff;
 use handoff_shm::{Consumer, Producer, Shared, Waiting};
 use std::sync::Arc;
 
-/// The largest region, in bytes of slots.
-const MAX_BYTES: usize = 1 << 30;
-
 /// `shm-sharded`.
 pub(crate) struct ShmSharded;
 
-/// Where the rings of a region sit: each at a multiple of `stride` (a whole number of pages).
-struct Layout {
-    capacity: usize,
-    wire: usize,
-    stride: usize,
-    rings: usize,
-}
-
-impl Layout {
-    /// The layout for `cfg`'s producers and capacity, messages of `M`'s wire size.
-    fn of<M: Message>(cfg: &ChannelConfig) -> Result<Layout, BuildError> {
+impl ShmSharded {
+    /// The rings of `cfg`, one per producer, for `M`.
+    fn rings<M: Message>(cfg: &ChannelConfig) -> Result<Rings, BuildError> {
         if cfg.consumers != 1 || cfg.producers == 0 {
             return Err(BuildError::Unsupported(format!(
                 "shm-sharded takes one consumer and at least one producer ({} producers, {} consumers asked)",
                 cfg.producers, cfg.consumers
             )));
         }
-        let wire = wire_size::<M>()?;
-        let capacity = cfg.capacity.max(2).checked_next_power_of_two();
-        let stride = capacity.map(|c| handoff_shm::bytes_for(c, wire).next_multiple_of(4096));
-        match (capacity, stride) {
-            (Some(capacity), Some(stride)) if stride.saturating_mul(cfg.producers) <= MAX_BYTES => {
-                Ok(Layout {
-                    capacity,
-                    wire,
-                    stride,
-                    rings: cfg.producers,
-                })
-            }
-            _ => Err(BuildError::Invalid(format!(
-                "{} rings of {} slots of {wire} B are larger than {} MiB",
-                cfg.producers,
-                cfg.capacity,
-                MAX_BYTES >> 20
-            ))),
-        }
+        Rings::of::<M>("shm-sharded", cfg.capacity, cfg.producers)
     }
 
-    /// The rings of `region` (laid out fresh when `create`, else checked), each keeping the
-    /// region alive.
-    fn rings(&self, region: Region, create: bool) -> Result<Vec<Arc<Shared>>, BuildError> {
-        if region.len() < self.stride * self.rings {
-            return Err(BuildError::Unsupported(format!(
-                "shm-sharded: the region holds {} B, {} rings need {}",
-                region.len(),
-                self.rings,
-                self.stride * self.rings
-            )));
-        }
-        let region = Arc::new(region);
-        (0..self.rings)
-            .map(|k| {
-                // SAFETY: ring `k`'s share of the region: `stride` bytes from a page boundary
-                // (the region is page-aligned and `stride` a whole number of pages), inside the
-                // region (checked above), which the ring keeps alive; fresh and zeroed when
-                // `create`, and reached only through rings.
-                let shared = unsafe {
-                    let base = region.as_ptr().add(k * self.stride);
-                    let keep = Box::new(region.clone());
-                    if create {
-                        Shared::create_in(base, self.stride, self.capacity, self.wire, keep)
-                    } else {
-                        Shared::open_in(base, self.stride, self.wire, keep)
-                    }
-                };
-                shared
-                    .map(Arc::new)
-                    .map_err(|e| BuildError::Unsupported(format!("shm-sharded: {e}")))
-            })
-            .collect()
-    }
-}
-
-impl ShmSharded {
     /// New rings for `cfg`, one per producer, and the region's rendezvous.
     fn create<M: Message>(
         &self,
         cfg: &ChannelConfig,
     ) -> Result<(Vec<Arc<Shared>>, String), BuildError> {
-        let layout = Layout::of::<M>(cfg)?;
-        let region = Region::create("handoff-shm-sharded", layout.stride * layout.rings)
-            .map_err(|e| BuildError::Unsupported(format!("shm-sharded: {e}")))?;
-        let at = region.path();
-        Ok((layout.rings(region, true)?, at))
+        Self::rings::<M>(cfg)?.create()
     }
 
     /// The rings another process created at `rendezvous` for `cfg`.
@@ -125,10 +54,7 @@ impl ShmSharded {
         rendezvous: &str,
         cfg: &ChannelConfig,
     ) -> Result<Vec<Arc<Shared>>, BuildError> {
-        let layout = Layout::of::<M>(cfg)?;
-        let region = Region::open(rendezvous)
-            .map_err(|e| BuildError::Unsupported(format!("shm-sharded: {e}")))?;
-        layout.rings(region, false)
+        Self::rings::<M>(cfg)?.open(rendezvous)
     }
 }
 
@@ -256,16 +182,20 @@ impl<M: Message> ShardedRx<M> {
             if self.done[i] {
                 continue;
             }
-            let n = take(&mut self.ends[i], &mut self.run);
+            let mut n = take(&mut self.ends[i], &mut self.run);
+            // Whatever its producer published before it left was taken above, or is taken by
+            // the look after the flag (which it sets after its last publication); a ring done
+            // is one empty after that look.
+            if n == 0 && self.ends[i].producer_gone(false) {
+                n = take(&mut self.ends[i], &mut self.run);
+                if n == 0 {
+                    self.done[i] = true;
+                    continue;
+                }
+            }
             if n > 0 {
                 self.on = i;
                 return Some(n);
-            }
-            // Whatever its producer published before it left was taken above, or arrives by
-            // the check after the flag (the flag is set after the last publication).
-            if self.ends[i].producer_gone(false) && take(&mut self.ends[i], &mut self.run) == 0 {
-                self.done[i] = true;
-                continue;
             }
             open += 1;
         }
@@ -294,13 +224,12 @@ impl<M: Message> ShardedRx<M> {
 impl<M: Message> Receiver<M> for ShardedRx<M> {
     #[inline]
     fn recv(&mut self) -> Option<M> {
-        self.wait_for(|end, run| {
-            end.try_pop(read::<M>).map_or(0, |m| {
-                run.push(m);
-                1
-            })
+        let mut got = None;
+        self.wait_for(|end, _| {
+            got = end.try_pop(read::<M>);
+            usize::from(got.is_some())
         })?;
-        self.run.pop()
+        got
     }
 
     fn recv_batch<F: FnMut(M)>(&mut self, max: usize, mut f: F) -> usize {
