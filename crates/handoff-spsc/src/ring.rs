@@ -472,11 +472,11 @@ impl<T> Producer<T> {
         // One write of the slot, inline, after the wait if there is one: a waiting path that
         // took the message (out of line, so through memory) put every message through the
         // stack, as `Consumer::pop` explains.
-        if self.looks_full() && !self.refresh_has_room() && !self.wait_for_room() {
+        if !self.has_room() && !self.wait_for_room() {
             return Err(value);
         }
         // SAFETY: a slot is free: `tail - head < capacity` against a `head` loaded with Acquire
-        // (above or in `wait_for_room`), so the consumer is done with it, and it will not read
+        // (in `has_room` or `wait_for_room`), so the consumer is done with it, and it will not read
         // it before we publish it below.
         unsafe { self.write(self.tail, value) };
         self.publish(self.tail.wrapping_add(1));
@@ -586,6 +586,30 @@ impl<T> Producer<T> {
     /// Whether the ring is full right now (reloads the consumer's index).
     pub fn is_full(&self) -> bool {
         self.slots() == 0
+    }
+
+    /// Whether the next push would find a free slot: by the consumer's index as last seen,
+    /// reloaded only when that says the ring is full, as a push itself does. Unlike
+    /// [`is_full`](Producer::is_full), which reloads the index every time, it keeps what it
+    /// loaded, so a push right after costs nothing more.
+    ///
+    /// For code that waits its own way before pushing (a policy of its own, a sleep elsewhere):
+    /// checking for room first and pushing once there is some keeps the message out of the
+    /// waiting path, which is then free to be out of line without the message going through
+    /// memory on every push.
+    ///
+    /// ```
+    /// let (mut tx, mut rx) = handoff_spsc::channel::<u32>(2, handoff_spsc::Wait::Spin)?;
+    /// tx.push_batch(&mut (0..2)).unwrap();
+    /// assert!(!tx.has_room());
+    /// rx.pop();
+    /// assert!(tx.has_room());
+    /// assert!(tx.try_push(2).is_ok());
+    /// # Ok::<(), handoff_spsc::CapacityError>(())
+    /// ```
+    #[inline(always)]
+    pub fn has_room(&mut self) -> bool {
+        !self.looks_full() || self.refresh_has_room()
     }
 
     /// The number of slots of the ring (a power of two).
