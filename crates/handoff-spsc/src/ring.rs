@@ -475,9 +475,9 @@ impl<T> Producer<T> {
         if !self.has_room() && !self.wait_for_room() {
             return Err(value);
         }
-        // SAFETY: a slot is free: `tail - head < capacity` against a `head` loaded with Acquire
-        // (in `has_room` or `wait_for_room`), so the consumer is done with it, and it will not read
-        // it before we publish it below.
+        // SAFETY: a slot is free: `tail - head < capacity` against a `head` loaded with
+        // Acquire (in `has_room` or `wait_for_room`), so the consumer is done with it, and it
+        // will not read it before we publish it below.
         unsafe { self.write(self.tail, value) };
         self.publish(self.tail.wrapping_add(1));
         Ok(())
