@@ -6,7 +6,10 @@
 //! ```
 //!
 //! Streams `u64`s from one thread to another through each wait strategy, one at a time and in
-//! batches, with `std::sync::mpsc::sync_channel` as a familiar point of reference.
+//! batches, with `std::sync::mpsc::sync_channel` as a familiar point of reference. For the ring
+//! it also says how often each side found it full or empty and waited: a figure set mostly by
+//! waits at the empty end is a consumer catching up on every message (see the crate README,
+//! "What the compiler makes of it"), not the ring's best.
 
 use handoff_spsc::{channel, Wait};
 use std::sync::mpsc;
@@ -22,13 +25,30 @@ fn report(name: &str, messages: u64, elapsed: Duration) {
     println!("{name:<28} {:>9.1} M msg/s {ns:>8.2} ns/msg", per_sec / 1e6);
 }
 
-fn single(wait: Wait, messages: u64) -> Duration {
+/// A ring's run: its time, and how many times the producer found the ring full and the
+/// consumer found it empty before waiting.
+struct Run {
+    elapsed: Duration,
+    full: u64,
+    empty: u64,
+}
+
+fn report_run(name: &str, messages: u64, run: Run) {
+    report(name, messages, run.elapsed);
+    println!(
+        "{:<28} waited: producer {} (full), consumer {} (empty)",
+        "", run.full, run.empty
+    );
+}
+
+fn single(wait: Wait, messages: u64) -> Run {
     let (mut tx, mut rx) = channel::<u64>(CAPACITY, wait).unwrap();
     let start = Instant::now();
     let producer = thread::spawn(move || {
         for i in 0..messages {
             tx.push(i).unwrap();
         }
+        tx.failed_polls()
     });
     let mut expected = 0;
     while let Some(v) = rx.pop() {
@@ -36,12 +56,16 @@ fn single(wait: Wait, messages: u64) -> Duration {
         expected += 1;
     }
     let elapsed = start.elapsed();
-    producer.join().unwrap();
+    let full = producer.join().unwrap();
     assert_eq!(expected, messages);
-    elapsed
+    Run {
+        elapsed,
+        full,
+        empty: rx.failed_polls(),
+    }
 }
 
-fn batched(wait: Wait, messages: u64) -> Duration {
+fn batched(wait: Wait, messages: u64) -> Run {
     let (mut tx, mut rx) = channel::<u64>(CAPACITY, wait).unwrap();
     let start = Instant::now();
     let producer = thread::spawn(move || {
@@ -51,6 +75,7 @@ fn batched(wait: Wait, messages: u64) -> Duration {
             tx.push_batch(&mut (next..end)).unwrap();
             next = end;
         }
+        tx.failed_polls()
     });
     let mut expected = 0;
     while rx.pop_batch(BATCH, |v| {
@@ -59,9 +84,13 @@ fn batched(wait: Wait, messages: u64) -> Duration {
     }) > 0
     {}
     let elapsed = start.elapsed();
-    producer.join().unwrap();
+    let full = producer.join().unwrap();
     assert_eq!(expected, messages);
-    elapsed
+    Run {
+        elapsed,
+        full,
+        empty: rx.failed_polls(),
+    }
 }
 
 fn std_sync_channel(messages: u64) -> Duration {
@@ -89,8 +118,8 @@ fn main() {
         .unwrap_or(20_000_000);
     println!("{messages} u64 messages, capacity {CAPACITY}, batches of {BATCH}");
     for wait in [Wait::Spin, Wait::SpinThenYield, Wait::Block] {
-        report(&format!("spsc {wait:?}"), messages, single(wait, messages));
-        report(
+        report_run(&format!("spsc {wait:?}"), messages, single(wait, messages));
+        report_run(
             &format!("spsc {wait:?} batch"),
             messages,
             batched(wait, messages),
