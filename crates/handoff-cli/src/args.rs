@@ -53,6 +53,9 @@ pub enum Command {
     Show(ShowArgs),
     /// Name stored runs (baselines), list the names, delete them.
     Baseline(BaselineArgs),
+    /// Internal: say which handoff this is, as one line of JSON (used by `run --against`).
+    #[command(name = "__identify", hide = true)]
+    Identify,
     /// Internal: serve one trial in a child process (used by `run`).
     #[command(name = "__worker", hide = true)]
     Worker(WorkerArgs),
@@ -319,17 +322,29 @@ pub struct RunArgs {
     /// Compare this run with a baseline (a JSON report, a run id, `latest` or a baseline
     /// name) when it ends, and exit 4 if a result is significantly slower than
     /// --max-regression allows (default 5%).
-    #[arg(long)]
+    #[arg(long, group = "reference")]
     pub baseline: Option<String>,
-    /// With --baseline: the largest significant slowdown allowed (e.g. 5%).
-    #[arg(long, requires = "baseline")]
+    /// Run every trial on another build as well, paired sample by sample in one interleaved
+    /// run, and show the paired comparison (this build against OTHER). OTHER is a handoff
+    /// executable or a git revision of this checkout (built once into target/against/). Each
+    /// trial takes at least 12 samples unless --samples says otherwise; with --max-regression,
+    /// exit 4 on a significant slowdown beyond it.
+    #[arg(
+        long,
+        value_name = "OTHER",
+        group = "reference",
+        conflicts_with = "in_process"
+    )]
+    pub against: Option<String>,
+    /// With --baseline or --against: the largest significant slowdown allowed (e.g. 5%).
+    #[arg(long, requires = "reference")]
     pub max_regression: Option<crate::percent::Percent>,
-    /// With --baseline: what cannot be judged (no result matches the baseline, too few
-    /// samples, a side that did not pass) passes, listed, instead of failing the gate.
-    #[arg(long, requires = "baseline")]
+    /// With --baseline or --against: what cannot be judged (no result matches the baseline, too
+    /// few samples, a side that did not pass) passes, listed, instead of failing the gate.
+    #[arg(long, requires = "reference")]
     pub allow_unjudged: bool,
 
-    /// Output format: table, json, markdown, csv, bmf (Bencher Metric Format), html (a self-contained page with charts).
+    /// Output format: table, json, markdown, csv, bmf (Bencher Metric Format), html (a self-contained page with charts); with --against, the comparison's: table, markdown, json, bmf or html.
     #[arg(long, short = 'f', default_value = "table")]
     pub format: String,
     /// Write the output to this file instead of standard output.
@@ -351,7 +366,7 @@ pub struct RunArgs {
     pub note: Option<String>,
     /// Run without the suite's gates, and say so (also `HANDOFF_GATES=0`; `--baseline` is a
     /// gate asked for by name, so the two do not go together).
-    #[arg(long, conflicts_with = "baseline")]
+    #[arg(long, conflicts_with_all = ["baseline", "max_regression"])]
     pub no_gates: bool,
     /// The machine's label in the store and the report (a testbed's name, shared by the
     /// machines of one kind in a fleet): default $HANDOFF_MACHINE, else the host name. At most

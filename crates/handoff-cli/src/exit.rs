@@ -53,7 +53,7 @@ pub const CODES: &[(u8, &str)] = &[
     (
         REGRESSION,
         "a gate failed: a result significantly slower than `--max-regression` allows \
-         (`compare`, `run --baseline`), a suite's gate, or a gate that could not judge what it \
+         (`compare`, `run --baseline`, `run --against`), a suite's gate, or a gate that could not judge what it \
          was asked to (no matched result, too few samples; `--allow-unjudged` lets that pass) \
          (see [Comparing runs](docs/compare.md#gates))",
     ),

@@ -11,6 +11,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod against;
 pub mod args;
 pub mod baseline;
 pub mod compare;
@@ -87,7 +88,7 @@ pub fn main_with(catalog: Catalog) -> ExitCode {
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     if !matches!(
         cli.command,
-        Command::Worker(_) | Command::DescribePlugin { .. }
+        Command::Worker(_) | Command::DescribePlugin { .. } | Command::Identify
     ) {
         end_workers_on_signals();
     }
@@ -108,6 +109,7 @@ pub fn main_with(catalog: Catalog) -> ExitCode {
         Command::Show(a) => show::show(&a),
         Command::Baseline(a) => baseline::baseline(&a),
         Command::DescribePlugin { path } => plugins::describe(&path),
+        Command::Identify => against::identify(),
         Command::Worker(a) => {
             // The protocol moves off the standard streams, which the transport may print on.
             handoff::worker::serve_stdio(&catalog, &a.plugin)

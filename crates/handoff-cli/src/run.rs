@@ -11,15 +11,17 @@ use crate::record::{Recorder, Settings};
 use crate::CliError;
 use handoff::bench::{self, Baselines};
 use handoff::catalog::Catalog;
+use handoff::compare::Judgement;
 use handoff::executor::WorkerCommand;
 use handoff::layout::LayoutMode;
 use handoff::model::foreign::{self, escaped, escaped_lines, NAME_CHARS, NOTE_CHARS};
 use handoff::model::gate::Gate;
+use handoff::output::compare::{self as compare_view, CompareFormat};
 use handoff::output::{self, Format};
 use handoff::preflight::{self, Strictness};
 use handoff::probes::ProbeBudget;
 use handoff::report::RunReport;
-use handoff::session::{Event, Isolation, SessionOptions};
+use handoff::session::{Against, Event, Isolation, SessionOptions};
 
 /// Runs `handoff run` and returns the exit code; `source` loads the baselines of regression
 /// gates.
@@ -28,7 +30,7 @@ pub fn run(
     args: &RunArgs,
     source: &dyn crate::source::ReportSource,
 ) -> Result<u8, CliError> {
-    let format: Format = args.format.parse()?;
+    let format = OutputFormat::of(&args.format, args.against.is_some())?;
     check_note(args.note.as_deref())?;
     let machine = machine_label(
         args.machine.as_deref(),
@@ -39,6 +41,9 @@ pub fn run(
     let (mut suite, adhoc) = crate::flags::plan(catalog, args)?;
     if args.quick {
         suite.quick();
+    }
+    if args.against.is_some() && args.samples.is_none() {
+        enough_pairs(&mut suite.trials);
     }
     // Only a transport the user named alone must run everything asked of it; in a selection,
     // what one transport cannot run is skipped and said so, once per transport and cause.
@@ -55,15 +60,31 @@ pub fn run(
     // Before anything runs: an output that cannot be written stops the run here.
     let destination = Destination::check(args.out.as_deref(), "--out")?;
 
+    let mut worker = vec!["__worker".to_string()];
+    worker.extend(crate::plugins::worker_args(&plugins));
     let isolation = if args.in_process {
         Isolation::InProcess
     } else {
-        let mut worker = vec!["__worker".to_string()];
-        worker.extend(crate::plugins::worker_args(&plugins));
         Isolation::Subprocess(WorkerCommand {
             program: crate::plugins::own_executable()?,
-            args: worker,
+            args: worker.clone(),
         })
+    };
+    // The other build of a paired run, found or built before anything runs; it serves workers
+    // with the same arguments (plugins) as this one.
+    let against = match &args.against {
+        Some(other) => {
+            let b = crate::against::resolve(other, args.quiet)?;
+            Some(Against {
+                label: b.label,
+                commit: b.commit,
+                worker: WorkerCommand {
+                    program: b.program,
+                    args: worker,
+                },
+            })
+        }
+        None => None,
     };
     let probes = (!args.no_probes && suite.probes).then_some(if args.quick {
         ProbeBudget::QUICK
@@ -81,6 +102,7 @@ pub fn run(
         suite: suite.name.clone(),
         layout,
         consensus: suite.consensus,
+        against,
     };
     if let Some(why) = gates_off(
         args.no_gates,
@@ -95,6 +117,13 @@ pub fn run(
             );
         }
         suite.gates.clear();
+    }
+    if let (Some(build), Some(max)) = (&args.against, args.max_regression) {
+        suite.gates.push(Gate::Against {
+            build: build.clone(),
+            max: max.0,
+            allow_unjudged: args.allow_unjudged,
+        });
     }
     if let Some(baseline) = &args.baseline {
         suite.gates.push(Gate::Regression {
@@ -149,7 +178,11 @@ pub fn run(
 
     // The report is written first, then recorded: a store that fails at the end never costs
     // the run its output. If either fails, the journal keeps every result.
-    let written = write(&report, format, &destination);
+    let judgement = Judgement {
+        max_regression: args.max_regression.map(|p| p.0),
+        ..Judgement::default()
+    };
+    let written = write(&report, format, judgement, &destination);
     let recorded = recorder.map(|r| r.finish(&report));
     let kept = match (&written, &recorded) {
         (Ok(()), None | Some(Ok(_))) => {
@@ -278,10 +311,65 @@ fn load_baselines(
     Ok(loaded)
 }
 
-/// Renders `report` to its destination.
-fn write(report: &RunReport, format: Format, destination: &Destination) -> Result<(), CliError> {
+/// What a run writes: its report, or for a paired run (`--against`) the paired comparison.
+#[derive(Clone, Copy, Debug)]
+enum OutputFormat {
+    Report(Format),
+    Paired(CompareFormat),
+}
+
+impl OutputFormat {
+    /// `--format` for a run, paired or not; a format the output does not have is bad input.
+    fn of(name: &str, paired: bool) -> Result<OutputFormat, CliError> {
+        if !paired {
+            return Ok(OutputFormat::Report(name.parse()?));
+        }
+        name.parse().map(OutputFormat::Paired).map_err(|e| {
+            CliError::bad_input(format!(
+                "{e} (a run with --against writes the paired comparison, in the formats of `handoff compare`)"
+            ))
+        })
+    }
+}
+
+/// The fewest timed samples a trial of a paired run takes unless `--samples` says otherwise:
+/// enough pairs for a change in one figure among a few to reach significance (six pairs is the
+/// least that can reach 5% at all; see `handoff::compare::paired`).
+pub const PAIRED_SAMPLES: usize = 12;
+
+/// Raises every trial to [`PAIRED_SAMPLES`] timed samples (a paired run without `--samples`), and
+/// says so when it did.
+fn enough_pairs(trials: &mut [handoff::workload::TrialSpec]) {
+    let raised = trials
+        .iter_mut()
+        .filter(|t| t.samples < PAIRED_SAMPLES)
+        .map(|t| t.samples = PAIRED_SAMPLES)
+        .count();
+    if raised > 0 {
+        eprintln!(
+            "handoff: --against: {} of {} raised to {PAIRED_SAMPLES} timed samples, so the pairs can show a change (--samples sets it)",
+            handoff::model::fmt::plural(raised, "trial"),
+            trials.len()
+        );
+    }
+}
+
+/// Renders `report` to its destination: the report itself, or its paired comparison.
+fn write(
+    report: &RunReport,
+    format: OutputFormat,
+    judgement: Judgement,
+    destination: &Destination,
+) -> Result<(), CliError> {
     let mut buf = Vec::new();
-    output::render(report, format, &mut buf).map_err(|e| CliError {
+    let rendered = match format {
+        OutputFormat::Report(f) => output::render(report, f, &mut buf),
+        OutputFormat::Paired(f) => match handoff::compare::paired(report, judgement) {
+            Some(c) => compare_view::render(&c, report, f, &mut buf),
+            None => output::render(report, Format::Table, &mut buf),
+        },
+    };
+    rendered.map_err(|e| CliError {
         code: exit::RUN_ERROR,
         message: format!("rendering: {e}"),
     })?;

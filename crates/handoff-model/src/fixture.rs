@@ -198,5 +198,6 @@ pub fn report(results: Vec<TrialResult>) -> crate::report::RunReport {
         consensus: None,
         shared_regimes: None,
         gates: Vec::new(),
+        paired: None,
     }
 }

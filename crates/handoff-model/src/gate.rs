@@ -97,6 +97,17 @@ pub enum Gate {
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         allow_unjudged: bool,
     },
+    /// In a paired run (`handoff run --against`), no result of this build significantly slower
+    /// than the other build's by more than `max`, judged pair by pair.
+    Against {
+        /// What the other build was named.
+        build: String,
+        /// The largest slowdown allowed, as a fraction.
+        max: f64,
+        /// What cannot be judged passes, listed, instead of failing the gate.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        allow_unjudged: bool,
+    },
 }
 
 impl Gate {
@@ -146,6 +157,19 @@ impl Gate {
                 allow_unjudged,
             } => format!(
                 "regression: no result significantly slower than baseline `{baseline}` by more than {:.1}%{}",
+                max * 100.0,
+                if *allow_unjudged {
+                    " (what cannot be judged passes)"
+                } else {
+                    ""
+                }
+            ),
+            Gate::Against {
+                build,
+                max,
+                allow_unjudged,
+            } => format!(
+                "regression (paired): no result significantly slower than the build `{build}` by more than {:.1}%{}",
                 max * 100.0,
                 if *allow_unjudged {
                     " (what cannot be judged passes)"

@@ -54,6 +54,26 @@ pub struct RunReport {
     /// ended; empty when none was declared.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub gates: Vec<crate::gate::GateOutcome>,
+    /// In a paired run (`handoff run --against`), the other build and its results; absent
+    /// otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paired: Option<PairedBuild>,
+}
+
+/// The other build of a paired run (`handoff run --against OTHER`): every trial ran on both
+/// builds' workers, their timed samples alternating within each round (this build first in odd
+/// rounds, the other first in even ones) under the same layout seeds, so sample `k` of a result
+/// here and sample `k` of the other build's result form a pair that the machine's drift hit
+/// alike.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PairedBuild {
+    /// What was named: an executable, or a git revision built for the run.
+    pub label: String,
+    /// The commit it was built from, when it is known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
+    /// Its results, one per result of this run, in the same order.
+    pub results: Vec<TrialResult>,
 }
 
 /// Results whose regimes followed the same rounds (found by
@@ -448,6 +468,7 @@ impl RunReport {
             consensus: None,
             shared_regimes: None,
             gates: Vec::new(),
+            paired: None,
         }
     }
 

@@ -31,6 +31,7 @@
 //!     suite: plan.name.clone(),
 //!     layout: LayoutMode::Fixed,
 //!     consensus: plan.consensus,
+//!     against: None,
 //! };
 //! let report = bench::run(&catalog, plan, &options, Strictness::Suite, &Baselines::none(), &mut |_| {})
 //!     .expect("both transports can run a 1 -> 1 stream");

@@ -57,6 +57,11 @@ pub(crate) fn evaluate(gates: &[Gate], report: &RunReport, load: &Loader<'_>) ->
                     max,
                     allow_unjudged,
                 } => regression(report, baseline, *max, *allow_unjudged, load),
+                Gate::Against {
+                    build,
+                    max,
+                    allow_unjudged,
+                } => against(report, build, *max, *allow_unjudged),
             };
             GateOutcome {
                 gate: g.clone(),
@@ -388,6 +393,28 @@ fn regression(
     judge(&c, baseline, allow_unjudged)
 }
 
+/// The regression gate of a paired run: this build judged against the other pair by pair.
+fn against(
+    report: &RunReport,
+    build: &str,
+    max: f64,
+    allow_unjudged: bool,
+) -> (GateStatus, Vec<String>) {
+    let j = Judgement {
+        max_regression: Some(max),
+        ..Judgement::default()
+    };
+    match crate::compare::paired(report, j) {
+        Some(c) => judge(&c, build, allow_unjudged),
+        None => (
+            GateStatus::Failed,
+            vec![format!(
+                "cannot be evaluated: the run did not run the build `{build}` beside this one"
+            )],
+        ),
+    }
+}
+
 /// The regression verdict on a comparison whose judgement has a `max_regression`: the one
 /// semantics of `handoff compare --max-regression`, `handoff run --baseline` and a suite's
 /// `regression` gate.
@@ -407,7 +434,7 @@ pub fn judge(c: &Comparison, baseline: &str, allow_unjudged: bool) -> (GateStatu
                 r.identity,
                 r.metric,
                 r.ratio.map_or(0.0, |x| (x - 1.0) * 100.0),
-                r.p_adjusted.or(r.test.map(|t| t.p)).unwrap_or(1.0)
+                r.p_adjusted.or(r.p_raw()).unwrap_or(1.0)
             )
         })
         .collect();

@@ -20,6 +20,11 @@
 //!       soon as it is final;
 //! 3. under consensus, the comparison of the results' digests.
 //!
+//! A paired run ([`SessionOptions::against`]) runs every trial on a second build as well: each
+//! trial's twin on that build sits next to it in its group, follows its count and layout seeds,
+//! and takes turns with it within each round (see `schedule`); the twins' results go to
+//! [`RunReport::paired`].
+//!
 //! A trial whose sample is not `pass` stops there with that verdict; every other trial goes on,
 //! and every figure already measured is kept.
 //!
@@ -35,10 +40,10 @@ use crate::executor::WorkerCommand;
 use crate::layout::LayoutMode;
 use crate::outcome::SampleOutcome;
 use crate::probes::{self, Limits, ProbeBudget};
-use crate::report::{RunReport, TrialResult};
+use crate::report::{PairedBuild, RunReport, TrialResult};
 use crate::time::now_rfc3339;
 use crate::workload::TrialSpec;
-use schedule::{Launcher, Trial};
+use schedule::{Launcher, Side, Trial};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
@@ -66,6 +71,28 @@ pub struct SessionOptions {
     /// Whether every trial of a stream runs one message count and the report compares their
     /// digests (see [`crate::consensus`]).
     pub consensus: bool,
+    /// Another build to run every trial on as well, paired sample by sample (see [`Against`]);
+    /// `None` runs this build alone.
+    pub against: Option<Against>,
+}
+
+/// The other build of a paired run (`handoff run --against`).
+///
+/// Every trial runs on both builds' workers. This build's trial calibrates; its twin on the
+/// other build runs the same message count, warm-up and layout seeds; in each round of timed
+/// samples the two take turns going first (A B, then B A …). Sample `k` of the two sides is
+/// then a pair that the machine's drift hit alike, which a paired test can judge
+/// ([`crate::compare::paired`]). Both builds' workers are child processes: with
+/// [`Isolation::InProcess`] this build's trials would run in a different setting from the
+/// other's, so a paired run should use [`Isolation::Subprocess`].
+#[derive(Clone, Debug)]
+pub struct Against {
+    /// What was named (an executable, a git revision), for the report.
+    pub label: String,
+    /// The commit the other build was built from, when it is known.
+    pub commit: Option<String>,
+    /// Its worker command (its executable with `__worker` and the same plugins).
+    pub worker: WorkerCommand,
 }
 
 /// Progress events, for a progress display.
@@ -172,17 +199,47 @@ pub fn run(
     });
     let mut reprobes: Vec<Limits> = Vec::new();
 
+    let paired = opts.against.is_some();
     let launcher = Rc::new(Launcher {
         catalog: catalog.clone(),
         isolation: opts.isolation.clone(),
+        other: opts.against.as_ref().map(|a| a.worker.clone()),
     });
-    let (order, ranges) = schedule::groups(&specs, &opts.isolation);
-    let mut specs: Vec<Option<TrialSpec>> = specs.into_iter().map(Some).collect();
-    // The trials in the order they run: each group's trials side by side.
-    let mut trials: Vec<Trial> = order
-        .iter()
-        .filter_map(|&i| Some(Trial::new(i, &launcher, &opts.layout, specs[i].take()?)))
-        .collect();
+    let (order, ranges) = schedule::groups(&specs, &opts.isolation, paired);
+    // Two sides that must start warm alike: in a paired run every trial warms up at least once
+    // at its count (this build's pilots would otherwise warm only its side).
+    let specs = specs.into_iter().map(|mut s| {
+        if paired {
+            s.warmup = s.warmup.max(1);
+        }
+        s
+    });
+    let mut specs: Vec<Option<TrialSpec>> = specs.map(Some).collect();
+    // The trials in the order they run: each group's trials side by side, in a paired run each
+    // trial followed by its twin on the other build.
+    let mut trials: Vec<Trial> = Vec::with_capacity(order.len() * (1 + paired as usize));
+    let mut ranges = ranges;
+    for range in ranges.iter_mut() {
+        let from = trials.len();
+        for &i in &order[range.clone()] {
+            let Some(spec) = specs[i].take() else {
+                continue;
+            };
+            if paired {
+                trials.push(Trial::new(
+                    i,
+                    &launcher,
+                    &opts.layout,
+                    spec.clone(),
+                    Side::This,
+                ));
+                trials.push(Trial::new(i, &launcher, &opts.layout, spec, Side::Other));
+            } else {
+                trials.push(Trial::new(i, &launcher, &opts.layout, spec, Side::This));
+            }
+        }
+        *range = from..trials.len();
+    }
     let mut plan = schedule::planned(&trials);
     on(Event::Planned {
         timed_samples: plan.iter().map(|p| p.samples).sum(),
@@ -198,8 +255,11 @@ pub fn run(
             schedule::close_all(group);
         }
         schedule::one_count_per_stream(&mut trials, on);
+        schedule::pair_up(&mut trials);
     }
-    let mut results: Vec<Option<TrialResult>> = vec![None; trials.len()];
+    let slots = order.len();
+    let mut results: Vec<Option<TrialResult>> = vec![None; slots];
+    let mut twins: Vec<Option<TrialResult>> = vec![None; slots];
     for (g, range) in ranges.iter().enumerate() {
         let group = &mut trials[range.clone()];
         if !calibrate_first {
@@ -207,6 +267,7 @@ pub fn run(
             if opts.consensus {
                 schedule::one_count_per_stream(group, on);
             }
+            schedule::pair_up(group);
         }
         schedule::warm_up_all(group, on);
         let timed_from = started.elapsed();
@@ -226,6 +287,10 @@ pub fn run(
         // The group's trials are done: their results are final, and said as they are.
         for t in group.iter() {
             let result = summary::summarise(catalog, t.ran(), judged, &environment);
+            if t.side == Side::Other {
+                twins[t.index] = Some(result);
+                continue;
+            }
             on(Event::TrialDone {
                 trial: t.index,
                 result: &result,
@@ -238,6 +303,11 @@ pub fn run(
             trials: &plan,
         });
     }
+    let paired = opts.against.as_ref().map(|a| PairedBuild {
+        label: a.label.clone(),
+        commit: a.commit.clone(),
+        results: twins.into_iter().flatten().collect(),
+    });
     let results: Vec<TrialResult> = results.into_iter().flatten().collect();
 
     let consensus = opts.consensus.then(|| consensus::judge(&results));
@@ -255,6 +325,7 @@ pub fn run(
         consensus,
         shared_regimes,
         gates: Vec::new(),
+        paired,
     }
 }
 

@@ -459,6 +459,7 @@ fn current_thread_results_are_same_thread_cooperative_and_echo_the_driver() {
         suite: "test".into(),
         layout: handoff::layout::LayoutMode::Fixed,
         consensus: false,
+        against: None,
     };
     let report = session::run(&c, specs, &opts, &mut |_| {});
     let [threads, current, multi] = &report.results[..] else {

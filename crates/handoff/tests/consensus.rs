@@ -17,6 +17,7 @@ fn run(suite: &str) -> (RunReport, Vec<(String, u64, usize)>) {
         suite: plan.name.clone(),
         layout: handoff::layout::LayoutMode::Fixed,
         consensus: plan.consensus,
+        against: None,
     };
     let mut fixed = Vec::new();
     let report = session::run(&catalog, plan.trials, &opts, &mut |ev| {

@@ -36,6 +36,7 @@ fn run(layout: LayoutMode) -> RunReport {
         suite: plan.name.clone(),
         layout,
         consensus: false,
+        against: None,
     };
     session::run(&catalog, plan.trials, &opts, &mut |_| {})
 }

@@ -150,6 +150,7 @@ fn refused_sends_at_a_fixed_rate_are_counted_timed_and_said() {
             suite: "test".into(),
             layout: handoff::layout::LayoutMode::Fixed,
             consensus: false,
+            against: None,
         },
         &mut |_| {},
     );
@@ -289,6 +290,7 @@ fn ramp_finds_a_planted_knee_within_one_refinement_step() {
             suite: "test".into(),
             layout: handoff::layout::LayoutMode::Fixed,
             consensus: false,
+            against: None,
         },
         &mut |_| {},
     );

@@ -226,6 +226,7 @@ fn report() -> RunReport {
     results.push(pp);
 
     RunReport {
+        paired: None,
         reprobes: Vec::new(),
         schema_version: SCHEMA_VERSION,
         started_at: "2025-11-21T10:00:00Z".into(),

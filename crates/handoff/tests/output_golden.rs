@@ -773,6 +773,7 @@ fn report() -> RunReport {
         .expect("fixture has ring-layout");
     RunReport {
         reprobes: Vec::new(),
+        paired: None,
         schema_version: SCHEMA_VERSION,
         started_at: "2025-11-21T10:00:00Z".into(),
         duration_s: 93.25,

@@ -93,6 +93,7 @@ fn run() -> RunReport {
         suite: suite.name.clone(),
         layout: handoff::layout::LayoutMode::Fixed,
         consensus: suite.consensus,
+        against: None,
     };
     session::run(&catalog, suite.trials, &opts, &mut |_| {})
 }

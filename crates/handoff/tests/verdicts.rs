@@ -182,6 +182,7 @@ fn a_session_keeps_every_other_result() {
         suite: "test".into(),
         layout: handoff::layout::LayoutMode::Fixed,
         consensus: false,
+        against: None,
     };
     let report = session::run(&c, specs, &opts, &mut |_| {});
     let verdicts: Vec<Verdict> = report.results.iter().map(|r| r.verdict).collect();
@@ -220,6 +221,7 @@ fn a_wait_option_sets_the_reported_wait_strategy() {
         suite: "test".into(),
         layout: handoff::layout::LayoutMode::Fixed,
         consensus: false,
+        against: None,
     };
     let report = session::run(&c, specs, &opts, &mut |_| {});
     let waits: Vec<WaitStrategy> = report.results.iter().map(|r| r.semantics.wait).collect();

@@ -142,7 +142,8 @@ fn every_documented_command_is_listed_and_every_listed_command_is_documented() {
     );
 }
 
-/// A scratch directory that looks like the repository to the documented commands.
+/// A scratch directory that looks like the repository to the documented commands, with
+/// `old/handoff` (the binary under test) as the other build of a paired run.
 fn scratch() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     for name in ["suites", "scripts", "examples", "include"] {
@@ -152,6 +153,13 @@ fn scratch() -> tempfile::TempDir {
         &dir.path().join(".bin"),
         Path::new(env!("CARGO_BIN_EXE_handoff")),
     );
+    // "Another handoff executable" for `run --against old/handoff`: the binary under test.
+    std::fs::create_dir(dir.path().join("old")).unwrap();
+    std::os::unix::fs::symlink(
+        env!("CARGO_BIN_EXE_handoff"),
+        dir.path().join("old").join("handoff"),
+    )
+    .unwrap();
     dir
 }
 

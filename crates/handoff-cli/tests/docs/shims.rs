@@ -8,7 +8,8 @@ use std::path::Path;
 /// probe of the machine's limits, 5 samples of 5000 messages, no warm-up, and `--quick` (3
 /// samples, a tenth of the messages, shorter ramps) unless the run is judged against a
 /// baseline or its figures are compared (`full_samples` in `commands.toml`), where 5 samples
-/// a side are kept: the least a comparison can judge at alpha 0.05, with room to spare.
+/// a side are kept: the least a comparison can judge at alpha 0.05, with room to spare. A
+/// paired run (`--against`) keeps its own sample count: the pairs it needs.
 pub const QUICK: &[(&str, Option<&str>, &str)] = &[
     ("--no-probes", None, ""),
     ("--messages", None, "5000"),
@@ -24,10 +25,14 @@ pub fn write(bin: &Path, binary: &Path) {
     std::fs::create_dir_all(bin).unwrap();
     let mut quick = String::new();
     for (flag, short, value) in QUICK {
-        let test = match short {
+        let mut test = match short {
             Some(s) => format!("has {flag} || has {s}"),
             None => format!("has {flag}"),
         };
+        if *flag == "--samples" {
+            // A paired run takes the pairs it needs to judge anything (at least 12).
+            test.push_str(" || has --against");
+        }
         let add = if value.is_empty() {
             format!("extra+=({flag})")
         } else {

@@ -58,6 +58,30 @@ pub(crate) fn ratio_of_medians(before: &[f64], after: &[f64]) -> Option<Interval
     })
 }
 
+/// The 95% interval of the median of per-pair ratios (`ratios`, after / before of each pair
+/// of a paired run): the pairs are resampled with replacement, as pairs, so what the machine's
+/// drift did to both sides of a pair stays in it. `None` when there is no ratio.
+pub(crate) fn median_of_ratios(ratios: &[f64]) -> Option<Interval> {
+    if ratios.is_empty() {
+        return None;
+    }
+    let mut rng = SplitMix(seed(ratios, &[]));
+    let mut medians = Vec::with_capacity(RESAMPLES);
+    let mut pick = vec![0.0; ratios.len()];
+    for _ in 0..RESAMPLES {
+        for x in pick.iter_mut() {
+            *x = ratios[rng.below(ratios.len())];
+        }
+        medians.push(median(&pick));
+    }
+    medians.sort_by(f64::total_cmp);
+    let at = |q: f64| medians[((q * (RESAMPLES - 1) as f64).round() as usize).min(RESAMPLES - 1)];
+    Some(Interval {
+        low: at(0.025),
+        high: at(0.975),
+    })
+}
+
 /// A seed from the figures themselves: reproducible for the same data, different for other data.
 fn seed(before: &[f64], after: &[f64]) -> u64 {
     before
@@ -108,6 +132,16 @@ mod tests {
         let ci = ratio_of_medians(&v, &v).unwrap();
         assert!(ci.contains(1.0), "{ci:?}");
         assert!(ci.low > 0.85 && ci.high < 1.15, "{ci:?}");
+    }
+
+    #[test]
+    fn the_interval_of_paired_ratios_holds_their_median() {
+        let ratios: Vec<f64> = (0..12).map(|i| 0.95 + (i % 5) as f64 * 0.005).collect();
+        let ci = median_of_ratios(&ratios).unwrap();
+        assert!(ci.contains(crate::stats::median(&ratios)), "{ci:?}");
+        assert!(ci.low >= 0.95 && ci.high <= 0.97, "{ci:?}");
+        assert_eq!(median_of_ratios(&ratios), Some(ci));
+        assert_eq!(median_of_ratios(&[]), None);
     }
 
     #[test]

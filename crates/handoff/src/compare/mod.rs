@@ -6,6 +6,11 @@
 //! figure judged at once (`fdr`), and judged in [`model`]. What
 //! makes a comparison less than clean is said in `warnings`; [`crate::output::compare`]
 //! renders it as a table, markdown, HTML, JSON or the Bencher Metric Format.
+//!
+//! The two builds of one paired run (`handoff run --against`) are compared pair by pair instead
+//! ([`paired`]): the Wilcoxon signed-rank test (`signed_rank`) on the per-pair log ratios, the
+//! median of those ratios with a bootstrap interval over pairs, then the same adjustment, verdicts
+//! and regression flag.
 
 pub(crate) mod bootstrap;
 pub(crate) mod fdr;
@@ -13,9 +18,12 @@ pub(crate) mod mann_whitney;
 pub(crate) mod metric;
 pub mod model;
 pub(crate) mod normal;
+pub mod paired;
+pub(crate) mod signed_rank;
 pub(crate) mod warnings;
 
 pub use model::{compare, Change, Comparison, Judgement, Row, DEFAULT_THRESHOLD};
+pub use paired::paired;
 
 #[cfg(test)]
 mod tests;

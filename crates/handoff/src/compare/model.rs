@@ -12,6 +12,7 @@ use super::bootstrap::{self, Interval};
 use super::fdr;
 use super::mann_whitney::{self, MannWhitney};
 use super::metric::{self, Metric};
+use super::signed_rank::{self, SignedRank};
 use super::warnings;
 use crate::identity::Identity;
 use crate::report::{RunReport, TrialResult};
@@ -116,12 +117,17 @@ pub struct Row {
     pub before: Option<Side>,
     /// Median after, samples after.
     pub after: Option<Side>,
-    /// median(after) / median(before).
+    /// median(after) / median(before); in a paired comparison, the median of the per-pair
+    /// ratios.
     pub ratio: Option<f64>,
     /// 95% bootstrap interval of the ratio.
     pub interval: Option<Interval>,
-    /// The rank test.
+    /// The rank test (two runs compared).
     pub test: Option<MannWhitney>,
+    /// The signed-rank test on the per-pair log ratios (a paired comparison, see
+    /// [`super::paired`]); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signed_rank: Option<SignedRank>,
     /// The test's p-value adjusted for every figure the comparison tested (Benjamini–Hochberg,
     /// see `super::fdr`); the verdict and the regression flag are decided on it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -145,6 +151,21 @@ impl Row {
             (Change::Slower, Metric::CpuPerMsg) => "costlier",
             (c, _) => c.mark(),
         }
+    }
+
+    /// The p-value of the row's test, before any adjustment; `None` when nothing was tested.
+    pub fn p_raw(&self) -> Option<f64> {
+        self.test.map(|t| t.p).or(self.signed_rank.map(|t| t.p))
+    }
+
+    /// The smallest p-value the row's samples allow, whichever test judged it.
+    fn floor(&self) -> Option<f64> {
+        let (b, a) = (self.before?.n, self.after?.n);
+        Some(if self.signed_rank.is_some() {
+            signed_rank::min_p(b.min(a))
+        } else {
+            mann_whitney::min_p(b, a)
+        })
     }
 
     /// How much better the after side is, as a factor above 1 when better (the ratio for a
@@ -200,6 +221,10 @@ pub struct Comparison {
     pub rollups: Vec<Rollup>,
     /// What makes this comparison less than clean: other environments, other parameters, regimes.
     pub warnings: Vec<String>,
+    /// Whether the two sides are the two builds of one paired run (`handoff run --against`),
+    /// judged pair by pair ([`super::paired`]); absent (false) for two runs compared.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub paired: bool,
 }
 
 impl Comparison {
@@ -225,7 +250,7 @@ pub fn compare(
         if !params.is_empty() {
             notes_params.push(format!("{}: {}", key.0, params.join(", ")));
         }
-        for mut row in compare_result(rb, ra, &judgement) {
+        for mut row in compare_result(rb, ra, &judgement, judge) {
             row.notes.extend(params.iter().cloned());
             for (side, r) in [("before", rb), ("after", ra)] {
                 if r.modes.is_some() {
@@ -263,7 +288,7 @@ pub fn compare(
     }
     warn.extend(warnings::regimes(("before", before.1), ("after", after.1)));
     adjust_for_many(&mut rows, &judgement);
-    warn.extend(power_warning(&rows, &judgement));
+    warn.extend(power_warning(&rows, &judgement, false));
     let rollups = rollups(&rows);
     Comparison {
         schema_version: COMPARE_SCHEMA_VERSION,
@@ -275,6 +300,7 @@ pub fn compare(
         only_after,
         rollups,
         warnings: warn,
+        paired: false,
     }
 }
 
@@ -297,7 +323,7 @@ fn keyed(report: &RunReport) -> Vec<(Key, &TrialResult)> {
         .collect()
 }
 
-fn side_info(label: &str, r: &RunReport) -> SideInfo {
+pub(super) fn side_info(label: &str, r: &RunReport) -> SideInfo {
     SideInfo {
         label: label.to_string(),
         started_at: r.started_at.clone(),
@@ -307,8 +333,17 @@ fn side_info(label: &str, r: &RunReport) -> SideInfo {
     }
 }
 
-/// The rows of one matched result: one per metric either side has.
-fn compare_result(before: &TrialResult, after: &TrialResult, j: &Judgement) -> Vec<Row> {
+/// How one metric's figures are judged: [`judge`] for two runs, `super::paired::judge` for the
+/// two sides of a paired run.
+pub(super) type Judge = fn(Identity, &str, Metric, &[f64], &[f64], &Judgement) -> Row;
+
+/// The rows of one matched result: one per metric either side has, each judged by `judge`.
+pub(super) fn compare_result(
+    before: &TrialResult,
+    after: &TrialResult,
+    j: &Judgement,
+    judge: Judge,
+) -> Vec<Row> {
     let identity = Identity::of(after);
     let fb = metric::figures(before);
     let fa = metric::figures(after);
@@ -321,6 +356,7 @@ fn compare_result(before: &TrialResult, after: &TrialResult, j: &Judgement) -> V
         ratio: None,
         interval: None,
         test: None,
+        signed_rank: None,
         p_adjusted: None,
         change: Change::NotComparable { reason },
         regression: false,
@@ -406,6 +442,7 @@ pub(crate) fn judge(
         ratio,
         interval,
         test,
+        signed_rank: None,
         p_adjusted: None,
         change,
         regression,
@@ -425,7 +462,12 @@ fn worse(metric: Metric, ratio: Option<f64>) -> Option<f64> {
 }
 
 /// The verdict and the regression flag of a figure whose test gave `p`.
-fn verdict(metric: Metric, ratio: Option<f64>, p: Option<f64>, j: &Judgement) -> (Change, bool) {
+pub(super) fn verdict(
+    metric: Metric,
+    ratio: Option<f64>,
+    p: Option<f64>,
+    j: &Judgement,
+) -> (Change, bool) {
     let (Some(p), Some(w)) = (p, worse(metric, ratio)) else {
         return (
             Change::NotComparable {
@@ -450,10 +492,10 @@ fn verdict(metric: Metric, ratio: Option<f64>, p: Option<f64>, j: &Judgement) ->
 /// Judges every tested figure again on its p-value adjusted for all of them (see
 /// [`super::fdr`]): many figures tested at once would otherwise show a change somewhere
 /// almost every time.
-fn adjust_for_many(rows: &mut [Row], j: &Judgement) {
+pub(super) fn adjust_for_many(rows: &mut [Row], j: &Judgement) {
     let tested: Vec<usize> = (0..rows.len())
         .filter(|&i| {
-            rows[i].test.is_some()
+            rows[i].p_raw().is_some()
                 && matches!(
                     rows[i].change,
                     Change::Faster | Change::Slower | Change::Same
@@ -462,7 +504,7 @@ fn adjust_for_many(rows: &mut [Row], j: &Judgement) {
         .collect();
     let ps: Vec<f64> = tested
         .iter()
-        .map(|&i| rows[i].test.map_or(1.0, |t| t.p))
+        .map(|&i| rows[i].p_raw().unwrap_or(1.0))
         .collect();
     for (&i, q) in tested.iter().zip(fdr::adjust(&ps)) {
         let r = &mut rows[i];
@@ -473,7 +515,8 @@ fn adjust_for_many(rows: &mut [Row], j: &Judgement) {
 
 /// When a lone change cannot be shown among `m` figures with these sample counts: the
 /// smallest p-value the samples allow must be below alpha / m for the first figure to count.
-fn power_warning(rows: &[Row], j: &Judgement) -> Option<String> {
+/// `paired` says which test judged the rows (the signed-rank test needs fewer pairs).
+pub(super) fn power_warning(rows: &[Row], j: &Judgement, paired: bool) -> Option<String> {
     let tested: Vec<&Row> = rows.iter().filter(|r| r.p_adjusted.is_some()).collect();
     let m = tested.len();
     if m < 2 {
@@ -481,12 +524,16 @@ fn power_warning(rows: &[Row], j: &Judgement) -> Option<String> {
     }
     let floor = tested
         .iter()
-        .filter_map(|r| Some(mann_whitney::min_p(r.before?.n, r.after?.n)))
+        .filter_map(|r| r.floor())
         .fold(f64::INFINITY, f64::min);
     if floor * m as f64 <= j.alpha {
         return None;
     }
-    let need = mann_whitney::samples_needed(j.alpha / m as f64);
+    let need = if paired {
+        signed_rank::pairs_needed(j.alpha / m as f64)
+    } else {
+        mann_whitney::samples_needed(j.alpha / m as f64)
+    };
     Some(format!(
         "{m} figures are judged at once: with these sample counts a change in one figure alone cannot reach significance (that takes at least {need} samples on each side); a change shared by many figures still can"
     ))
@@ -495,7 +542,7 @@ fn power_warning(rows: &[Row], j: &Judgement) -> Option<String> {
 /// The geometric mean of each transport's speed-ups over its testable rows. CPU cost is left
 /// out: the roll-up says how much faster, and a spinning transport's CPU per message moves with
 /// its speed, so it would count the same change twice.
-fn rollups(rows: &[Row]) -> Vec<Rollup> {
+pub(super) fn rollups(rows: &[Row]) -> Vec<Rollup> {
     let mut by: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
     for r in rows {
         if matches!(r.change, Change::NotComparable { .. }) || r.metric.optional() {

@@ -1332,6 +1332,7 @@ mod tests {
             consensus: None,
             shared_regimes: None,
             gates: Vec::new(),
+            paired: None,
             results,
         }
     }

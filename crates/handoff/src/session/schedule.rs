@@ -3,6 +3,12 @@
 //! 1 of A, B, C, then round 2 …) so drift of a shared machine hits every transport alike, then
 //! the ramps' searches; under consensus, one message count per stream.
 //!
+//! In a paired run (see [`super::Against`]) every trial has a twin on the other build, right
+//! after it in the group: only this build's trial calibrates, its twin takes up its count and
+//! its next layout seed ([`pair_up`]), and in the rounds the two sides of a pair take turns
+//! going first (this build first in odd rounds, the other in even ones: A B, B A, A B …), so
+//! neither build always runs on the cache, clock and neighbours the other left behind.
+//!
 //! A trial's life is in [`trial`], its untimed samples in [`calibrate`], a ramp's search in
 //! [`ramp`].
 
@@ -17,17 +23,20 @@ use crate::workload::{Pacing, TrialSpec};
 use std::ops::Range;
 use std::time::Duration;
 
-pub(super) use trial::{Launcher, Trial};
+pub(super) use trial::{Launcher, Side, Trial};
 
 /// The order to run `specs` in (`order[i]` is the plan index of the `i`th trial run) and its
 /// groups, as ranges of that order: one group when trials run in process, else groups of at most
-/// [`groups::live_worker_limit`] workers, a table's trials together.
+/// [`groups::live_worker_limit`] workers, a table's trials together. A paired run has two
+/// workers per trial, so half as many trials per group.
 pub(super) fn groups(
     specs: &[TrialSpec],
     isolation: &Isolation,
+    paired: bool,
 ) -> (Vec<usize>, Vec<Range<usize>>) {
     let limit = match isolation {
         Isolation::InProcess => specs.len(),
+        Isolation::Subprocess(_) if paired => (groups::live_worker_limit() / 2).max(1),
         Isolation::Subprocess(_) => groups::live_worker_limit(),
     };
     groups::plan(
@@ -42,9 +51,10 @@ pub(super) fn close_all(trials: &mut [Trial]) {
 }
 
 /// Each trial's timed samples and their schedule, by trial index (a ramp's steps count as its
-/// samples).
+/// samples; in a paired run, both sides' samples count).
 pub(super) fn planned(trials: &[Trial]) -> Vec<TrialPlan> {
-    let mut plan = vec![TrialPlan::default(); trials.len()];
+    let slots = trials.iter().map(|t| t.index + 1).max().unwrap_or(0);
+    let mut plan = vec![TrialPlan::default(); slots];
     for t in trials {
         let (samples, scheduled) = match (&t.spec.pacing, &t.ramp) {
             (Pacing::Ramp(r), done) => (
@@ -60,8 +70,9 @@ pub(super) fn planned(trials: &[Trial]) -> Vec<TrialPlan> {
             (Pacing::Closed, _) => (t.spec.samples, None),
         };
         if let Some(p) = plan.get_mut(t.index) {
+            let before = if t.side == Side::Other { p.samples } else { 0 };
             *p = TrialPlan {
-                samples,
+                samples: before + samples,
                 scheduled,
                 ramp: t.is_ramp(),
             };
@@ -70,11 +81,15 @@ pub(super) fn planned(trials: &[Trial]) -> Vec<TrialPlan> {
     plan
 }
 
-/// Calibrates every trial, in order; a trial that stops there is closed.
+/// Calibrates every trial of this build, in order; a trial that stops there is closed. (The
+/// other build's trials take their twins' counts: [`pair_up`].)
 pub(super) fn calibrate_all(trials: &mut [Trial], on: &mut dyn FnMut(Event)) {
     for t in trials.iter_mut() {
+        if t.side == Side::Other {
+            continue;
+        }
         let i = t.index;
-        let label = t.spec.label();
+        let label = t.label();
         on(Event::Preparing {
             trial: i,
             label: &label,
@@ -100,7 +115,7 @@ pub(super) fn warm_up_all(trials: &mut [Trial], on: &mut dyn FnMut(Event)) {
             continue;
         }
         let i = t.index;
-        let label = t.spec.label();
+        let label = t.label();
         calibrate::warm_up(t, &mut |o| {
             on(Event::Sample {
                 trial: i,
@@ -115,14 +130,36 @@ pub(super) fn warm_up_all(trials: &mut [Trial], on: &mut dyn FnMut(Event)) {
     }
 }
 
+/// In a paired run, each trial of the other build takes up where its twin on this build stands
+/// (its count, its next layout seed; see [`Trial::follow`]). Nothing to do in a run of one build.
+pub(super) fn pair_up(trials: &mut [Trial]) {
+    for k in 0..trials.len() {
+        if trials[k].side != Side::Other {
+            continue;
+        }
+        let index = trials[k].index;
+        let (head, tail) = trials.split_at_mut(k);
+        if let Some(twin) = head
+            .iter()
+            .rev()
+            .find(|t| t.index == index && t.side == Side::This)
+        {
+            tail[0].follow(twin);
+        }
+    }
+}
+
 /// Consensus: every trial of a stream runs the one count of [`consensus::count`] (the smallest
-/// calibrated). Ramps and `latest` pipelines keep theirs: they are not compared.
+/// calibrated). Ramps and `latest` pipelines keep theirs: they are not compared. The other
+/// build's trials of a paired run take their twins' counts afterwards ([`pair_up`]).
 pub(super) fn one_count_per_stream(trials: &mut [Trial], on: &mut dyn FnMut(Event)) {
     let keys: Vec<(Option<StreamKey>, Option<u64>)> = trials
         .iter()
         .map(|t| {
             (
-                StreamKey::of_spec(&t.spec).ok(),
+                StreamKey::of_spec(&t.spec)
+                    .ok()
+                    .filter(|_| t.side == Side::This),
                 t.stop.is_none().then_some(t.messages),
             )
         })
@@ -151,7 +188,8 @@ pub(super) fn one_count_per_stream(trials: &mut [Trial], on: &mut dyn FnMut(Even
 }
 
 /// The timed samples of every trial but the ramps, interleaved: round 1 of each trial, then
-/// round 2 … A trial stops at its first sample that does not pass.
+/// round 2 … (in a paired run, the two sides of a pair in turns, see [`round_order`]). A trial
+/// stops at its first sample that does not pass.
 pub(super) fn run_rounds(trials: &mut [Trial], group: (usize, usize), on: &mut dyn FnMut(Event)) {
     let rounds = trials
         .iter()
@@ -159,14 +197,16 @@ pub(super) fn run_rounds(trials: &mut [Trial], group: (usize, usize), on: &mut d
         .map(|t| t.spec.samples)
         .max()
         .unwrap_or(0);
+    let sides: Vec<Side> = trials.iter().map(|t| t.side).collect();
     for round in 0..rounds {
-        for t in trials.iter_mut() {
+        for k in round_order(&sides, round) {
+            let t = &mut trials[k];
             if t.stop.is_some() || round >= t.spec.samples || t.is_ramp() {
                 continue;
             }
             let i = t.index;
             let o = t.sample(t.messages, None);
-            let label = t.spec.label();
+            let label = t.label();
             on(Event::Sample {
                 trial: i,
                 label: &label,
@@ -189,6 +229,25 @@ pub(super) fn run_rounds(trials: &mut [Trial], group: (usize, usize), on: &mut d
     }
 }
 
+/// The order in which round `round` (from 0) visits the trials of these `sides`: their own
+/// order, except that in rounds 1, 3, 5 … each pair (a trial of this build directly followed by
+/// its twin on the other build) runs the twin first, so each pair runs A B, B A, A B …
+fn round_order(sides: &[Side], round: usize) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..sides.len()).collect();
+    if round % 2 == 1 {
+        let mut k = 0;
+        while k + 1 < sides.len() {
+            if sides[k] == Side::This && sides[k + 1] == Side::Other {
+                order.swap(k, k + 1);
+                k += 2;
+            } else {
+                k += 1;
+            }
+        }
+    }
+    order
+}
+
 /// The ramps' searches: a search is sequential by nature, so each runs on its own after the
 /// rounds.
 pub(super) fn run_ramps(trials: &mut [Trial], on: &mut dyn FnMut(Event)) {
@@ -197,7 +256,7 @@ pub(super) fn run_ramps(trials: &mut [Trial], on: &mut dyn FnMut(Event)) {
             continue;
         }
         let i = t.index;
-        let label = t.spec.label();
+        let label = t.label();
         ramp::run_ramp(t, &mut |o| {
             on(Event::Sample {
                 trial: i,
@@ -207,5 +266,23 @@ pub(super) fn run_ramps(trials: &mut [Trial], on: &mut dyn FnMut(Event)) {
             })
         });
         t.close();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{round_order, Side};
+
+    #[test]
+    fn the_two_sides_of_each_pair_take_turns_going_first() {
+        use Side::{Other as B, This as A};
+        let sides = [A, B, A, B];
+        assert_eq!(round_order(&sides, 0), [0, 1, 2, 3]);
+        assert_eq!(round_order(&sides, 1), [1, 0, 3, 2]);
+        assert_eq!(round_order(&sides, 2), [0, 1, 2, 3]);
+        // A run of one build keeps its order in every round.
+        assert_eq!(round_order(&[A, A, A], 1), [0, 1, 2]);
+        // A trial whose twin is not next to it is left where it is.
+        assert_eq!(round_order(&[A, A, B], 3), [0, 2, 1]);
     }
 }

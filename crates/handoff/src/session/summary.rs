@@ -195,6 +195,14 @@ fn effective_semantics(catalog: &Catalog, spec: &TrialSpec) -> Semantics {
     semantics
 }
 
+/// How a trial stopped by `stop` ended, in words: its verdict and why.
+pub(in crate::session) fn describe_stop(stop: &SampleOutcome) -> String {
+    match verdict(Some(stop)) {
+        (v, Some(why)) => format!("{v}: {why}"),
+        (v, None) => v.to_string(),
+    }
+}
+
 /// The verdict of a trial stopped by `stop` (none: every sample passed), and why.
 fn verdict(stop: Option<&SampleOutcome>) -> (Verdict, Option<String>) {
     match stop.map(|o| &o.status) {

@@ -3,9 +3,11 @@
 //! aborts, stale and lost fan-out values) and wrong timing ([`faulty_timing`]: a stalling
 //! producer, a saturation knee); and one that is only slow ([`slow`]: it must pass, not be
 //! taken for hung); and one whose per-message cost a test raises from outside ([`planted`]: a
-//! comparison must catch it); and ones that deliver correctly but misbehave towards their
-//! process ([`process`]: they print, leak, or never return from creating their channel); and
-//! ones whose peer process fails in a cross-process trial ([`peer`]).
+//! comparison must catch it); a spinning ring and a channel slowed by a planted share of their
+//! own time ([`slowed`]: how small a change a comparison finds); and ones that deliver correctly
+//! but misbehave towards their process ([`process`]: they print, leak, or never return from
+//! creating their channel); and ones whose peer process fails in a cross-process trial
+//! ([`peer`]).
 //!
 //! Compiled only with the crate's `testing` feature (and in its own unit tests), and never part
 //! of [`Catalog::builtin`]: a test registers them with [`register_all`], or takes [`catalog`].
@@ -21,6 +23,7 @@ pub mod peer;
 pub mod planted;
 pub mod process;
 pub mod slow;
+pub mod slowed;
 
 use crate::catalog::Catalog;
 
@@ -33,6 +36,7 @@ pub fn register_all(c: &mut Catalog) {
     peer::register_all(c);
     process::register_all(c);
     slow::register_all(c);
+    slowed::register_all(c);
 }
 
 /// The built-in catalog plus every test-only transport.

@@ -31,7 +31,7 @@ pub(super) fn cells(r: &Row) -> [String; 8] {
         )
     });
     // The p-value the verdict was decided on: adjusted for every figure judged at once.
-    let p = r.p_adjusted.or(r.test.map(|t| t.p));
+    let p = r.p_adjusted.or(r.p_raw());
     let p = match p {
         None => "–".to_string(),
         Some(p) if p >= 0.001 => format!("{p:.3}"),
@@ -72,8 +72,13 @@ pub(super) fn header(c: &Comparison) -> Vec<(&'static str, String)> {
         )
     };
     let tested = c.rows.iter().filter(|r| r.p_adjusted.is_some()).count();
+    let test = if c.paired {
+        "paired: both builds ran in one run, their samples alternating within each round; Wilcoxon signed-rank on the per-pair log ratios, change = median per-pair ratio"
+    } else {
+        "Mann–Whitney U on per-sample figures"
+    };
     let mut judged = format!(
-        "Mann–Whitney U on per-sample figures, p adjusted for the {tested} figure(s) judged (Benjamini–Hochberg), alpha {}; changes under {} are ~",
+        "{test}, p adjusted for the {tested} figure(s) judged (Benjamini–Hochberg), alpha {}; changes under {} are ~",
         j.alpha,
         fmt::percent(j.threshold)
     );

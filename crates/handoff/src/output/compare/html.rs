@@ -14,7 +14,7 @@ const ROW_H: f64 = 22.0;
 
 /// Writes the page.
 pub(super) fn page(c: &Comparison, out: &mut dyn Write) -> io::Result<()> {
-    crate::output::html::begin(out, "handoff compare")?;
+    crate::output::html::begin(out, super::title(c))?;
     writeln!(out, "<dl class=\"header\">")?;
     for (label, text) in header(c) {
         writeln!(out, "<dt>{}</dt><dd>{}</dd>", escape(label), escape(&text))?;

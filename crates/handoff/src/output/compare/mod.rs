@@ -138,7 +138,7 @@ fn table(c: &Comparison, out: &mut dyn Write) -> io::Result<()> {
 }
 
 fn markdown(c: &Comparison, out: &mut dyn Write) -> io::Result<()> {
-    writeln!(out, "### handoff compare\n")?;
+    writeln!(out, "### {}\n", title(c))?;
     for (label, text) in header(c) {
         writeln!(out, "- **{label}**: {}", md(&text))?;
     }
@@ -167,6 +167,15 @@ fn markdown(c: &Comparison, out: &mut dyn Write) -> io::Result<()> {
         writeln!(out, "- {}", md(&line))?;
     }
     Ok(())
+}
+
+/// The title of a comparison's page or section.
+fn title(c: &Comparison) -> &'static str {
+    if c.paired {
+        "handoff run --against (paired)"
+    } else {
+        "handoff compare"
+    }
 }
 
 /// `s` in a markdown table or list: control characters escaped visibly, `|` escaped.

@@ -2,7 +2,7 @@
 //! closed when its group ends), the seeds of its samples' layouts, and what its samples gave.
 
 use crate::catalog::Catalog;
-use crate::executor::{Child, Executor, InProcess, Printed, SampleRequest};
+use crate::executor::{Child, Executor, InProcess, Printed, SampleRequest, WorkerCommand};
 use crate::layout::{LayoutMode, LayoutSequence};
 use crate::open_loop::ramp::RampOutcome;
 use crate::outcome::{SampleOutcome, SampleStatus};
@@ -17,6 +17,16 @@ use std::sync::{Arc, Mutex};
 pub(in crate::session) struct Launcher {
     pub(in crate::session) catalog: Catalog,
     pub(in crate::session) isolation: Isolation,
+    /// In a paired run, the other build's worker command.
+    pub(in crate::session) other: Option<WorkerCommand>,
+}
+
+/// Which build a trial runs on: this one, or in a paired run the other (see
+/// [`crate::session::Against`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(in crate::session) enum Side {
+    This,
+    Other,
 }
 
 /// A trial being run.
@@ -24,6 +34,8 @@ pub(in crate::session) struct Trial {
     /// Its place in the plan (and in the report).
     pub(in crate::session) index: usize,
     pub(in crate::session) spec: TrialSpec,
+    /// The build it runs on.
+    pub(in crate::session) side: Side,
     launcher: Rc<Launcher>,
     /// Started when the trial first needs it, closed when its group ends (or the trial stops).
     exec: Option<Box<dyn Executor>>,
@@ -39,17 +51,19 @@ pub(in crate::session) struct Trial {
 }
 
 impl Trial {
-    /// A trial of `spec`; its executor starts with its first sample.
+    /// A trial of `spec` on `side`'s build; its executor starts with its first sample.
     pub(in crate::session) fn new(
         index: usize,
         launcher: &Rc<Launcher>,
         layout: &LayoutMode,
         spec: TrialSpec,
+        side: Side,
     ) -> Trial {
         Trial {
             index,
             layouts: layout.sequence(&spec.label()),
             spec,
+            side,
             launcher: launcher.clone(),
             exec: None,
             messages: 0,
@@ -65,7 +79,20 @@ impl Trial {
     /// transport is unknown).
     fn executor(&mut self) -> &mut dyn Executor {
         let exec = self.exec.get_or_insert_with(|| {
-            let Launcher { catalog, isolation } = &*self.launcher;
+            let Launcher {
+                catalog,
+                isolation,
+                other,
+            } = &*self.launcher;
+            if self.side == Side::Other {
+                // The other build knows its own catalog: what it cannot run, it says.
+                return match other {
+                    Some(cmd) => {
+                        Box::new(Child::start(cmd, self.spec.clone(), self.printed.clone()))
+                    }
+                    None => Box::new(Refuse("no other build to run on".into())),
+                };
+            }
             match (isolation, catalog.lookup(&self.spec.transport)) {
                 (_, Err(e)) => Box::new(Refuse(e.to_string())),
                 (Isolation::InProcess, Ok(_)) => {
@@ -100,6 +127,31 @@ impl Trial {
             self.close();
         }
         outcome
+    }
+
+    /// Its label in progress events: the spec's, marked when it runs on the other build.
+    pub(in crate::session) fn label(&self) -> String {
+        match self.side {
+            Side::This => self.spec.label(),
+            Side::Other => format!("{} (against)", self.spec.label()),
+        }
+    }
+
+    /// Takes up where `twin` (the same trial on this build) stands: its message count, and the
+    /// seed of its next sample, so sample `k` of both runs under one layout. A twin that stopped
+    /// before its timed samples stops this trial too.
+    pub(in crate::session) fn follow(&mut self, twin: &Trial) {
+        self.messages = twin.messages;
+        self.layouts = twin.layouts.clone();
+        if let (Some(stop), None) = (&twin.stop, &self.stop) {
+            self.stop = Some(SampleOutcome::status_only(
+                SampleStatus::Unsupported(format!(
+                    "not run on the other build: the trial stopped on this one first ({})",
+                    crate::session::summary::describe_stop(stop)
+                )),
+                Placement::default(),
+            ));
+        }
     }
 
     /// Whether the trial is a ramp (a rate search).

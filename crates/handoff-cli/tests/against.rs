@@ -1,0 +1,196 @@
+//! End-to-end tests of `handoff run --against`: two builds in one paired run.
+//!
+//! The other build here is this very executable, or a wrapper script that runs it with another
+//! environment: `planted-delay` (a test-only channel) reads its per-message delay from the
+//! environment, so the two sides of a pair can differ by a known amount.
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+fn handoff() -> Command {
+    let mut cmd = Command::cargo_bin("handoff").expect("binary built");
+    cmd.env_remove("HANDOFF_PLANTED_DELAY_NS");
+    cmd
+}
+
+fn exe() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_handoff"))
+}
+
+/// A script that runs this handoff with `HANDOFF_PLANTED_DELAY_NS` removed: a build whose
+/// `planted-delay` has no planted delay.
+fn unplanted(dir: &Path) -> PathBuf {
+    let path = dir.join("other-handoff");
+    std::fs::write(
+        &path,
+        format!(
+            "#!/bin/sh\nexec env -u HANDOFF_PLANTED_DELAY_NS '{}' \"$@\"\n",
+            exe().display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+const PLANTED: [&str; 12] = [
+    "-t",
+    "planted-delay",
+    "-w",
+    "spsc",
+    "--messages",
+    "4000",
+    "--samples",
+    "12",
+    "--warmup",
+    "1",
+    "--no-probes",
+    "--no-store",
+];
+
+#[test]
+fn a_run_against_itself_prints_a_paired_table_and_exits_0() {
+    let out = handoff()
+        .args(["run", "-t", "rtrb,crossbeam-bounded", "-w", "spsc"])
+        .args([
+            "--messages",
+            "20000",
+            "--no-probes",
+            "--no-store",
+            "--quiet",
+        ])
+        .arg("--against")
+        .arg(exe())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("paired: both builds ran in one run"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("Wilcoxon signed-rank"), "{stdout}");
+    for t in ["rtrb spsc", "crossbeam-bounded spsc"] {
+        // Raised to 12 samples a side, as said on standard error.
+        assert!(stdout.contains(t) && stdout.contains("(n=12)"), "{stdout}");
+    }
+    assert!(stderr.contains("raised to 12 timed samples"), "{stderr}");
+    assert!(
+        stdout.contains("before: --against ") && stdout.contains("(commit "),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_planted_slowdown_of_this_build_fails_the_gate_with_exit_4() {
+    let dir = tempfile::tempdir().unwrap();
+    let other = unplanted(dir.path());
+    // This build's consumer works 2 µs + 800 ns per message, the other's 2 µs: about 29% slower.
+    let out = handoff()
+        .env("HANDOFF_PLANTED_DELAY_NS", "800")
+        .args(["run", "--quiet", "--format", "json"])
+        .args(PLANTED)
+        .arg("--against")
+        .arg(&other)
+        .args(["--max-regression", "5%"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    let c: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(c["paired"], true);
+    let row = &c["rows"][0];
+    assert_eq!(row["metric"], "throughput");
+    assert_eq!(row["verdict"], "slower", "{row}");
+    assert_eq!(row["regression"], true, "{row}");
+    let ratio = row["ratio"].as_f64().unwrap();
+    assert!(ratio < 0.9, "{row}");
+    assert!(row["signed_rank"]["p"].as_f64().unwrap() < 0.01, "{row}");
+    assert!(stderr.contains("regression (paired)"), "{stderr}");
+
+    // The same two builds with nothing planted: no regression, exit 0.
+    let out = handoff()
+        .args(["run", "--quiet", "--format", "json"])
+        .args(PLANTED)
+        .arg("--against")
+        .arg(&other)
+        .args(["--max-regression", "10%"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let c: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(c["rows"][0]["regression"], false, "{}", c["rows"][0]);
+}
+
+#[test]
+fn the_other_build_s_results_are_kept_in_the_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("history.sqlite");
+    let out = handoff()
+        .env("HANDOFF_STORE", &store)
+        .args(["run", "--quiet"])
+        .args(&PLANTED[..PLANTED.len() - 1])
+        .arg("--against")
+        .arg(exe())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let shown = handoff()
+        .env("HANDOFF_STORE", &store)
+        .args(["show", "latest", "--format", "json"])
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&shown.stdout).unwrap();
+    let paired = &report["paired"];
+    assert_eq!(paired["label"], exe().display().to_string());
+    let theirs = paired["results"].as_array().unwrap();
+    let ours = report["results"].as_array().unwrap();
+    assert_eq!((theirs.len(), ours.len()), (1, 1));
+    // One count, one warm-up and twelve timed samples on both sides.
+    for r in [&theirs[0], &ours[0]] {
+        assert_eq!(r["verdict"], "pass");
+        assert_eq!(r["samples"].as_array().unwrap().len(), 12);
+        assert_eq!(r["params"]["messages"], 4000);
+    }
+}
+
+#[test]
+fn what_cannot_be_paired_is_refused_before_anything_runs() {
+    let run = |args: &[&str]| {
+        let out = handoff()
+            .args(["run", "-t", "rtrb", "-w", "spsc", "--no-store"])
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
+    };
+    let (code, err) = run(&["--against", "no-such-revision-xyz"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("--against no-such-revision-xyz: "), "{err}");
+    let (code, err) = run(&["--against", "/bin/true"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("not a handoff executable"), "{err}");
+    let exe = exe().display().to_string();
+    let (code, err) = run(&["--against", &exe, "--format", "csv"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("--against writes the paired comparison"),
+        "{err}"
+    );
+    let (code, err) = run(&["--against", &exe, "--in-process"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("--in-process"), "{err}");
+    let (code, err) = run(&["--against", &exe, "--baseline", "latest"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("--baseline"), "{err}");
+    let (code, err) = run(&["--max-regression", "5%"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("--max-regression"), "{err}");
+}
