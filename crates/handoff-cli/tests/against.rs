@@ -156,6 +156,24 @@ fn the_other_build_s_results_are_kept_in_the_report() {
         assert_eq!(r["samples"].as_array().unwrap().len(), 12);
         assert_eq!(r["params"]["messages"], 4000);
     }
+    // Sample k of both sides ran under one layout seed, and the seeds differ from sample to
+    // sample.
+    let seeds = |r: &Value| -> Vec<u64> {
+        r["samples"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                s["layout"]["seed"]
+                    .as_u64()
+                    .expect("a random layout's seed")
+            })
+            .collect()
+    };
+    assert_eq!(seeds(&theirs[0]), seeds(&ours[0]));
+    let mut distinct = seeds(&ours[0]);
+    distinct.dedup();
+    assert_eq!(distinct.len(), 12);
 }
 
 #[test]
@@ -193,4 +211,56 @@ fn what_cannot_be_paired_is_refused_before_anything_runs() {
     let (code, err) = run(&["--max-regression", "5%"]);
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("--max-regression"), "{err}");
+}
+
+/// The sensitivity study's script runs both methods and prints its table (one short
+/// repetition here; docs/compare.md shows the full study and its command).
+#[test]
+fn the_sensitivity_script_judges_both_methods() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new("python3")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/paired-sensitivity"))
+        .args([
+            "--reps",
+            "1",
+            "--plants",
+            "0,0.2",
+            "--transports",
+            "planted-delay",
+        ])
+        .args(["--samples", "6", "--out"])
+        .arg(dir.path().join("records.json"))
+        .env("HANDOFF_BIN", exe())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    let rows: Vec<Vec<&str>> = stdout
+        .lines()
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    for (share, method) in [
+        ("0%", "--against"),
+        ("0%", "compare"),
+        ("20%", "--against"),
+        ("20%", "compare"),
+    ] {
+        assert!(
+            rows.iter()
+                .any(|r| r.len() > 3 && r[..3] == ["planted-delay", share, method]),
+            "{share} {method}: {stdout}"
+        );
+    }
+    let records: Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("records.json")).unwrap()).unwrap();
+    // Two shares, two methods: four records, each judged (a ratio and an adjusted p).
+    let records = records.as_array().unwrap();
+    assert_eq!(records.len(), 4);
+    for r in records {
+        assert!(
+            r["ratio"].as_f64().is_some() && r["p"].as_f64().is_some(),
+            "{r}"
+        );
+    }
 }

@@ -78,10 +78,12 @@ pub struct SessionOptions {
 
 /// The other build of a paired run (`handoff run --against`).
 ///
-/// Every trial runs on both builds' workers. This build's trial calibrates; its twin on the
-/// other build runs the same message count, warm-up and layout seeds; in each round of timed
-/// samples the two take turns going first (A B, then B A …). Sample `k` of the two sides is
-/// then a pair that the machine's drift hit alike, which a paired test can judge
+/// Every trial runs on both builds' workers, each sample in a worker process of its own (as
+/// `fresh_process`), so that no worker's placement in memory lasts a whole run on one side.
+/// This build's trial calibrates; its twin on the other build runs the same message count,
+/// warm-up and layout seeds; in each round of timed samples the two take turns going first
+/// (A B, then B A …). Sample `k` of the two sides is then a pair that the machine's drift hit
+/// alike, which a paired test can judge
 /// ([`crate::compare::paired`]). Both builds' workers are child processes: with
 /// [`Isolation::InProcess`] this build's trials would run in a different setting from the
 /// other's, so a paired run should use [`Isolation::Subprocess`].
@@ -206,11 +208,17 @@ pub fn run(
         other: opts.against.as_ref().map(|a| a.worker.clone()),
     });
     let (order, ranges) = schedule::groups(&specs, &opts.isolation, paired);
-    // Two sides that must start warm alike: in a paired run every trial warms up at least once
-    // at its count (this build's pilots would otherwise warm only its side).
+    // In a paired run every trial warms up at least once at its count (this build's pilots
+    // would otherwise warm only its side), and every sample runs in a worker process of its
+    // own: a worker's placement in memory (its address space, its allocator's state) lasts as
+    // long as the process, so two long-lived workers would differ in it for the whole run, and
+    // that difference would pass for the builds'. Measured on a spinning ring with nothing
+    // planted, 25 paired runs each: 6 false alarms with one worker per side, none with a fresh
+    // one per sample (docs/compare.md).
     let specs = specs.into_iter().map(|mut s| {
         if paired {
             s.warmup = s.warmup.max(1);
+            s.fresh_process = true;
         }
         s
     });

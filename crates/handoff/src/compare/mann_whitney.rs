@@ -109,8 +109,8 @@ pub(crate) fn samples_needed(alpha: f64) -> usize {
 }
 
 /// Midranks (1-based, ties sharing their mean rank) of `v` in its order, and the size of every
-/// group of equal values.
-fn midranks(v: Vec<f64>) -> (Vec<f64>, Vec<usize>) {
+/// group of equal values; the signed-rank test ranks its differences' sizes with it too.
+pub(super) fn midranks(v: Vec<f64>) -> (Vec<f64>, Vec<usize>) {
     let mut order: Vec<usize> = (0..v.len()).collect();
     order.sort_by(|&a, &b| v[a].total_cmp(&v[b]));
     let mut ranks = vec![0.0; v.len()];

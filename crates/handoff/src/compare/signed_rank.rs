@@ -19,7 +19,7 @@
 //! Both agree with `scipy.stats.wilcoxon(d, zero_method="wilcox", correction=False)` (its
 //! `method="auto"`); the tests hold the vectors.
 
-use super::normal;
+use super::{mann_whitney, normal};
 use serde::{Deserialize, Serialize};
 
 /// The most non-zero differences for which the exact distribution is counted.
@@ -139,25 +139,9 @@ pub(crate) fn pairs_needed(alpha: f64) -> usize {
 /// Twice the midranks (1-based) of the absolute values of `d`, so that a tie's mean rank is an
 /// integer too, and the size of every group of equal absolute values.
 fn doubled_midranks(d: &[f64]) -> (Vec<u64>, Vec<usize>) {
-    let a: Vec<f64> = d.iter().map(|x| x.abs()).collect();
-    let mut order: Vec<usize> = (0..a.len()).collect();
-    order.sort_by(|&x, &y| a[x].total_cmp(&a[y]));
-    let mut ranks = vec![0u64; a.len()];
-    let mut groups = Vec::new();
-    let mut i = 0;
-    while i < order.len() {
-        let mut j = i + 1;
-        while j < order.len() && a[order[j]] == a[order[i]] {
-            j += 1;
-        }
-        // Positions i..j hold equal values: ranks i+1..=j, twice their mean is i + 1 + j.
-        for &k in &order[i..j] {
-            ranks[k] = (i + 1 + j) as u64;
-        }
-        groups.push(j - i);
-        i = j;
-    }
-    (ranks, groups)
+    let (ranks, groups) = mann_whitney::midranks(d.iter().map(|x| x.abs()).collect());
+    // A midrank is a whole number or a half: twice it is exact.
+    (ranks.iter().map(|r| (2.0 * r) as u64).collect(), groups)
 }
 
 #[cfg(test)]

@@ -3,8 +3,8 @@
 //! aborts, stale and lost fan-out values) and wrong timing ([`faulty_timing`]: a stalling
 //! producer, a saturation knee); and one that is only slow ([`slow`]: it must pass, not be
 //! taken for hung); and one whose per-message cost a test raises from outside ([`planted`]: a
-//! comparison must catch it); a spinning ring and a channel slowed by a planted share of their
-//! own time ([`slowed`]: how small a change a comparison finds); and ones that deliver correctly
+//! comparison must catch it); a spinning ring slowed by a planted share of its own time
+//! ([`slowed`]: how small a change a comparison finds); and ones that deliver correctly
 //! but misbehave towards their process ([`process`]: they print, leak, or never return from
 //! creating their channel); and ones whose peer process fails in a cross-process trial
 //! ([`peer`]).
