@@ -84,7 +84,7 @@ pub struct SessionOptions {
 /// warm-up and layout seeds; in each round of timed samples the two take turns going first
 /// (A B, then B A …). Sample `k` of the two sides is then a pair that the machine's drift hit
 /// alike, which a paired test can judge
-/// ([`crate::compare::paired`]). Both builds' workers are child processes: with
+/// ([`mod@crate::compare::paired`]). Both builds' workers are child processes: with
 /// [`Isolation::InProcess`] this build's trials would run in a different setting from the
 /// other's, so a paired run should use [`Isolation::Subprocess`].
 #[derive(Clone, Debug)]

@@ -8,7 +8,7 @@
 //! renders it as a table, markdown, HTML, JSON or the Bencher Metric Format.
 //!
 //! The two builds of one paired run (`handoff run --against`) are compared pair by pair instead
-//! ([`paired`]): the Wilcoxon signed-rank test (`signed_rank`) on the per-pair log ratios, the
+//! ([`mod@paired`]): the Wilcoxon signed-rank test (`signed_rank`) on the per-pair log ratios, the
 //! median of those ratios with a bootstrap interval over pairs, then the same adjustment, verdicts
 //! and regression flag.
 

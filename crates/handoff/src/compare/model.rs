@@ -125,7 +125,7 @@ pub struct Row {
     /// The rank test (two runs compared).
     pub test: Option<MannWhitney>,
     /// The signed-rank test on the per-pair log ratios (a paired comparison, see
-    /// [`super::paired`]); absent otherwise.
+    /// [`mod@super::paired`]); absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub signed_rank: Option<SignedRank>,
     /// The test's p-value adjusted for every figure the comparison tested (Benjamini–Hochberg,
@@ -222,7 +222,7 @@ pub struct Comparison {
     /// What makes this comparison less than clean: other environments, other parameters, regimes.
     pub warnings: Vec<String>,
     /// Whether the two sides are the two builds of one paired run (`handoff run --against`),
-    /// judged pair by pair ([`super::paired`]); absent (false) for two runs compared.
+    /// judged pair by pair ([`mod@super::paired`]); absent (false) for two runs compared.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub paired: bool,
 }

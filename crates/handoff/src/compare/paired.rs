@@ -8,7 +8,7 @@
 //! the runs becomes part of the difference; pairs cancel it.
 //!
 //! For each metric of each result: the per-pair ratios (this build over the other), the
-//! Wilcoxon signed-rank test on their logarithms ([`super::signed_rank`]), the median ratio with
+//! Wilcoxon signed-rank test on their logarithms (`signed_rank`), the median ratio with
 //! a bootstrap interval that resamples pairs, then the same Benjamini–Hochberg adjustment,
 //! verdicts, threshold and regression flag as a comparison of two runs. The other build is the
 //! *before* side, this build the *after* side: `--against main` asks what this change does
