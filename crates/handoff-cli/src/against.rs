@@ -104,10 +104,12 @@ pub fn resolve(other: &str, quiet: bool) -> Result<OtherBuild, CliError> {
     })
 }
 
-/// The profile this executable was built with, which the other build's is made to match.
+/// The profile this executable was built with, which the other build's is made to match, as
+/// cargo names it in the target directory and in the build's identity (`debug` for the dev
+/// profile).
 fn profile() -> &'static str {
     if cfg!(debug_assertions) {
-        "dev"
+        "debug"
     } else {
         "release"
     }
@@ -157,14 +159,7 @@ fn build(top: &Path, commit: &str, named: &str, quiet: bool) -> Result<PathBuf, 
     )
     .map_err(&failed)?;
     let result = cargo_build(&tree, &base.join("target"), quiet);
-    let built = base
-        .join("target")
-        .join(if profile() == "dev" {
-            "debug"
-        } else {
-            "release"
-        })
-        .join("handoff");
+    let built = base.join("target").join(profile()).join("handoff");
     let copied = result.and_then(|()| {
         let dir = kept.parent().expect("the kept executable has a directory");
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;

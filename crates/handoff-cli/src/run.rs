@@ -340,11 +340,11 @@ pub const PAIRED_SAMPLES: usize = 12;
 /// Raises every trial to [`PAIRED_SAMPLES`] timed samples (a paired run without `--samples`), and
 /// says so when it did.
 fn enough_pairs(trials: &mut [handoff::workload::TrialSpec]) {
-    let raised = trials
-        .iter_mut()
-        .filter(|t| t.samples < PAIRED_SAMPLES)
-        .map(|t| t.samples = PAIRED_SAMPLES)
-        .count();
+    let mut raised = 0;
+    for t in trials.iter_mut().filter(|t| t.samples < PAIRED_SAMPLES) {
+        t.samples = PAIRED_SAMPLES;
+        raised += 1;
+    }
     if raised > 0 {
         eprintln!(
             "handoff: --against: {} of {} raised to {PAIRED_SAMPLES} timed samples, so the pairs can show a change (--samples sets it)",

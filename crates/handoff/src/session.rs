@@ -208,18 +208,15 @@ pub fn run(
         other: opts.against.as_ref().map(|a| a.worker.clone()),
     });
     let (order, ranges) = schedule::groups(&specs, &opts.isolation, paired);
-    // In a paired run every trial warms up at least once at its count (this build's pilots
-    // would otherwise warm only its side), and every sample runs in a worker process of its
-    // own: a worker's placement in memory (its address space, its allocator's state) lasts as
-    // long as the process, so two long-lived workers would differ in it for the whole run, and
-    // that difference would pass for the builds'. Measured on a spinning ring with nothing
-    // planted, 25 paired runs each: 6 false alarms with one worker per side, none with a fresh
-    // one per sample (docs/compare.md).
+    // In a paired run every sample runs in a worker process of its own: a worker's placement in
+    // memory (its address space, its allocator's state) lasts as long as the process, so two
+    // long-lived workers would differ in it for the whole run, and that difference would pass
+    // for the builds'. Measured on a spinning ring with nothing planted, 25 paired runs each: 6
+    // false alarms with one worker per side, none with a fresh one per sample
+    // (docs/compare.md). So both sides start every sample alike, this build's calibration
+    // pilots included.
     let specs = specs.into_iter().map(|mut s| {
-        if paired {
-            s.warmup = s.warmup.max(1);
-            s.fresh_process = true;
-        }
+        s.fresh_process |= paired;
         s
     });
     let mut specs: Vec<Option<TrialSpec>> = specs.map(Some).collect();
@@ -311,7 +308,7 @@ pub fn run(
             trials: &plan,
         });
     }
-    let paired = opts.against.as_ref().map(|a| PairedBuild {
+    let other_build = opts.against.as_ref().map(|a| PairedBuild {
         label: a.label.clone(),
         commit: a.commit.clone(),
         results: twins.into_iter().flatten().collect(),
@@ -333,7 +330,7 @@ pub fn run(
         consensus,
         shared_regimes,
         gates: Vec::new(),
-        paired,
+        paired: other_build,
     }
 }
 

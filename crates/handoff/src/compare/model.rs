@@ -288,7 +288,7 @@ pub fn compare(
     }
     warn.extend(warnings::regimes(("before", before.1), ("after", after.1)));
     adjust_for_many(&mut rows, &judgement);
-    warn.extend(power_warning(&rows, &judgement, false));
+    warn.extend(power_warning(&rows, &judgement));
     let rollups = rollups(&rows);
     Comparison {
         schema_version: COMPARE_SCHEMA_VERSION,
@@ -515,8 +515,7 @@ pub(super) fn adjust_for_many(rows: &mut [Row], j: &Judgement) {
 
 /// When a lone change cannot be shown among `m` figures with these sample counts: the
 /// smallest p-value the samples allow must be below alpha / m for the first figure to count.
-/// `paired` says which test judged the rows (the signed-rank test needs fewer pairs).
-pub(super) fn power_warning(rows: &[Row], j: &Judgement, paired: bool) -> Option<String> {
+pub(super) fn power_warning(rows: &[Row], j: &Judgement) -> Option<String> {
     let tested: Vec<&Row> = rows.iter().filter(|r| r.p_adjusted.is_some()).collect();
     let m = tested.len();
     if m < 2 {
@@ -529,6 +528,8 @@ pub(super) fn power_warning(rows: &[Row], j: &Judgement, paired: bool) -> Option
     if floor * m as f64 <= j.alpha {
         return None;
     }
+    // Pairs judged by the signed-rank test need fewer than two runs' samples.
+    let paired = tested.iter().any(|r| r.signed_rank.is_some());
     let need = if paired {
         signed_rank::pairs_needed(j.alpha / m as f64)
     } else {

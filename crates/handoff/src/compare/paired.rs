@@ -50,7 +50,7 @@ pub fn paired(report: &RunReport, judgement: Judgement) -> Option<Comparison> {
         ));
     }
     model::adjust_for_many(&mut rows, &judgement);
-    warnings.extend(model::power_warning(&rows, &judgement, true));
+    warnings.extend(model::power_warning(&rows, &judgement));
     let rollups = model::rollups(&rows);
     let before = SideInfo {
         label: match &other.commit {
