@@ -6,16 +6,21 @@ use crate::limits::Limits;
 use crate::open_loop::Overhead;
 use crate::placement::Placement;
 use crate::report::{Latency, PacedResult, Params, RawSample, TrialResult, Verdict};
-use crate::semantics::{Arity, Bound, ConsumerStyle, Locality, Ordering, Semantics, WaitStrategy};
+use crate::semantics::{
+    Arity, Bound, ConsumerStyle, Delivery, Locality, Ordering, Semantics, WaitStrategy,
+};
 use crate::stats::Summary;
 use crate::workload::{Pacing, WorkloadKind};
 
 /// A pinned, passing spsc result over a bounded cross-thread queue, five quiet samples.
 pub fn stream() -> TrialResult {
     let r = TrialResult {
+        redelivered: 0,
+        lost: 0,
         transport: "queue".into(),
         workload: WorkloadKind::Spsc,
         params: Params {
+            defaults: Default::default(),
             capacity: Some(1024),
             messages: 1_000_000,
             messages_requested: "1000000".into(),
@@ -46,6 +51,7 @@ pub fn stream() -> TrialResult {
             batch: false,
             locality: Locality::CrossThread,
             consumer_style: ConsumerStyle::Pull,
+            delivery: Delivery::ExactlyOnce,
         },
         placement: Placement {
             threads: 2,
@@ -83,6 +89,8 @@ pub fn with_rates(mut r: TrialResult, rates: &[f64]) -> TrialResult {
     r.samples = rates
         .iter()
         .map(|&msgs_per_s| RawSample {
+            redelivered: 0,
+            lost: 0,
             messages: r.params.messages,
             elapsed_ns: (r.params.messages as f64 / msgs_per_s * 1e9) as u64,
             msgs_per_s,

@@ -198,6 +198,31 @@ pub enum Lint {
         /// Timed samples.
         samples: usize,
     },
+    /// An at-least-once transport delivered messages again in a run without a fault: its
+    /// consumer or the broker took a message as not acknowledged, and the figures include the
+    /// repeated deliveries' work.
+    Redelivered {
+        /// Messages delivered again over the timed samples.
+        messages: u64,
+        /// Their share of the messages delivered (0 to 1).
+        share: f64,
+    },
+    /// An at-most-once transport lost messages: the figures count only what arrived.
+    Lost {
+        /// Messages never delivered over the timed samples.
+        messages: u64,
+        /// Their share of the messages sent (0 to 1).
+        share: f64,
+    },
+    /// The broker runs on this machine and shares its cores with the producer and the consumer:
+    /// the figure includes the broker's own work competing with them for the cores
+    /// (oversubscribed), which a broker on a machine of its own would not.
+    BrokerSharesCores {
+        /// The harness's threads.
+        threads: usize,
+        /// Cores available.
+        cores: usize,
+    },
     /// The transport printed while it ran (kept with the result as `printed`).
     Printed {
         /// Lines printed.
@@ -254,6 +279,9 @@ impl Lint {
             Lint::SameWorker { .. } => "same-worker",
             Lint::MemoryGrowth { .. } => "memory-growth",
             Lint::Printed { .. } => "printed",
+            Lint::Redelivered { .. } => "redelivered",
+            Lint::Lost { .. } => "lost",
+            Lint::BrokerSharesCores { .. } => "broker-shares-cores",
         }
     }
 }
@@ -432,6 +460,24 @@ impl sfmt::Display for Lint {
                 fmt::memory(*first_bytes as f64),
                 fmt::memory(*last_bytes as f64)
             ),
+            Lint::Redelivered { messages, share } => write!(
+                f,
+                "redelivered: {messages} message{} ({}) delivered again in a run without a fault: something took them as unacknowledged, and the figures include the repeated work",
+                if *messages == 1 { "" } else { "s" },
+                percent(*share)
+            ),
+            Lint::Lost { messages, share } => write!(
+                f,
+                "lost {}: {messages} message{} never delivered (the transport delivers at most once): the figures count only what arrived",
+                percent(*share),
+                if *messages == 1 { "" } else { "s" },
+            ),
+            Lint::BrokerSharesCores { threads, cores } => write!(
+                f,
+                "broker-shares-cores: the broker runs on this machine, beside {threads} harness thread{} on {cores} core{} (oversubscribed): the figure includes the broker competing with producer and consumer for the cores",
+                if *threads == 1 { "" } else { "s" },
+                if *cores == 1 { "" } else { "s" },
+            ),
             Lint::Printed { lines, bytes, first } => write!(
                 f,
                 "printed: the transport printed {lines} line{} ({}) while it ran, paid for on its hot path; first: {first}",
@@ -439,6 +485,18 @@ impl sfmt::Display for Lint {
                 fmt::memory(*bytes as f64)
             ),
         }
+    }
+}
+
+/// A share as a percentage with the precision a small one needs: `0.3%`, `0.012%`, `12%`.
+pub fn percent(share: f64) -> String {
+    let p = share * 100.0;
+    if p >= 10.0 {
+        format!("{p:.0}%")
+    } else if p >= 0.1 {
+        format!("{p:.1}%")
+    } else {
+        format!("{p:.2}%")
     }
 }
 

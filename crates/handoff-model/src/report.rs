@@ -166,6 +166,11 @@ pub struct Params {
     pub batch: Option<usize>,
     /// Transport options.
     pub options: BTreeMap<String, String>,
+    /// The transport's options this trial did not give, at the default it ran with: with
+    /// `options`, every setting of the transport (absent when it has no other option, and in
+    /// reports written before defaults were echoed).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub defaults: BTreeMap<String, String>,
     /// Timed samples requested.
     pub samples: usize,
     /// Warm-up samples.
@@ -272,6 +277,18 @@ pub struct RawSample {
     /// message on it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu: Option<crate::cpu::SampleCpu>,
+    /// Messages an at-least-once transport delivered again in this sample (not in `messages`);
+    /// absent when none were.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub redelivered: u64,
+    /// Messages an at-most-once transport never delivered in this sample; absent when none
+    /// were lost.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub lost: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl RunReport {
@@ -340,6 +357,14 @@ pub struct TrialResult {
     pub failed_sends: u64,
     /// Failed non-blocking receive attempts over the timed samples.
     pub failed_recvs: u64,
+    /// Messages an at-least-once transport delivered again, over the timed samples (see
+    /// [`crate::semantics::Delivery`]); absent when none were.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub redelivered: u64,
+    /// Messages an at-most-once transport never delivered, over the timed samples; absent when
+    /// none were lost.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub lost: u64,
     /// Digest of the delivered stream (hex), equal for every transport that delivered the same
     /// messages.
     pub digest: Option<String>,
@@ -397,6 +422,13 @@ impl TrialResult {
     pub fn stayed_on_one_worker(&self) -> bool {
         self.semantics.locality == Locality::CrossThread
             && self.same_worker.is_some_and(|s| s > MOSTLY_SAME_WORKER)
+    }
+
+    /// The share of the messages sent over the timed samples that an at-most-once transport
+    /// never delivered, if it lost any.
+    pub fn lost_share(&self) -> Option<f64> {
+        let delivered: u64 = self.samples.iter().map(|s| s.messages).sum();
+        (self.lost > 0).then(|| self.lost as f64 / (delivered + self.lost) as f64)
     }
 
     /// Whether a batch was asked of a transport without native batch operations: the harness

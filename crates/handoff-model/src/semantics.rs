@@ -164,6 +164,47 @@ pub enum Locality {
     SameThread,
     /// The message crosses from a thread of one process to a thread of another.
     CrossProcess,
+    /// The message goes through a broker: a server process of its own (Kafka, Redis, NATS)
+    /// that the producer hands it to over the network and the consumer fetches it from.
+    Broker,
+}
+
+/// What a transport promises about how many times each message is delivered.
+///
+/// The verifier checks the promise: an exactly-once transport that delivers a message twice or
+/// loses one fails; an at-least-once transport may deliver a message again (each redelivery is
+/// counted and shown) but never lose one; an at-most-once transport may lose messages (the lost
+/// share is counted and shown) but never deliver one twice. A fault-free run that redelivers or
+/// loses is flagged.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Delivery {
+    /// Every message exactly once (every in-process queue).
+    #[default]
+    ExactlyOnce,
+    /// Every message at least once: a message may come again (a broker redelivering what was
+    /// not acknowledged).
+    AtLeastOnce,
+    /// Every message at most once: a message may be lost (a broker dropping what a slow
+    /// consumer could not take).
+    AtMostOnce,
+}
+
+impl Delivery {
+    /// Whether this is [`Delivery::ExactlyOnce`] (the default, not written out).
+    pub fn is_exactly_once(&self) -> bool {
+        *self == Delivery::ExactlyOnce
+    }
+}
+
+impl fmt::Display for Delivery {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Delivery::ExactlyOnce => "exactly-once",
+            Delivery::AtLeastOnce => "at-least-once",
+            Delivery::AtMostOnce => "at-most-once",
+        })
+    }
 }
 
 /// How the consumer side receives messages.
@@ -195,6 +236,10 @@ pub struct Semantics {
     pub locality: Locality,
     /// Pull or callback consumer.
     pub consumer_style: ConsumerStyle,
+    /// How many times each message is delivered (exactly once unless declared otherwise;
+    /// absent from reports written before it was declared).
+    #[serde(default, skip_serializing_if = "Delivery::is_exactly_once")]
+    pub delivery: Delivery,
 }
 
 /// Starting points and setters for declaring semantics in a `const` expression, so that a
@@ -225,6 +270,7 @@ impl Semantics {
             batch: false,
             locality: Locality::CrossThread,
             consumer_style: ConsumerStyle::Pull,
+            delivery: Delivery::ExactlyOnce,
         }
     }
 
@@ -322,6 +368,19 @@ impl Semantics {
         }
     }
 
+    /// The message goes through a broker (see [`Locality::Broker`]).
+    pub const fn through_broker(self) -> Semantics {
+        Semantics {
+            locality: Locality::Broker,
+            ..self
+        }
+    }
+
+    /// How many times each message is delivered (see [`Delivery`]).
+    pub const fn delivery(self, delivery: Delivery) -> Semantics {
+        Semantics { delivery, ..self }
+    }
+
     /// The transport calls the harness's consumer back instead of being pulled from.
     pub const fn callback(self) -> Semantics {
         Semantics {
@@ -379,6 +438,11 @@ impl Semantics {
         if self.batch {
             out.push_str(" batch");
         }
+        match self.delivery {
+            Delivery::ExactlyOnce => {}
+            Delivery::AtLeastOnce => out.push_str(" ≥1"),
+            Delivery::AtMostOnce => out.push_str(" ≤1"),
+        }
         out
     }
 
@@ -409,6 +473,9 @@ impl Semantics {
         }
         if self.consumer_style == ConsumerStyle::Callback {
             s.push_str(", callback consumer");
+        }
+        if !self.delivery.is_exactly_once() {
+            s.push_str(&format!(", {}", self.delivery));
         }
         s
     }
@@ -444,6 +511,7 @@ impl fmt::Display for Locality {
             Locality::CrossThread => "cross-thread",
             Locality::SameThread => "same-thread",
             Locality::CrossProcess => "cross-process",
+            Locality::Broker => "broker",
         })
     }
 }

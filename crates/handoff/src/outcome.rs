@@ -180,6 +180,16 @@ pub struct SampleOutcome {
     /// where not recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub submit_ns: Option<u64>,
+    /// Messages an at-least-once transport delivered again (see [`crate::verify`]).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub redelivered: u64,
+    /// Messages an at-most-once transport never delivered.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub lost: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// Hand-offs whose receiver ran on the OS thread its sender last ran on: on a multi-thread
@@ -259,6 +269,8 @@ impl SampleOutcome {
             memory: None,
             cpu: None,
             submit_ns: None,
+            redelivered: 0,
+            lost: 0,
         }
     }
 }

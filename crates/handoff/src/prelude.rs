@@ -3,7 +3,7 @@
 pub use crate::catalog::{Catalog, Entry};
 pub use crate::message::Message;
 pub use crate::semantics::{
-    Arity, Bound, ConsumerStyle, Locality, Ordering, Semantics, WaitStrategy,
+    Arity, Bound, ConsumerStyle, Delivery, Locality, Ordering, Semantics, WaitStrategy,
 };
 pub use crate::transport::{
     BuildError, CallbackHandle, CallbackTransport, ChannelConfig, Endpoints, OptionSpec, Receiver,

@@ -446,6 +446,7 @@ pub(crate) fn map_in_order<X, Y>(v: Vec<X>, mut f: impl FnMut(X) -> Y) -> Vec<Y>
 ///                 batch: false,
 ///                 locality: Locality::CrossThread,
 ///                 consumer_style: ConsumerStyle::Pull,
+///                 delivery: Delivery::ExactlyOnce,
 ///             },
 ///             options: vec![],
 ///             test_only: false,

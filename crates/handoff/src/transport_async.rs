@@ -62,6 +62,7 @@
 //!                 batch: false,
 //!                 locality: Locality::CrossThread,
 //!                 consumer_style: ConsumerStyle::Pull,
+//!                 delivery: Delivery::ExactlyOnce,
 //!             },
 //!             options: vec![],
 //!             test_only: false,

@@ -22,6 +22,13 @@
 //! newest delivered is a duplicate, and an older one is stale. Missing messages are found
 //! at the end of the stream ([`Verifier::finish`], `merge`).
 //!
+//! A transport that does not promise exactly-once delivery ([`Delivery`]) is checked with the
+//! bitmap, whatever its order ([`Verifier::delivering`]): an at-least-once transport may deliver
+//! a message again, and each redelivery is counted (`redelivered`) instead of failing, and left
+//! out of the count and the digest; an at-most-once transport may lose messages, and what never
+//! arrived is counted (`lost`) instead of failing. Neither may do the other: an at-least-once
+//! loss and an at-most-once duplicate fail as they would for any transport.
+//!
 //! Global FIFO cannot be observed without a global clock; for transports declaring it the
 //! verifier checks per-producer FIFO, which global FIFO implies.
 //!
@@ -45,7 +52,7 @@
 use crate::consecutive;
 use crate::message::{self, Message, MAX_SEQ, NO_HEADER};
 use crate::outcome::{Violation, ViolationKind};
-use crate::semantics::Ordering;
+use crate::semantics::{Delivery, Ordering};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Mode {
@@ -74,6 +81,12 @@ pub struct Verifier {
     /// The inversion terms of the digest (set mode; see the module docs).
     order: u64,
     violation: Option<Violation>,
+    /// What the transport promises about duplicates and losses.
+    delivery: Delivery,
+    /// Messages delivered again (at-least-once), and the sum of their digest terms: both are
+    /// taken out of the count and the digest when the stream ends.
+    redelivered: u64,
+    redelivered_keys: u64,
     /// The packed header ([`message::header`]) the next message must carry to take the common
     /// path, which checks it with one comparison.
     ///
@@ -97,6 +110,16 @@ pub struct Verdict {
     pub digest: u64,
     /// The first violation, if any.
     pub violation: Option<Violation>,
+    /// Messages an at-least-once transport delivered again (not in `count`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub redelivered: u64,
+    /// Messages an at-most-once transport never delivered.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub lost: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Verifier {
@@ -140,12 +163,29 @@ impl Verifier {
             digest: 0,
             order: 0,
             violation: None,
+            delivery: Delivery::ExactlyOnce,
+            redelivered: 0,
+            redelivered_keys: 0,
             expect: if mode == Mode::Contiguous {
                 message::header(0, 0)
             } else {
                 NO_HEADER
             },
         }
+    }
+
+    /// This verifier for a transport that delivers as `delivery` promises (see the module
+    /// docs). A transport that does not promise exactly-once delivery is checked with the bitmap
+    /// of what was seen: one bit per message, allocated here, outside the timed region.
+    pub fn delivering(mut self, delivery: Delivery) -> Verifier {
+        self.delivery = delivery;
+        if delivery != Delivery::ExactlyOnce && self.mode == Mode::Contiguous {
+            self.mode = Mode::Increasing;
+            self.expect = NO_HEADER;
+            let bits = self.producers as u64 * self.per_producer;
+            self.seen = vec![0; bits.div_ceil(64) as usize];
+        }
+        self
     }
 
     /// The length of producer `p`'s stream (0 for a producer that does not exist).
@@ -210,7 +250,7 @@ impl Verifier {
     }
 
     #[inline(never)]
-    fn observe_slow(&mut self, p: u32, seq: u64) {
+    fn observe_slow(&mut self, p: u32, seq: u64, key: u64) {
         self.sync();
         if p >= self.producers || seq >= self.len_of(p) {
             return self.violate(ViolationKind::Unknown, p, self.len_of(p), seq);
@@ -231,6 +271,13 @@ impl Verifier {
                     self.violate(kind, p, expected, seq);
                 }
                 self.expect = message::header(p, self.next[p as usize]);
+            }
+            Mode::Increasing | Mode::Set
+                if self.delivery == Delivery::AtLeastOnce && self.was_seen(p, seq) =>
+            {
+                // A redelivery: allowed, counted, and taken out of the count and digest.
+                self.redelivered += 1;
+                self.redelivered_keys = self.redelivered_keys.wrapping_add(key);
             }
             Mode::Increasing => {
                 // A message seen before is a duplicate, whatever its place; only a new one
@@ -348,17 +395,18 @@ impl Stream<'_> {
     #[inline(always)]
     pub fn observe<M: Message>(&mut self, msg: &M) {
         self.count += 1;
-        match msg.check() {
-            Some(k) => self.digest = self.digest.wrapping_add(k),
+        let key = match msg.check() {
+            Some(k) => k,
             None => return self.v.corrupt(msg.producer(), msg.seq()),
-        }
+        };
+        self.digest = self.digest.wrapping_add(key);
         let h = msg.header();
         if h == self.expect {
             self.expect = h.wrapping_add(1);
         } else {
             // Values in and out, never `&mut self`: a pointer to this view must not escape, or
             // its fields could not stay in registers.
-            self.expect = slow(self.v, self.expect, msg.producer(), msg.seq());
+            self.expect = slow(self.v, self.expect, msg.producer(), msg.seq(), key);
         }
     }
 
@@ -409,9 +457,9 @@ impl Stream<'_> {
 }
 
 #[inline(never)]
-fn slow(v: &mut Verifier, expect: u64, p: u32, seq: u64) -> u64 {
+fn slow(v: &mut Verifier, expect: u64, p: u32, seq: u64, key: u64) -> u64 {
     v.expect = expect;
-    v.observe_slow(p, seq);
+    v.observe_slow(p, seq, key);
     v.expect
 }
 
@@ -439,14 +487,25 @@ pub(crate) fn merge(verifiers: Vec<Verifier>) -> Verdict {
             count: 0,
             digest: 0,
             violation: None,
+            redelivered: 0,
+            lost: 0,
         };
     };
-    count += first.count;
-    digest = digest.wrapping_add(first.digest).wrapping_add(first.order);
+    let mut redelivered = 0u64;
+    count += first.count - first.redelivered;
+    redelivered += first.redelivered;
+    digest = digest
+        .wrapping_add(first.digest)
+        .wrapping_add(first.order)
+        .wrapping_sub(first.redelivered_keys);
     violation = violation.or(first.violation.take());
     for v in iter {
-        count += v.count;
-        digest = digest.wrapping_add(v.digest).wrapping_add(v.order);
+        count += v.count - v.redelivered;
+        redelivered += v.redelivered;
+        digest = digest
+            .wrapping_add(v.digest)
+            .wrapping_add(v.order)
+            .wrapping_sub(v.redelivered_keys);
         violation = violation.or(v.violation.clone());
         for (i, (a, b)) in first.seen.iter_mut().zip(&v.seen).enumerate() {
             let both = *a & *b;
@@ -464,14 +523,34 @@ pub(crate) fn merge(verifiers: Vec<Verifier>) -> Verdict {
             *a |= *b;
         }
     }
-    if violation.is_none() {
+    let mut lost = 0;
+    if first.delivery == Delivery::AtMostOnce && first.mode != Mode::Latest {
+        // Losses are allowed: counted, not failed.
+        lost = count_missing(&first);
+    } else if violation.is_none() {
         violation = first_missing(&first);
     }
     Verdict {
         count,
         digest,
         violation,
+        redelivered,
+        lost,
     }
+}
+
+/// Messages never seen, over every producer's stream (bitmap modes).
+fn count_missing(v: &Verifier) -> u64 {
+    (0..v.producers)
+        .map(|p| {
+            (0..v.len_of(p))
+                .filter(|seq| {
+                    let bit = p as u64 * v.per_producer + seq;
+                    v.seen[(bit / 64) as usize] & (1 << (bit % 64)) == 0
+                })
+                .count() as u64
+        })
+        .sum()
 }
 
 fn first_missing(v: &Verifier) -> Option<Violation> {
@@ -530,6 +609,51 @@ mod tests {
         for &(p, s) in msgs {
             v.observe(&Word::build(p, s));
         }
+    }
+
+    #[test]
+    fn at_least_once_counts_redeliveries_and_keeps_count_and_digest() {
+        // A consumer that fell back to its last commit: 3..6 come again after 7.
+        let order: Vec<(u32, u64)> = (0..8).chain(3..6).chain(8..10).map(|s| (0, s)).collect();
+        let mut v = Verifier::new(1, 10, Ordering::GlobalFifo, 1).delivering(Delivery::AtLeastOnce);
+        feed(&mut v, &order);
+        let d = v.finish();
+        let mut clean = Verifier::new(1, 10, Ordering::GlobalFifo, 1);
+        feed(&mut clean, &(0..10).map(|s| (0, s)).collect::<Vec<_>>());
+        let c = clean.finish();
+        assert_eq!(
+            (d.count, d.redelivered, d.lost, d.violation),
+            (10, 3, 0, None)
+        );
+        assert_eq!(d.digest, c.digest, "redeliveries leave the digest alone");
+
+        // A loss still fails an at-least-once transport, and so does a new message out of order.
+        let mut v = Verifier::new(1, 10, Ordering::GlobalFifo, 1).delivering(Delivery::AtLeastOnce);
+        feed(&mut v, &(0..9).map(|s| (0, s)).collect::<Vec<_>>());
+        assert_eq!(v.finish().violation.unwrap().kind, ViolationKind::Missing);
+        let mut v = Verifier::new(1, 10, Ordering::GlobalFifo, 1).delivering(Delivery::AtLeastOnce);
+        feed(&mut v, &[(0, 0), (0, 2), (0, 1)]);
+        assert_eq!(v.finish().violation.unwrap().kind, ViolationKind::Order);
+    }
+
+    #[test]
+    fn at_most_once_counts_losses_but_fails_a_duplicate() {
+        let mut v =
+            Verifier::new(2, 10, Ordering::PerProducerFifo, 1).delivering(Delivery::AtMostOnce);
+        let order: Vec<(u32, u64)> = (0..10)
+            .filter(|s| s % 4 != 1)
+            .flat_map(|s| [(0, s), (1, s)])
+            .collect();
+        feed(&mut v, &order);
+        let d = v.finish();
+        assert_eq!(
+            (d.count, d.lost, d.redelivered, d.violation),
+            (14, 6, 0, None)
+        );
+
+        let mut v = Verifier::new(1, 10, Ordering::GlobalFifo, 1).delivering(Delivery::AtMostOnce);
+        feed(&mut v, &[(0, 0), (0, 1), (0, 1)]);
+        assert_eq!(v.finish().violation.unwrap().kind, ViolationKind::Duplicate);
     }
 
     #[test]

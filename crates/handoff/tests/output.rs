@@ -47,6 +47,7 @@ fn semantics(producers: Arity, bound: Bound, locality: Locality) -> Semantics {
         } else {
             ConsumerStyle::Pull
         },
+        delivery: handoff::semantics::Delivery::ExactlyOnce,
     }
 }
 
@@ -75,9 +76,12 @@ fn stream(
         None => Bound::Unbounded,
     };
     TrialResult {
+        redelivered: 0,
+        lost: 0,
         transport: transport.into(),
         workload: WorkloadKind::Spsc,
         params: Params {
+            defaults: Default::default(),
             capacity,
             messages: 1_200_000,
             messages_requested: "auto(25 ms)".into(),
@@ -117,6 +121,8 @@ fn stream(
         samples: tput
             .map(|t| {
                 vec![RawSample {
+                    redelivered: 0,
+                    lost: 0,
                     messages: 1_200_000,
                     elapsed_ns: (1.2e6 / t * 1e9) as u64,
                     msgs_per_s: t,

@@ -66,6 +66,7 @@ fn semantics(producers: Arity, ordering: Ordering, bounded: bool) -> Semantics {
         batch: false,
         locality: Locality::CrossThread,
         consumer_style: ConsumerStyle::Pull,
+        delivery: handoff::semantics::Delivery::ExactlyOnce,
     }
 }
 
@@ -104,9 +105,12 @@ fn result(
     tput: f64,
 ) -> TrialResult {
     TrialResult {
+        redelivered: 0,
+        lost: 0,
         transport: transport.into(),
         workload,
         params: Params {
+            defaults: Default::default(),
             capacity,
             messages: 2_000_000,
             messages_requested: "2000000".into(),
@@ -144,6 +148,8 @@ fn result(
         }),
         lints: vec![Lint::DebugBuild],
         samples: vec![RawSample {
+            redelivered: 0,
+            lost: 0,
             messages: 2_000_000,
             elapsed_ns: (2e6 / tput * 1e9) as u64,
             msgs_per_s: tput,

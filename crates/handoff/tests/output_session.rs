@@ -43,6 +43,7 @@ impl Transport for StdStub {
                 batch: false,
                 locality: Locality::CrossThread,
                 consumer_style: ConsumerStyle::Pull,
+                delivery: handoff::semantics::Delivery::ExactlyOnce,
             },
             options: vec![],
             test_only: true,

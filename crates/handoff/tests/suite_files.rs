@@ -87,6 +87,7 @@ impl Transport for Stub {
                 batch: false,
                 locality: Locality::CrossThread,
                 consumer_style: ConsumerStyle::Pull,
+                delivery: handoff::semantics::Delivery::ExactlyOnce,
             },
             options: vec![],
             test_only: false,

@@ -122,6 +122,7 @@ impl Transport for MySpinQueue {
                 batch: false,
                 locality: Locality::CrossThread,
                 consumer_style: ConsumerStyle::Pull,
+                delivery: handoff::semantics::Delivery::ExactlyOnce,
             },
             options: vec![],
             test_only: false,

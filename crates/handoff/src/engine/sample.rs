@@ -390,6 +390,8 @@ pub(super) fn measured(verdict: Verdict, elapsed_ns: u64, place: Placement) -> S
         messages: verdict.count,
         elapsed_ns,
         digest: verdict.digest,
+        redelivered: verdict.redelivered,
+        lost: verdict.lost,
         ..SampleOutcome::status_only(status, place)
     }
 }

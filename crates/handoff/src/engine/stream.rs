@@ -135,7 +135,8 @@ impl<'a, T: Transport, M: Message> Engine for Stream<'a, T, M> {
         let (producers, consumers, batch) = (spec.producers, spec.consumers, spec.batch);
         let form = M::form(spec.payload);
         each_from_last(receivers, |c, rx| {
-            let verifier = Verifier::new(producers, per, sem.ordering, consumers);
+            let verifier =
+                Verifier::new(producers, per, sem.ordering, consumers).delivering(sem.delivery);
             let progress = crew.progress().clone();
             crew.spawn_as(Side::Consumer, &format!("consumer-{c}"), move || {
                 Member::Consumer(consume::<M, T::Rx<M>>(

@@ -15,8 +15,10 @@
 //! | `latency.rs`   | latency percentiles (`clock-step`, `too-few-for-percentile`)            |
 //! | `open_loop.rs` | paced runs and ramps (`rate-missed`, `refusals-unobservable`, `timing-overhead`, `refused` at a fixed rate, `ramp-ceiling`) |
 //! | `memory.rs`    | the worker around the transport (`memory-growth`, `printed`)            |
+//! | `delivery.rs`  | how often messages arrived and where the broker ran (`redelivered`, `lost`, `broker-shares-cores`) |
 //! | `limits.rs`    | the distance to the machine's limit (`probe-unstable`: the probe had repetitions set aside; `beyond-limit`: disturbed probe or beyond its geometry) |
 
+mod delivery;
 mod duration;
 mod latency;
 mod limits;
@@ -57,6 +59,9 @@ pub(crate) fn evaluate(result: &TrialResult, cx: &Context) -> Vec<Lint> {
     lints.extend(placement::threads(result, cx.pin_requested));
     lints.extend(placement::locality(result));
     lints.extend(placement::same_worker(result));
+    lints.extend(delivery::broker_shares_cores(result));
+    lints.extend(delivery::redelivered(result));
+    lints.extend(delivery::lost(result));
     lints.extend(samples::capacity_never_fills(result));
     lints.extend(samples::throughput(result));
     lints.extend(samples::bimodal(result));

@@ -111,7 +111,7 @@ pub(crate) struct Section {
 }
 
 /// Legend of the short semantics labels.
-pub(crate) const SEMANTICS_LEGEND: &str = "topology, order (fifo = one FIFO, fifo/pp = FIFO per producer), bound, wait strategy (spin, spin-yield: never sleep; spin-park: spins, then sleeps); cb = callback consumer, batch = native batch operations";
+pub(crate) const SEMANTICS_LEGEND: &str = "topology, order (fifo = one FIFO, fifo/pp = FIFO per producer), bound, wait strategy (spin, spin-yield: never sleep; spin-park: spins, then sleeps); cb = callback consumer, batch = native batch operations; ≥1 = at-least-once delivery (redeliveries counted), ≤1 = at-most-once (losses counted)";
 
 /// Marker appended to the label of an oversubscribed row.
 pub(crate) const OVERSUBSCRIBED_MARK: &str = " *";
@@ -965,12 +965,17 @@ fn figure_columns(kind: Shape) -> &'static [&'static str] {
 /// Marker of a row whose producers and consumers ran in two processes.
 pub(crate) const CROSS_PROCESS_MARK: &str = " ⇄ process";
 
+/// Marker of a row whose messages went through a broker (a server process of its own).
+pub(crate) const BROKER_MARK: &str = " ⇄ broker";
+
 /// The label of a row: the transport (or pipeline), whether it crossed a process boundary, its
 /// capacity where capacities differ, its options and its async driver.
 fn row_label(r: &TrialResult, varying: &Varying) -> String {
     let mut label = transport_label(r);
-    if r.semantics.locality == Locality::CrossProcess {
-        label.push_str(CROSS_PROCESS_MARK);
+    match r.semantics.locality {
+        Locality::CrossProcess => label.push_str(CROSS_PROCESS_MARK),
+        Locality::Broker => label.push_str(BROKER_MARK),
+        _ => {}
     }
     if varying.capacity {
         if let Some(c) = r.params.capacity {

@@ -8,7 +8,9 @@
 
 use super::abi;
 use super::PluginError;
-use crate::semantics::{Arity, Bound, ConsumerStyle, Locality, Ordering, Semantics, WaitStrategy};
+use crate::semantics::{
+    Arity, Bound, ConsumerStyle, Delivery, Locality, Ordering, Semantics, WaitStrategy,
+};
 use crate::transport::{Origin, TransportInfo};
 use std::ffi::{c_char, CStr};
 
@@ -225,6 +227,7 @@ unsafe fn transport(
         batch: t.try_push_batch.is_some() || t.drain.is_some(),
         locality: Locality::CrossThread,
         consumer_style: ConsumerStyle::Pull,
+        delivery: Delivery::ExactlyOnce,
     };
     let mut info = TransportInfo::new(&name?, &description?, semantics);
     info.origin = Origin {

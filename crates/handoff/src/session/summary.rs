@@ -23,6 +23,7 @@ use crate::stats::modes::{self, Modes};
 use crate::stats::Summary;
 use crate::workload::{Boundary, Driver, Messages, Pacing, TrialSpec, WorkloadKind};
 use handoff_model::cpu::CpuFigures;
+use std::collections::BTreeMap;
 
 /// What a trial ran, as its summary reads it.
 pub(super) struct Ran<'a> {
@@ -122,7 +123,10 @@ pub(super) fn summarise(
     let mut result = TrialResult {
         transport: spec.transport.clone(),
         workload: spec.workload,
-        params: params(spec, capacity, effective_messages(spec, t.messages)),
+        params: Params {
+            defaults: defaults(catalog, spec),
+            ..params(spec, capacity, effective_messages(spec, t.messages))
+        },
         semantics,
         placement: t.placement.clone(),
         verdict,
@@ -133,6 +137,8 @@ pub(super) fn summarise(
         latency,
         failed_sends: samples.iter().map(|s| s.failed_sends).sum(),
         failed_recvs: samples.iter().map(|s| s.failed_recvs).sum(),
+        redelivered: samples.iter().map(|s| s.redelivered).sum(),
+        lost: samples.iter().map(|s| s.lost).sum(),
         digest: t.outcomes.last().map(|o| format!("{:016x}", o.digest)),
         limit,
         lints: Vec::new(),
@@ -168,6 +174,20 @@ pub(super) fn summarise(
 /// The transport's declared semantics as this trial ran it: an option such as `wait=block`
 /// changes how it waits, and tasks on a current-thread runtime make any hand-off a same-thread
 /// one (shown, and ranked, as one).
+/// The transport's options `spec` does not give, with their defaults (see [`Params::defaults`]).
+fn defaults(catalog: &Catalog, spec: &TrialSpec) -> BTreeMap<String, String> {
+    let Some(entry) = catalog.get(&spec.transport) else {
+        return BTreeMap::new();
+    };
+    entry
+        .info()
+        .options
+        .iter()
+        .filter(|o| !spec.options.contains_key(&o.name))
+        .filter_map(|o| Some((o.name.clone(), o.values.first()?.clone())))
+        .collect()
+}
+
 fn effective_semantics(catalog: &Catalog, spec: &TrialSpec) -> Semantics {
     let info = catalog.get(&spec.transport).map(|e| e.info().clone());
     let mut semantics = info
@@ -250,6 +270,8 @@ fn raw_samples(outcomes: &[SampleOutcome]) -> Vec<RawSample> {
                 memory: o.memory,
                 submit_ns: o.submit_ns,
                 cpu: o.cpu,
+                redelivered: o.redelivered,
+                lost: o.lost,
             }
         })
         .collect()
@@ -294,6 +316,7 @@ fn params(spec: &TrialSpec, capacity: Option<usize>, messages: u64) -> Params {
         payload_bytes: spec.payload.wire_bytes(),
         batch: spec.batch,
         options: spec.options.clone(),
+        defaults: BTreeMap::new(),
         samples: spec.samples,
         warmup: spec.warmup,
         timeout_ms: spec.timeout_ms,
@@ -353,6 +376,7 @@ fn unknown_semantics() -> crate::semantics::Semantics {
         batch: false,
         locality: Locality::CrossThread,
         consumer_style: ConsumerStyle::Pull,
+        delivery: Delivery::ExactlyOnce,
     }
 }
 

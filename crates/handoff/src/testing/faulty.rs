@@ -224,6 +224,7 @@ impl Transport for Faulty {
                 batch: false,
                 locality: Locality::CrossThread,
                 consumer_style: ConsumerStyle::Pull,
+                delivery: crate::semantics::Delivery::ExactlyOnce,
             },
             options: vec![],
             test_only: true,

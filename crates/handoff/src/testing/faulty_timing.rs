@@ -42,6 +42,7 @@ fn semantics(bound: Bound) -> Semantics {
         batch: false,
         locality: Locality::CrossThread,
         consumer_style: ConsumerStyle::Pull,
+        delivery: crate::semantics::Delivery::ExactlyOnce,
     }
 }
 

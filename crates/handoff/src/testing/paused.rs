@@ -64,6 +64,7 @@ pub const SEMANTICS: Semantics = Semantics {
     batch: false,
     locality: Locality::CrossThread,
     consumer_style: ConsumerStyle::Pull,
+    delivery: crate::semantics::Delivery::ExactlyOnce,
 };
 
 /// A channel for `cfg.producers` producers whose consumer pauses as `pause` says.

@@ -168,7 +168,8 @@ impl<'a, T: AsyncTransport, M: Message> Engine for Stream<'a, T, M> {
         // Where each producer last ran, for the same-worker count.
         let wheres: Arc<[Where]> = (0..producers).map(|_| Where::default()).collect();
         each_from_last(receivers, |c, rx| {
-            let verifier = Verifier::new(producers, per, sem.ordering, consumers);
+            let verifier =
+                Verifier::new(producers, per, sem.ordering, consumers).delivering(sem.delivery);
             let progress = tasks.progress().clone();
             let wheres = wheres.clone();
             tasks.push(format!("consumer-{c}"), Side::Consumer, async move {

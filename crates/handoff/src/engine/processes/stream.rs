@@ -62,7 +62,8 @@ pub(super) fn run<T: CrossProcess, M: Message>(
         progress,
     )
     .on_line(line as Arc<dyn Line>);
-    let verifier = Verifier::new(producers, flow.per, sem.ordering, consumers);
+    let verifier =
+        Verifier::new(producers, flow.per, sem.ordering, consumers).delivering(sem.delivery);
     let delivered = threads.progress().clone();
     let (total, batch) = (flow.total, spec.batch);
     threads.spawn_as(Side::Consumer, "consumer-0", move || {
