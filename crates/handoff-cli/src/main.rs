@@ -7,5 +7,6 @@ fn main() -> ExitCode {
     let mut catalog = handoff::catalog::Catalog::builtin();
     handoff_peers::register(&mut catalog);
     handoff_iceoryx2::register(&mut catalog);
+    handoff_brokers::register(&mut catalog);
     handoff_cli::main_with(catalog)
 }

@@ -1,0 +1,320 @@
+//! The broker transports against real brokers: Redis, NATS (with JetStream) and Kafka, started
+//! on 127.0.0.1 by `scripts/brokers start`, which the test command runs before these tests (they
+//! are `#[ignore]`d in a plain `cargo test`, like the PostgreSQL tests, and run with
+//! `--include-ignored`). Every message is verified as for any queue; a broker that does not
+//! answer makes its trials unsupported while the run goes on; a broker stopped mid-trial crashes
+//! that trial with the broker's error, the run goes on, and once the broker is started again the
+//! next run passes.
+#![cfg(target_os = "linux")]
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+const NEEDS: &str = "needs the brokers of scripts/brokers (the test command starts them)";
+
+/// Every broker transport.
+fn brokers() -> Vec<&'static str> {
+    handoff_brokers::NAMES.to_vec()
+}
+
+fn handoff() -> Command {
+    let mut cmd = Command::cargo_bin("handoff").expect("binary built");
+    cmd.arg("run")
+        .args(["--no-store", "--no-probes", "--quiet", "--format", "json"]);
+    cmd
+}
+
+/// A JSON run with `args`: exit code, report, standard error.
+fn json_run(cmd: &mut Command, args: &[&str]) -> (Option<i32>, Value, String) {
+    let out = cmd.args(args).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    let v: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not json ({e}); stderr: {stderr}"));
+    (out.status.code(), v, stderr)
+}
+
+fn results(v: &Value) -> &Vec<Value> {
+    v["results"].as_array().expect("results")
+}
+
+fn of<'a>(v: &'a Value, transport: &str) -> Vec<&'a Value> {
+    results(v)
+        .iter()
+        .filter(|r| r["transport"] == transport)
+        .collect()
+}
+
+fn lint_codes(r: &Value) -> Vec<String> {
+    r["lints"]
+        .as_array()
+        .map(|l| {
+            l.iter()
+                .map(|l| l["code"].as_str().unwrap_or("").to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn scripts() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scripts/brokers")
+}
+
+#[test]
+#[ignore = "needs the brokers of scripts/brokers (the test command starts them)"]
+fn every_broker_delivers_every_message_of_a_stream_and_says_where_it_ran() {
+    let names = brokers().join(",");
+    let (code, v, stderr) = json_run(
+        &mut handoff(),
+        &[
+            "-t",
+            &names,
+            "-w",
+            "spsc,mpsc",
+            "--producers",
+            "2",
+            "--payload",
+            "u64,report64",
+            "--messages",
+            "3000",
+            "--samples",
+            "2",
+            "--warmup",
+            "0",
+        ],
+    );
+    assert_eq!(code, Some(0), "{NEEDS}; stderr: {stderr}");
+    for name in brokers() {
+        let rows = of(&v, name);
+        assert_eq!(rows.len(), 4, "{name}: spsc and mpsc, two payloads");
+        for r in rows {
+            assert_eq!(r["verdict"], "pass", "{name}: {r}");
+            assert_eq!(r["semantics"]["locality"], "broker", "{name}");
+            assert!(
+                r["semantics"]["delivery"] == "at-least-once"
+                    || r["semantics"]["delivery"] == "at-most-once",
+                "{name} declares how it delivers: {}",
+                r["semantics"]
+            );
+            assert!(
+                lint_codes(r).contains(&"broker-shares-cores".to_string()),
+                "{name}: {:?}",
+                lint_codes(r)
+            );
+            // Every message arrived once: nothing redelivered, and nothing lost even where
+            // losses are allowed, at this pace.
+            let delivered: u64 = r["samples"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| s["messages"].as_u64().unwrap())
+                .sum();
+            assert_eq!(delivered, 2 * 3000, "{name}: {r}");
+            assert!(r.get("redelivered").is_none(), "{name}: {r}");
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs the brokers of scripts/brokers (the test command starts them)"]
+fn every_broker_answers_ping_pong_and_a_paced_stream() {
+    let names = brokers().join(",");
+    for workload in [
+        &["-w", "ping-pong"][..],
+        &["-w", "paced", "--rate", "2000"][..],
+    ] {
+        let common = [
+            "-t",
+            &names,
+            "--messages",
+            "400",
+            "--samples",
+            "2",
+            "--warmup",
+            "0",
+        ];
+        let (code, v, stderr) = json_run(&mut handoff(), &[&common[..], workload].concat());
+        assert_eq!(code, Some(0), "{NEEDS}; stderr: {stderr}");
+        for name in brokers() {
+            let rows = of(&v, name);
+            assert_eq!(rows.len(), 1, "{name}");
+            let r = rows[0];
+            assert_eq!(r["verdict"], "pass", "{name}: {r}");
+            let p50 = r["latency"]["p50_ns"].as_u64().unwrap_or(0);
+            // A hop through a broker on loopback costs at least a microsecond.
+            assert!(p50 >= 1_000, "{name}: p50 {p50} ns: {r}");
+        }
+    }
+}
+
+/// A TCP port on 127.0.0.1 that nothing listens on.
+fn silent_port() -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    drop(l);
+    port
+}
+
+#[test]
+fn a_broker_that_does_not_answer_leaves_its_trials_unsupported_and_the_run_going() {
+    let port = silent_port().to_string();
+    let names = format!("{},crossbeam-bounded", brokers().join(","));
+    let mut cmd = handoff();
+    for var in [
+        "HANDOFF_REDIS_PORT",
+        "HANDOFF_NATS_PORT",
+        "HANDOFF_KAFKA_PORT",
+    ] {
+        cmd.env(var, &port);
+    }
+    let (code, v, stderr) = json_run(
+        &mut cmd,
+        &[
+            "-t",
+            &names,
+            "-w",
+            "spsc",
+            "--messages",
+            "2000",
+            "--samples",
+            "1",
+            "--warmup",
+            "0",
+        ],
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    for name in brokers() {
+        let r = of(&v, name)[0];
+        assert_eq!(r["verdict"], "unsupported", "{name}: {r}");
+        let why = r["violation"].as_str().unwrap();
+        assert!(
+            why.starts_with(&format!(
+                "no broker at 127.0.0.1:{port} (scripts/brokers start "
+            )),
+            "{name}: {why}"
+        );
+    }
+    assert_eq!(of(&v, "crossbeam-bounded")[0]["verdict"], "pass");
+}
+
+/// A Redis of this test's own (port and directory), so that stopping it disturbs no other test.
+struct OwnRedis {
+    port: String,
+    dir: tempfile::TempDir,
+}
+
+impl OwnRedis {
+    fn script(&self, action: &str) -> std::process::Output {
+        std::process::Command::new("bash")
+            .arg(scripts())
+            .args([action, "redis"])
+            .env("HANDOFF_REDIS_PORT", &self.port)
+            .env("HANDOFF_BROKERS_DIR", self.dir.path())
+            .output()
+            .unwrap()
+    }
+
+    fn start(&self) {
+        let out = self.script("start");
+        assert!(
+            out.status.success(),
+            "scripts/brokers start redis: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    /// Keys in the server (a trial's stream is one), or `None` if it does not answer.
+    fn keys(&self) -> Option<u64> {
+        let out = std::process::Command::new("redis-cli")
+            .args(["-h", "127.0.0.1", "-p", &self.port, "dbsize"])
+            .output()
+            .ok()?;
+        String::from_utf8_lossy(&out.stdout).trim().parse().ok()
+    }
+}
+
+impl Drop for OwnRedis {
+    fn drop(&mut self) {
+        let _ = self.script("stop");
+    }
+}
+
+#[test]
+#[ignore = "needs the brokers of scripts/brokers (the test command starts them)"]
+fn a_broker_stopped_mid_trial_crashes_that_trial_and_a_restarted_one_passes() {
+    let redis = OwnRedis {
+        port: silent_port().to_string(),
+        dir: tempfile::tempdir().unwrap(),
+    };
+    redis.start();
+    // A trial far longer than the test waits: it is stopped as soon as its stream exists.
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("handoff"))
+        .args([
+            "run",
+            "--no-store",
+            "--no-probes",
+            "--quiet",
+            "--format",
+            "json",
+        ])
+        .args(["-t", "redis-streams,crossbeam-bounded", "-w", "spsc"])
+        .args(["--messages", "5000000", "--samples", "1", "--warmup", "0"])
+        .env("HANDOFF_REDIS_PORT", &redis.port)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let begun = Instant::now();
+    while redis.keys().unwrap_or(0) == 0 {
+        assert!(
+            begun.elapsed() < Duration::from_secs(120),
+            "the trial's stream never appeared"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = redis.script("stop");
+    assert!(out.status.success());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let v: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not json ({e}); stderr: {stderr}"));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "a crashed trial fails the run: {stderr}"
+    );
+    let r = of(&v, "redis-streams")[0];
+    assert_eq!(r["verdict"], "crashed", "{r}");
+    let why = r["violation"].as_str().unwrap();
+    assert!(
+        why.contains(&format!("127.0.0.1:{}", redis.port)),
+        "the broker's error names it: {why}"
+    );
+    assert_eq!(
+        of(&v, "crossbeam-bounded")[0]["verdict"],
+        "pass",
+        "the run went on"
+    );
+
+    redis.start();
+    let mut cmd = handoff();
+    cmd.env("HANDOFF_REDIS_PORT", &redis.port);
+    let (code, v, stderr) = json_run(
+        &mut cmd,
+        &[
+            "-t",
+            "redis-streams",
+            "-w",
+            "spsc",
+            "--messages",
+            "2000",
+            "--samples",
+            "1",
+            "--warmup",
+            "0",
+        ],
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(of(&v, "redis-streams")[0]["verdict"], "pass");
+}
