@@ -39,7 +39,7 @@ pub(super) fn lost(r: &TrialResult) -> Option<Lint> {
 
 /// [`Lint::BrokerSharesCores`]: the broker ran on this machine.
 pub(super) fn broker_shares_cores(r: &TrialResult) -> Option<Lint> {
-    (r.semantics.locality == Locality::Broker).then(|| Lint::BrokerSharesCores {
+    (r.semantics.locality == Locality::Broker).then_some(Lint::BrokerSharesCores {
         threads: r.placement.threads,
         cores: r.placement.cores_available,
     })
