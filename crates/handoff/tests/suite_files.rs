@@ -425,7 +425,13 @@ fn runtime_channels_suite_is_the_reference_scenario() {
 
 /// The transports the `handoff` command adds to the built-in catalog from crates of their own
 /// (not plugins), as it registers them when built without their features: by name, unavailable.
-const COMMAND_PEERS: [&str; 1] = ["iceoryx2"];
+const COMMAND_PEERS: [&str; 5] = [
+    "iceoryx2",
+    "kafka",
+    "redis-streams",
+    "nats",
+    "nats-jetstream",
+];
 
 /// The built-in catalog with [`COMMAND_PEERS`], as a suite written for the command sees it.
 fn command_catalog() -> Catalog {
