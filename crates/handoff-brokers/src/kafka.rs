@@ -10,9 +10,12 @@
 //!   producer's records stay in one partition, in order.
 //! * The consumer is a `BaseConsumer` assigned every partition of the topic explicitly (no
 //!   group membership, so no rebalance), offsets committed by hand (`commit`): after each
-//!   message once the harness has taken it, or for everything handed over before the next
-//!   fetch (the default). Commits are asynchronous; every 256th waits for the broker's answer,
-//!   so that they cannot pile up past the trial.
+//!   message once the harness has taken it (`message`), for everything handed over before the
+//!   next fetch (`batch`, the default), or for everything handed over once the consumer says it
+//!   has processed it (`processed`: a pipeline's reactor says so after each run of its work, so
+//!   a commit follows each graph execution, as in the scenario's stream accumulator; a consumer
+//!   that never says so commits at the end of the stream). Commits are asynchronous: the
+//!   broker's answer is served by the consumer's next poll.
 //! * Before the channel is handed over, each producer delivers an empty warm-up record to every
 //!   partition and the consumer fetches the last of each, starting there: connections, leaders,
 //!   the idempotent producer's id and the consumer's fetching are settled outside the timed
@@ -84,6 +87,8 @@ enum Commit {
     Batch,
     /// Each message once the harness has taken it.
     Message,
+    /// Everything handed over, once the consumer has processed it ([`Receiver::processed`]).
+    Processed,
 }
 
 const ACKS: OptionTable<Acks> = OptionTable {
@@ -128,8 +133,12 @@ const PARTITIONS: OptionTable<i32> = OptionTable {
 
 const COMMIT: OptionTable<Commit> = OptionTable {
     name: "commit",
-    help: "when the consumer commits offsets (asynchronously, every 256th commit waiting for its answer): everything handed over, before the next fetch, or each message once taken",
-    values: &[("batch", Commit::Batch), ("message", Commit::Message)],
+    help: "when the consumer commits offsets (asynchronously): everything handed over, before the next fetch; each message once taken; or everything taken, once the consumer has processed it (after each run of a pipeline reactor's work)",
+    values: &[
+        ("batch", Commit::Batch),
+        ("message", Commit::Message),
+        ("processed", Commit::Processed),
+    ],
     waits: &[],
 };
 
@@ -708,12 +717,21 @@ impl<M: Message> Receiver<M> for Rx<M> {
                     }
                 }
             }
-            // Everything fetched has been handed over: commit it before the next fetch.
-            self.commit_taken();
+            // Everything fetched has been handed over: commit it before the next fetch (under
+            // `processed`, once the consumer says so, or at the end).
+            if self.commit != Commit::Processed || self.ends.all() {
+                self.commit_taken();
+            }
             if self.ends.all() {
                 return None;
             }
             self.refill();
+        }
+    }
+
+    fn processed(&mut self) {
+        if self.commit == Commit::Processed {
+            self.commit_taken();
         }
     }
 }

@@ -28,8 +28,18 @@
 use handoff::catalog::{Catalog, Entry};
 use handoff::transport::TransportInfo;
 
+// Without a broker feature only the descriptions are built: the wire format and the broker's
+// own helpers wait for a transport to use them.
+#[cfg_attr(
+    not(any(feature = "kafka", feature = "redis", feature = "nats")),
+    allow(dead_code)
+)]
 mod broker;
 pub use broker::Broker;
+#[cfg_attr(
+    not(any(feature = "kafka", feature = "redis", feature = "nats")),
+    allow(dead_code)
+)]
 mod record;
 
 #[cfg(feature = "nats")]

@@ -6,7 +6,9 @@
 //!   message; a batch is one pipeline of `XADD`s, one round trip per batch).
 //! * The consumer reads in the group (`XREADGROUP … COUNT fetch BLOCK 100 STREAMS key >`) and
 //!   acknowledges with `XACK`: each message once the harness has taken it (`ack = message`), or
-//!   every message of a fetch together before the next fetch (`ack = batch`, the default).
+//!   every message of a fetch together before the next fetch (`ack = batch`, the default), or
+//!   everything taken once the consumer says it has processed it (`ack = processed`: after each
+//!   run of a pipeline reactor's work; a consumer that never says so acknowledges at the end).
 //!
 //! Delivery is at-least-once: a message read but not acknowledged stays pending in the group
 //! and a consumer that claims it would see it again (this one never claims, so a fault-free
@@ -35,12 +37,18 @@ enum Ack {
     Batch,
     /// Each message once the harness has taken it.
     Message,
+    /// Everything taken, once the consumer has processed it ([`Receiver::processed`]).
+    Processed,
 }
 
 const ACK: OptionTable<Ack> = OptionTable {
     name: "ack",
-    help: "when the consumer acknowledges (XACK): every message of a fetch together, before the next fetch, or each message once taken",
-    values: &[("batch", Ack::Batch), ("message", Ack::Message)],
+    help: "when the consumer acknowledges (XACK): every message of a fetch together, before the next fetch; each message once taken; or everything taken, once the consumer has processed it (after each run of a pipeline reactor's work)",
+    values: &[
+        ("batch", Ack::Batch),
+        ("message", Ack::Message),
+        ("processed", Ack::Processed),
+    ],
     waits: &[],
 };
 
@@ -242,12 +250,21 @@ impl<M: Message> Receiver<M> for Rx<M> {
                     }
                 }
             }
-            // Everything fetched has been handed over: acknowledge it before the next fetch.
-            self.acknowledge();
+            // Everything fetched has been handed over: acknowledge it before the next fetch
+            // (under `processed`, once the consumer says so, or at the end).
+            if self.ack != Ack::Processed || self.ends.all() {
+                self.acknowledge();
+            }
             if self.ends.all() {
                 return None;
             }
             self.refill();
+        }
+    }
+
+    fn processed(&mut self) {
+        if self.ack == Ack::Processed {
+            self.acknowledge();
         }
     }
 }

@@ -4,7 +4,7 @@ use clap::{Args, Parser, Subcommand};
 use handoff::payload::PayloadKind;
 use handoff::plan::value::{
     Batch, Capacity, Count, HopCapacity, MaxTrials, MergeHop, Parsed, Rate, RateValue, Samples,
-    StageWorkNs, ThreadCount, TimeoutMs, Warmup,
+    SoakSpan, StageWorkNs, ThreadCount, TimeoutMs, Warmup, WindowSpan,
 };
 use handoff::workload::{Boundary, Delivery, Driver, PacerMode, Reactor, WorkloadKind};
 use std::path::PathBuf;
@@ -252,6 +252,13 @@ pub struct RunArgs {
     /// comma-separated).
     #[arg(long, value_delimiter = ',')]
     pub rate: Vec<Rate>,
+    /// A soak: each open-loop sample lasts this long at its rate (e.g. 5m, 90s) instead of a
+    /// message count, measured window by window (paced, ramp and pipeline; 1s to 24h).
+    #[arg(long, value_name = "SPAN")]
+    pub duration: Option<SoakSpan>,
+    /// A soak's window, over which each figure is taken (default 10s; 100ms to 1h).
+    #[arg(long, value_name = "SPAN")]
+    pub window: Option<WindowSpan>,
     /// How a paced producer waits: auto (spin unless oversubscribed), spin or yield.
     #[arg(long)]
     pub pacer: Option<Parsed<PacerMode>>,

@@ -141,6 +141,8 @@ fn params(a: &RunArgs) -> Params {
         fresh_process: a.fresh_process.then(|| At::flag("--fresh-process", true)),
         rate: list("--rate", &a.rate),
         pacer: one("--pacer", &a.pacer),
+        duration: one("--duration", &a.duration),
+        window: one("--window", &a.window),
         hop_capacity: list("--hop-capacity", &a.hop_capacity),
         stage_work_ns: one("--stage-work-ns", &a.stage_work_ns),
         delivery: list("--delivery", &a.delivery),

@@ -103,6 +103,7 @@ pub fn with_rates(mut r: TrialResult, rates: &[f64]) -> TrialResult {
             memory: None,
             submit_ns: None,
             cpu: None,
+            windows: Vec::new(),
         })
         .collect();
     r.throughput = Summary::of(rates);

@@ -144,6 +144,26 @@ pub fn times(ratio: f64) -> String {
     format!("{}×", sig3(ratio))
 }
 
+/// A span given in milliseconds as a suite writes it: `5m`, `90s`, `1h30m`, `500ms`.
+pub fn span_ms(ms: u64) -> String {
+    if ms == 0 || ms % 1000 != 0 {
+        return format!("{ms}ms");
+    }
+    let s = ms / 1000;
+    let (h, m, s) = (s / 3600, s / 60 % 60, s % 60);
+    let mut out = String::new();
+    if h > 0 {
+        out += &format!("{h}h");
+    }
+    if m > 0 {
+        out += &format!("{m}m");
+    }
+    if s > 0 {
+        out += &format!("{s}s");
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

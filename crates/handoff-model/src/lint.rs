@@ -223,6 +223,20 @@ pub enum Lint {
         /// Cores available.
         cores: usize,
     },
+    /// Over a soak's windows, a figure trended worse: late windows are significantly worse than
+    /// early ones by a trend test over every window (Mann–Kendall), not by a threshold on one.
+    Drift {
+        /// Which figure.
+        figure: DriftFigure,
+        /// Its median over the first third of the windows.
+        early: f64,
+        /// Its median over the last third.
+        late: f64,
+        /// Whole windows judged.
+        windows: usize,
+        /// The trend test's one-sided p-value.
+        p: f64,
+    },
     /// The transport printed while it ran (kept with the result as `printed`).
     Printed {
         /// Lines printed.
@@ -232,6 +246,59 @@ pub enum Lint {
         /// The first line.
         first: String,
     },
+}
+
+/// A figure of a soak's windows that can drift (see [`Lint::Drift`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DriftFigure {
+    /// Median latency: growing.
+    P50,
+    /// 99th-percentile latency: growing.
+    P99,
+    /// Events in flight at a window's end: growing.
+    Backlog,
+    /// The worker's resident memory: growing.
+    Memory,
+    /// Events delivered per second: falling.
+    Rate,
+}
+
+impl DriftFigure {
+    /// Every figure, in the order they are judged.
+    pub const ALL: [DriftFigure; 5] = [
+        DriftFigure::Rate,
+        DriftFigure::P50,
+        DriftFigure::P99,
+        DriftFigure::Backlog,
+        DriftFigure::Memory,
+    ];
+
+    /// What it is called.
+    pub fn name(self) -> &'static str {
+        match self {
+            DriftFigure::P50 => "p50 latency",
+            DriftFigure::P99 => "p99 latency",
+            DriftFigure::Backlog => "backlog",
+            DriftFigure::Memory => "resident memory",
+            DriftFigure::Rate => "delivered rate",
+        }
+    }
+
+    /// Whether worse means larger (every figure but the rate).
+    pub fn worse_is_up(self) -> bool {
+        self != DriftFigure::Rate
+    }
+
+    /// A value of this figure as text.
+    pub fn show(self, v: f64) -> String {
+        match self {
+            DriftFigure::P50 | DriftFigure::P99 => fmt::duration(v),
+            DriftFigure::Backlog => format!("{v:.0} events"),
+            DriftFigure::Memory => fmt::memory(v),
+            DriftFigure::Rate => fmt::rate(v),
+        }
+    }
 }
 
 /// Why a result is beyond the machine's measured limit (see [`Lint::BeyondLimit`]).
@@ -278,6 +345,7 @@ impl Lint {
             Lint::ShortSamples { .. } => "short-samples",
             Lint::SameWorker { .. } => "same-worker",
             Lint::MemoryGrowth { .. } => "memory-growth",
+            Lint::Drift { .. } => "drift",
             Lint::Printed { .. } => "printed",
             Lint::Redelivered { .. } => "redelivered",
             Lint::Lost { .. } => "lost",
@@ -478,6 +546,15 @@ impl sfmt::Display for Lint {
                 if *threads == 1 { "" } else { "s" },
                 if *cores == 1 { "" } else { "s" },
             ),
+            Lint::Drift { figure, early, late, windows, p } => write!(
+                f,
+                "drift: {} {} from {} in the first third of the soak's windows to {} in the last (Mann-Kendall trend over {windows} windows, p = {}): the trial gets worse the longer it runs",
+                figure.name(),
+                if figure.worse_is_up() { "grew" } else { "fell" },
+                figure.show(*early),
+                figure.show(*late),
+                p_value(*p)
+            ),
             Lint::Printed { lines, bytes, first } => write!(
                 f,
                 "printed: the transport printed {lines} line{} ({}) while it ran, paid for on its hot path; first: {first}",
@@ -497,6 +574,17 @@ pub fn percent(share: f64) -> String {
         format!("{p:.1}%")
     } else {
         format!("{p:.2}%")
+    }
+}
+
+/// A p-value as text: `0.003`, `< 0.0001`.
+fn p_value(p: f64) -> String {
+    if p < 1e-4 {
+        "< 0.0001".into()
+    } else if p < 0.01 {
+        format!("{p:.4}")
+    } else {
+        format!("{p:.3}")
     }
 }
 

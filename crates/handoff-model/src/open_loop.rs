@@ -111,3 +111,50 @@ pub struct RampOutcome {
     /// Why the search ended.
     pub ended: String,
 }
+
+/// One window of a soak (an open-loop sample measured over a duration, see
+/// [`crate::workload::Messages::Soak`]): what was sent and delivered in it, the latency of the
+/// events that fired in it, and what was in flight and resident at its end.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SoakWindow {
+    /// When the window began, milliseconds after the first send was due.
+    pub start_ms: f64,
+    /// Its length, milliseconds (the last window of a sample may be shorter).
+    pub length_ms: f64,
+    /// Events the producers sent in it.
+    pub sent: u64,
+    /// Events the consumer received in it (the first sink's count).
+    pub delivered: u64,
+    /// Events fired in it whose latency was recorded.
+    pub fired: u64,
+    /// Median latency from the intended send of the events fired in it, nanoseconds (0 if
+    /// none fired).
+    pub p50: u64,
+    /// 99th percentile.
+    pub p99: u64,
+    /// Largest.
+    pub max: u64,
+    /// Events sent and not yet received at its end, over every hop (the backlog: for a broker,
+    /// what the consumer lags behind the producers).
+    pub backlog: u64,
+    /// The worker's resident set at its end, bytes (`None` where the system does not show it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rss_bytes: Option<u64>,
+}
+
+impl SoakWindow {
+    /// Events delivered per second in this window.
+    pub fn rate(&self) -> f64 {
+        if self.length_ms <= 0.0 {
+            0.0
+        } else {
+            self.delivered as f64 * 1000.0 / self.length_ms
+        }
+    }
+
+    /// Whether the window lasted at least half its nominal `window_ms` (a sample's short last
+    /// window is shown, but not judged for drift).
+    pub fn is_whole(&self, window_ms: f64) -> bool {
+        self.length_ms >= window_ms / 2.0
+    }
+}

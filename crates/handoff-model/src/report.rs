@@ -285,6 +285,10 @@ pub struct RawSample {
     /// were lost.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub lost: u64,
+    /// A soak's windows, in order (see [`crate::open_loop::SoakWindow`]); absent for a sample
+    /// measured as a whole.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub windows: Vec<crate::open_loop::SoakWindow>,
 }
 
 fn is_zero(n: &u64) -> bool {

@@ -138,6 +138,29 @@ pub enum Messages {
         /// Upper bound on the count.
         max: u64,
     },
+    /// A soak: an open-loop sample that lasts `duration_ms` at its rate (rate × duration
+    /// messages), measured window by window (see [`crate::open_loop::SoakWindow`]).
+    Soak {
+        /// How long one timed sample lasts, milliseconds.
+        duration_ms: u64,
+        /// The length of one window, milliseconds.
+        window_ms: u64,
+    },
+}
+
+impl Messages {
+    /// The window length of a soak, milliseconds; `None` for a count.
+    pub fn soak_window_ms(&self) -> Option<u64> {
+        match self {
+            Messages::Soak { window_ms, .. } => Some(*window_ms),
+            _ => None,
+        }
+    }
+
+    /// The messages a soak sends at `rate` per second over `ms` milliseconds (at least one).
+    pub fn over(rate: u64, ms: u64) -> u64 {
+        (u128::from(rate) * u128::from(ms) / 1000).clamp(1, u128::from(u64::MAX)) as u64
+    }
 }
 
 impl fmt::Display for Messages {
@@ -145,6 +168,15 @@ impl fmt::Display for Messages {
         match self {
             Messages::Fixed(n) => write!(f, "{n}"),
             Messages::Auto { target_ms, .. } => write!(f, "auto({target_ms} ms)"),
+            Messages::Soak {
+                duration_ms,
+                window_ms,
+            } => write!(
+                f,
+                "soak {} in {} windows",
+                crate::fmt::span_ms(*duration_ms),
+                crate::fmt::span_ms(*window_ms)
+            ),
         }
     }
 }
@@ -613,7 +645,7 @@ pub struct Hop {
 /// How the last stage of a pipeline (the reactor) takes what its hop delivers.
 ///
 /// Either way the reactor receives, and the verifier checks, every event the last hop delivers;
-/// the strategy decides which of them *fire* (run the reactor's work and are timed).
+/// the strategy decides which of them *fire* (run the reactor's work and are timed) and how.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Reactor {
@@ -623,6 +655,10 @@ pub enum Reactor {
     /// The reactor drains what has arrived while it was busy, keeps the newest and fires once:
     /// fired sequence numbers only increase, and the final event always fires.
     Latest,
+    /// The reactor accumulates what has arrived while it was busy and fires once on the whole
+    /// batch (one run of its work per batch): every event is timed, at the end of the run that
+    /// took it.
+    Batch,
 }
 
 impl Reactor {
@@ -631,6 +667,7 @@ impl Reactor {
         match self {
             Reactor::Sequential => "sequential",
             Reactor::Latest => "latest",
+            Reactor::Batch => "batch",
         }
     }
 
@@ -649,7 +686,7 @@ impl fmt::Display for Reactor {
 impl FromStr for Reactor {
     type Err = LookupError;
     fn from_str(s: &str) -> Result<Self, LookupError> {
-        let all = [Reactor::Sequential, Reactor::Latest];
+        let all = [Reactor::Sequential, Reactor::Latest, Reactor::Batch];
         all.into_iter()
             .find(|m| m.name() == s)
             .ok_or_else(|| LookupError::listing(Thing::Reactor, s, all.iter().map(|m| m.name())))

@@ -34,6 +34,12 @@ pub(crate) fn after_sample(reset: bool) -> Option<SampleMemory> {
     })
 }
 
+/// This process's resident set now, bytes, if this system shows it.
+pub(crate) fn resident() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    parse_status(&status).map(|(_, rss)| rss)
+}
+
 /// `(VmHWM, VmRSS)` in bytes from the text of `/proc/<pid>/status`.
 fn parse_status(text: &str) -> Option<(u64, u64)> {
     let field = |name: &str| -> Option<u64> {

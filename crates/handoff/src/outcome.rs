@@ -249,6 +249,9 @@ pub struct PacedFigures {
     pub fires: u64,
     /// Per-hop queue depths (pipelines; one entry for a single-hop paced run).
     pub hops: Vec<HopFigures>,
+    /// A soak's windows, in order; empty for a sample measured as a whole.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub windows: Vec<crate::open_loop::SoakWindow>,
 }
 
 impl SampleOutcome {

@@ -308,12 +308,22 @@ pub trait Receiver<M>: Send + 'static {
     fn failed_attempts(&self) -> u64 {
         0
     }
+
+    /// The consumer is done with every message received so far (a pipeline's reactor has run
+    /// on them). A transport that acknowledges to its source (a broker's offset commit, an
+    /// explicit ack) may do it here, once per run of the consumer's work rather than once per
+    /// message; the default does nothing. Called on the consumer's thread, outside no timed
+    /// region of its own: its cost is part of the consumer's.
+    fn processed(&mut self) {}
 }
 
 /// Boxed receivers (the hops of a pipeline) are receivers too.
 impl<M: 'static> Receiver<M> for Box<dyn Receiver<M>> {
     fn recv(&mut self) -> Option<M> {
         (**self).recv()
+    }
+    fn processed(&mut self) {
+        (**self).processed()
     }
     fn failed_attempts(&self) -> u64 {
         (**self).failed_attempts()

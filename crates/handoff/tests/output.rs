@@ -135,6 +135,7 @@ fn stream(
                     memory: None,
                     submit_ns: None,
                     cpu: None,
+                    windows: Vec::new(),
                 }]
             })
             .unwrap_or_default(),

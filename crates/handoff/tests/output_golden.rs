@@ -162,6 +162,7 @@ fn result(
             memory: None,
             submit_ns: None,
             cpu: None,
+            windows: Vec::new(),
         }],
         paced: None,
         ramp: None,

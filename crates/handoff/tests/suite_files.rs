@@ -187,7 +187,7 @@ fn default_suite_covers_every_shipped_transport_within_budget() {
                 Messages::Auto { target_ms, .. } => {
                     (1.5 + (t.warmup + t.samples) as f64) * target_ms as f64
                 }
-                Messages::Fixed(_) => unreachable!(),
+                Messages::Fixed(_) | Messages::Soak { .. } => unreachable!(),
             })
             .sum()
     };

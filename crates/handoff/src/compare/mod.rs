@@ -14,6 +14,7 @@
 
 pub(crate) mod bootstrap;
 pub(crate) mod fdr;
+pub(crate) mod mann_kendall;
 pub(crate) mod mann_whitney;
 pub(crate) mod metric;
 pub mod model;

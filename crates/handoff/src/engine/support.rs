@@ -123,6 +123,8 @@ pub(crate) fn check_support(
         let most = match spec.messages {
             Messages::Fixed(n) => n,
             Messages::Auto { max, .. } => max,
+            // Closed loop never soaks (the plan refuses `duration` there).
+            Messages::Soak { .. } => u64::MAX,
         };
         if most > spec.capacity as u64 {
             return unsupported(format!(

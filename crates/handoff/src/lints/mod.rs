@@ -19,6 +19,7 @@
 //! | `limits.rs`    | the distance to the machine's limit (`probe-unstable`: the probe had repetitions set aside; `beyond-limit`: disturbed probe or beyond its geometry) |
 
 mod delivery;
+mod drift;
 mod duration;
 mod latency;
 mod limits;
@@ -74,6 +75,7 @@ pub(crate) fn evaluate(result: &TrialResult, cx: &Context) -> Vec<Lint> {
     lints.extend(open_loop::paced(result));
     lints.extend(open_loop::refused(result));
     lints.extend(open_loop::ramp_ceiling(result));
+    lints.extend(drift::drift(result));
     lints.extend(limits::probe_unstable(result, cx.limits));
     lints.extend(limits::beyond_limit(result, cx.limits));
     lints.extend(memory::growth(result));

@@ -59,8 +59,10 @@ pub(super) fn throughput(r: &TrialResult) -> Vec<Lint> {
         let rates: Vec<f64> = r.samples.iter().map(|x| x.msgs_per_s).collect();
         lints.extend(outliers(&rates));
     }
-    // A ramp keeps the samples of its highest sustained step; its steps are its samples.
-    if s.n < 3 && r.verdict == Verdict::Pass && r.ramp.is_none() {
+    // A ramp keeps the samples of its highest sustained step; its steps are its samples. A
+    // soak's windows are its repeated measurements (and the drift lint judges them).
+    let soak = r.samples.iter().any(|x| !x.windows.is_empty());
+    if s.n < 3 && r.verdict == Verdict::Pass && r.ramp.is_none() && !soak {
         lints.push(Lint::FewSamples { samples: s.n });
     }
     lints

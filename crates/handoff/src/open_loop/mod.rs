@@ -14,4 +14,5 @@ pub mod ramp;
 pub mod stamped;
 
 pub(crate) use clock::Clock;
+pub use handoff_model::open_loop::SoakWindow;
 pub use stamped::Stamped;

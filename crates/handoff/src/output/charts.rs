@@ -7,6 +7,7 @@
 //! | stream | every sample's throughput per row, its min–max range and median, the machine's limit; rows listed apart below a rule |
 //! | ping-pong, paced | latency percentiles (p50 … p99.99) on a "nines" axis, one line per row; uncorrected (from the actual send) dashed for open-loop rows |
 //! | ramp | achieved rate and p99 against the requested rate, the highest sustained rate marked |
+//! | (a soak among the rows) | latency over time: each window's p99 and p50, one line each per row (`soak.rs`) |
 //! | (across tables) | median throughput against capacity, producers or payload, one line per transport, where a run sweeps one of them |
 
 use super::fmt;
@@ -40,11 +41,14 @@ pub(crate) fn for_group(g: &Group, report: &RunReport) -> Vec<String> {
             )
         })
         .collect();
-    match g.shape {
+    let mut charts: Vec<String> = match g.shape {
         Shape::Stream => throughput(&g.title, &rows).into_iter().collect(),
         Shape::PingPong | Shape::Paced => percentiles(&g.title, &rows).into_iter().collect(),
         Shape::Ramp => ramp(&g.title, &rows),
-    }
+    };
+    let labelled: Vec<(&str, &TrialResult)> = rows.iter().map(|(l, r, _)| (*l, *r)).collect();
+    charts.extend(super::soak::chart(&g.title, &labelled));
+    charts
 }
 
 /// Every sample's throughput per row (see the module docs); `None` if no row has a sample.

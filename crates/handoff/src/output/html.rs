@@ -183,6 +183,28 @@ fn group(g: &Group, report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
         }
         writeln!(out, "</ol>")?;
     }
+    for s in &g.soaks {
+        writeln!(
+            out,
+            "<details class=\"soak\"><summary>{}</summary>",
+            escape(&s.heading)
+        )?;
+        writeln!(out, "<div class=\"table\"><table>\n<thead><tr>")?;
+        for (i, c) in super::soak::COLUMNS.iter().enumerate() {
+            let class = if i > 0 { " class=\"num\"" } else { "" };
+            write!(out, "<th{class}>{}</th>", escape(c))?;
+        }
+        writeln!(out, "</tr></thead>\n<tbody>")?;
+        for cells in &s.rows {
+            write!(out, "<tr>")?;
+            for (i, cell) in cells.iter().enumerate() {
+                let class = if i > 0 { " class=\"num\"" } else { "" };
+                write!(out, "<td{class}>{}</td>", escape(cell))?;
+            }
+            writeln!(out, "</tr>")?;
+        }
+        writeln!(out, "</tbody>\n</table></div></details>")?;
+    }
     writeln!(out, "</section>")
 }
 

@@ -4,6 +4,7 @@
 //! same-worker, batch-emulated) get a table of their own per reason under the ranked one.
 //! Every text goes through `cell`, which escapes markup and control characters alike.
 
+use super::soak;
 use super::view::{self, Group};
 use super::Exporter;
 use crate::report::RunReport;
@@ -107,6 +108,18 @@ fn group(g: &Group, out: &mut dyn Write) -> io::Result<()> {
     }
     for (i, f) in g.footnotes.iter().enumerate() {
         writeln!(out, "- {} {}", cell(&format!("[{}]", i + 1)), cell(f))?;
+    }
+    for s in &g.soaks {
+        writeln!(out)?;
+        writeln!(out, "{}:", cell(&s.heading))?;
+        writeln!(out)?;
+        let head: Vec<String> = soak::COLUMNS.iter().map(|c| cell(c)).collect();
+        writeln!(out, "| {} |", head.join(" | "))?;
+        writeln!(out, "|---|{}", "---:|".repeat(soak::COLUMNS.len() - 1))?;
+        for row in &s.rows {
+            let cells: Vec<String> = row.iter().map(|c| cell(c)).collect();
+            writeln!(out, "| {} |", cells.join(" | "))?;
+        }
     }
     Ok(())
 }

@@ -28,6 +28,7 @@ pub(crate) mod html;
 mod json;
 mod markdown;
 pub mod recommend;
+pub(crate) mod soak;
 pub(crate) mod svg;
 mod table;
 pub mod trend;

@@ -26,6 +26,7 @@
 //!   [2] same-thread: the consumer runs on the producer's thread; no cross-core hand-off happens
 //! ```
 
+use super::soak;
 use super::view::{self, Group};
 use super::Exporter;
 use crate::report::RunReport;
@@ -124,6 +125,24 @@ fn group(g: &Group, out: &mut dyn Write) -> io::Result<()> {
     }
     for (i, f) in g.footnotes.iter().enumerate() {
         writeln!(out, "  [{}] {}", i + 1, escaped(f))?;
+    }
+    for s in &g.soaks {
+        writeln!(out)?;
+        writeln!(out, "  {}", escaped(&s.heading))?;
+        let mut t = Table::new();
+        t.load_style(TableStyle::new().header_separator(LineStyle::none().fill('─').junction('─')));
+        t.set_header(soak::COLUMNS);
+        for r in &s.rows {
+            t.add_row(r.iter().map(|c| escaped(c).into_owned()));
+        }
+        for i in 1..soak::COLUMNS.len() {
+            if let Some(col) = t.column_mut(i) {
+                col.set_cell_alignment(CellAlignment::Right);
+            }
+        }
+        for line in t.lines() {
+            writeln!(out, "  {}", line.trim_end())?;
+        }
     }
     Ok(())
 }

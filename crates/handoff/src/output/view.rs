@@ -158,6 +158,8 @@ pub(crate) struct Group {
     pub members: Vec<Row>,
     /// What kind of figures the rows have.
     pub shape: Shape,
+    /// The windows of every soak among the rows, in row order.
+    pub soaks: Vec<super::soak::SoakTable>,
 }
 
 /// One row of a [`Group`]: which result it shows, its label, and why it is apart, if it is.
@@ -732,6 +734,12 @@ fn group(
     if kind == Shape::Paced || kind == Shape::Ramp {
         notes.extend(open_loop_notes(&rows));
     }
+    let labelled: Vec<(&str, &TrialResult)> = members
+        .iter()
+        .zip(rows_in_order(&members, &rows, index_of))
+        .map(|(m, r)| (m.label.as_str(), r))
+        .collect();
+    let soaks = super::soak::tables(&labelled);
 
     Group {
         title,
@@ -744,7 +752,20 @@ fn group(
         consensus: Vec::new(),
         members,
         shape: kind,
+        soaks,
     }
+}
+
+/// The results of `members`, in their order, out of `rows`.
+fn rows_in_order<'a>(
+    members: &[Row],
+    rows: &[&'a TrialResult],
+    index_of: &dyn Fn(&TrialResult) -> usize,
+) -> Vec<&'a TrialResult> {
+    members
+        .iter()
+        .filter_map(|m| rows.iter().find(|r| index_of(r) == m.result).copied())
+        .collect()
 }
 
 /// The parameters a group's heading echoes: each one equal on every row, once.

@@ -153,6 +153,11 @@ pub(crate) fn thousands(n: u128) -> String {
     out
 }
 
+/// A soak's `duration`: one second to one day.
+pub(crate) const SOAK_MS: (u64, u64) = (1_000, 86_400_000);
+/// A soak's `window`: 100 ms to one hour.
+pub(crate) const WINDOW_MS: (u64, u64) = (100, 3_600_000);
+
 #[cfg(test)]
 mod tests {
     use super::*;

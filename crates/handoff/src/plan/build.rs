@@ -405,6 +405,9 @@ fn scope(key: &str, w: WorkloadKind, own: bool) -> Result<(), &'static str> {
         "rate" | "pacer" | "ramp" if !w.is_open_loop() => {
             Err("closed loop; it applies to paced, ramp and pipeline")
         }
+        "duration" | "window" if !w.is_open_loop() => {
+            Err("closed loop; a soak is an open-loop run (paced, ramp or pipeline)")
+        }
         "hop_capacity" | "stage_work_ns" | "delivery" | "reactor" | "reactor_work_ns"
         | "merge_hop" | "merge_rate"
             if w != Pipeline =>
@@ -610,7 +613,7 @@ impl Bench<'_> {
             producers,
             consumers,
             batches: or(&s.batch, |b| b.0.iter().map(|x| x.0).collect(), vec![None]),
-            counts: self.counts()?,
+            counts: self.counts(workload)?,
             options,
             pacings,
             pipelines,
@@ -676,6 +679,15 @@ impl Bench<'_> {
             .map(|m| match m {
                 Messages::Fixed(n) => *n,
                 Messages::Auto { max, .. } => *max,
+                // A soak sends rate × duration, at its highest rate.
+                Messages::Soak { duration_ms, .. } => {
+                    let fastest = d.pacings.iter().filter_map(|p| match p {
+                        Pacing::Rate(r) => Some(*r),
+                        Pacing::Ramp(r) => Some(r.max),
+                        Pacing::Closed => None,
+                    });
+                    Messages::over(fastest.max().unwrap_or(1), *duration_ms)
+                }
             })
             .chain(d.pacings.iter().filter_map(|p| match p {
                 // A ramp's step runs rate × step_ms messages, up to its highest rate.
@@ -754,9 +766,13 @@ impl Bench<'_> {
         Ok(())
     }
 
-    /// The message counts, with the `auto` bounds checked.
-    fn counts(&self) -> Result<Vec<Messages>, Broken> {
+    /// The message counts, with the `auto` bounds checked; for an open-loop `workload` with a
+    /// `duration`, the soak (unless the benchmark gives its own `messages`).
+    fn counts(&self, workload: WorkloadKind) -> Result<Vec<Messages>, Broken> {
         let s = &self.s;
+        if let Some(soak) = self.soak(workload)? {
+            return Ok(vec![soak]);
+        }
         let target_ms = or(&s.target_ms, |n| n.0, defaults::TARGET_MS);
         let min = or(&s.min_messages, |n| n.0, defaults::MIN_MESSAGES);
         let max = or(&s.max_messages, |n| n.0, defaults::MAX_MESSAGES);
@@ -781,6 +797,48 @@ impl Bench<'_> {
                 Count::Fixed(n) => Messages::Fixed(n),
             })
             .collect())
+    }
+
+    /// The soak `duration` and `window` ask for, if they apply: `duration` set (here or
+    /// inherited) on an open-loop workload whose benchmark does not give its own `messages`.
+    fn soak(&self, workload: WorkloadKind) -> Result<Option<Messages>, Broken> {
+        let (s, own) = (&self.s, &self.own);
+        if let (Some(d), Some(_)) = (&own.duration, &own.messages) {
+            return Err(Broken::new(
+                Kind::Conflict,
+                "give either `duration` (a soak) or `messages` (a count), not both",
+            )
+            .at(&d.origin));
+        }
+        if let (Some(w), None) = (&own.window, &s.duration) {
+            return Err(Broken::new(
+                Kind::Missing,
+                "`window` divides a soak: give its `duration` too (e.g. `duration = \"5m\"`)",
+            )
+            .at(&w.origin));
+        }
+        let Some(d) = &s.duration else {
+            return Ok(None);
+        };
+        if !workload.is_open_loop() || (own.messages.is_some() && own.duration.is_none()) {
+            return Ok(None);
+        }
+        let window_ms = or(&s.window, |w| w.0, defaults::SOAK_WINDOW_MS);
+        if d.value.0 < 2 * window_ms {
+            let at = s.window.as_ref().map_or(&d.origin, |w| &w.origin);
+            return Err(Broken::new(
+                Kind::Conflict,
+                format!(
+                    "a soak of {} in windows of {} has fewer than two windows: shorten `window` or lengthen `duration`",
+                    d.value, handoff_model::fmt::span_ms(window_ms)
+                ),
+            )
+            .at(at));
+        }
+        Ok(Some(Messages::Soak {
+            duration_ms: d.value.0,
+            window_ms,
+        }))
     }
 
     /// Producer and consumer counts for `workload` (its own keys already checked).

@@ -63,3 +63,6 @@ pub(crate) fn rate(workload: WorkloadKind) -> u64 {
         10_000
     }
 }
+
+/// A soak's window when the suite gives none: 10 seconds.
+pub(crate) const SOAK_WINDOW_MS: u64 = 10_000;

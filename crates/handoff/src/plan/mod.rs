@@ -140,8 +140,11 @@ impl Plan {
 
     /// The same coverage in less time: at most 3 timed samples and 1 warm-up, `auto` samples
     /// aimed at a fifth of their target duration (at least 5 ms), fixed counts divided by 10
-    /// (at least 1000). Nothing is ever made longer than it was.
+    /// (at least 1000), a soak shortened to 20 s in windows of a tenth of that (at least a
+    /// second). Nothing is ever made longer than it was.
     pub fn quick(&mut self) {
+        /// The longest a soak lasts under `--quick`.
+        const QUICK_SOAK_MS: u64 = 20_000;
         for t in &mut self.trials {
             t.samples = t.samples.min(3);
             t.warmup = t.warmup.min(1);
@@ -161,6 +164,17 @@ impl Plan {
                     max,
                 },
                 Messages::Fixed(n) => Messages::Fixed((n / 10).max(1000).min(n)),
+                // A soak lasts at most 20 s, in at least ten windows of at least a second.
+                Messages::Soak {
+                    duration_ms,
+                    window_ms,
+                } => {
+                    let duration_ms = duration_ms.min(QUICK_SOAK_MS);
+                    Messages::Soak {
+                        duration_ms,
+                        window_ms: window_ms.min((duration_ms / 10).max(1000)),
+                    }
+                }
             };
             if let Pacing::Ramp(r) = &mut t.pacing {
                 r.step_ms = (r.step_ms / 4).max(20);

@@ -122,6 +122,10 @@ params! {
     rate: List<Rate>,
     /// How a paced producer waits.
     pacer: Parsed<PacerMode>,
+    /// A soak: how long one open-loop sample lasts (`"5m"`), in place of a message count.
+    duration: super::value::SoakSpan,
+    /// A soak's window, over which each figure is taken (default `"10s"`).
+    window: super::value::WindowSpan,
     /// The steps of a rate search.
     ramp: super::value::Ramp,
     /// A pipeline's capacities, one per hop.

@@ -216,6 +216,7 @@ impl<const MIN: u64, const MAX: u64> Values for Int<MIN, MAX> {}
 impl<T> Values for Parsed<T> {}
 impl Values for bool {}
 impl Values for Ramp {}
+impl<const MIN: u64, const MAX: u64> Values for Span<MIN, MAX> {}
 
 /// A value written as an integer, a word or a boolean, with one set of rules for a suite file
 /// and for the command line.
@@ -568,6 +569,90 @@ impl fmt::Display for Rate {
     }
 }
 
+/// A length of time written with its unit (`"500ms"`, `"90s"`, `"5m"`, `"1h"`, or units
+/// together, `"1m30s"`), in milliseconds, within `[MIN, MAX]`: a soak's `duration` and
+/// `window`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Span<const MIN: u64, const MAX: u64>(pub u64);
+
+impl<const MIN: u64, const MAX: u64> Scalar for Span<MIN, MAX> {
+    fn expected() -> String {
+        format!(
+            "a length of time such as \"5m\", \"90s\" or \"500ms\", from {} to {}",
+            handoff_model::fmt::span_ms(MIN),
+            handoff_model::fmt::span_ms(MAX)
+        )
+    }
+    fn from_int(n: i128) -> Result<Self, ValueError> {
+        Err(ValueError::WrongType(format!(
+            "expected {}, found the integer {n} (write its unit: \"{n}s\")",
+            Self::expected()
+        )))
+    }
+    fn from_word(s: &str) -> Result<Self, ValueError> {
+        let ms = parse_span_ms(s.trim()).ok_or_else(|| {
+            ValueError::WrongType(format!("expected {}, found \"{s}\"", Self::expected()))
+        })?;
+        if ms < MIN {
+            Err(ValueError::OutOfRange(format!(
+                "must be at least {}, got {s}",
+                handoff_model::fmt::span_ms(MIN)
+            )))
+        } else if ms > MAX {
+            Err(ValueError::OutOfRange(format!(
+                "must be at most {}, got {s}",
+                handoff_model::fmt::span_ms(MAX)
+            )))
+        } else {
+            Ok(Span(ms))
+        }
+    }
+}
+scalar_io!(generic [const MIN: u64, const MAX: u64] Span<MIN, MAX>);
+
+impl<const MIN: u64, const MAX: u64> fmt::Display for Span<MIN, MAX> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&handoff_model::fmt::span_ms(self.0))
+    }
+}
+
+/// Milliseconds in `s`: numbers each followed by a unit (`h`, `m`, `s`, `ms`), largest first
+/// or not; `None` if it does not read so.
+fn parse_span_ms(s: &str) -> Option<u64> {
+    let mut total: u64 = 0;
+    let mut rest = s;
+    if rest.is_empty() {
+        return None;
+    }
+    while !rest.is_empty() {
+        let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        if digits == 0 {
+            return None;
+        }
+        let n: u64 = rest[..digits].parse().ok()?;
+        rest = &rest[digits..];
+        let (unit, len) = if rest.starts_with("ms") {
+            (1, 2)
+        } else if rest.starts_with('h') {
+            (3_600_000, 1)
+        } else if rest.starts_with('m') {
+            (60_000, 1)
+        } else if rest.starts_with('s') {
+            (1_000, 1)
+        } else {
+            return None;
+        };
+        rest = &rest[len..];
+        total = total.checked_add(n.checked_mul(unit)?)?;
+    }
+    Some(total)
+}
+
+/// A soak's duration.
+pub type SoakSpan = Span<{ bounds::SOAK_MS.0 }, { bounds::SOAK_MS.1 }>;
+/// A soak's window.
+pub type WindowSpan = Span<{ bounds::WINDOW_MS.0 }, { bounds::WINDOW_MS.1 }>;
+
 /// Messages per second: a rate, and a ramp's `start` and `max`.
 pub type RateValue = Int<1, { bounds::MAX_RATE }>;
 
@@ -744,6 +829,19 @@ mod tests {
         assert_eq!("5".parse::<Count>(), Ok(Count::Fixed(5)));
         assert_eq!("none".parse::<Batch>(), Ok(Batch(None)));
         assert_eq!("ramp".parse::<Rate>(), Ok(Rate::Ramp));
+        assert_eq!("5m".parse::<SoakSpan>(), Ok(Span(300_000)));
+        assert_eq!("1m30s".parse::<SoakSpan>(), Ok(Span(90_000)));
+        assert_eq!("250ms".parse::<WindowSpan>(), Ok(Span(250)));
+        assert!(matches!(
+            "2h".parse::<WindowSpan>(),
+            Err(ValueError::OutOfRange(_))
+        ));
+        assert!("5 minutes".parse::<SoakSpan>().is_err());
+        assert!("300"
+            .parse::<SoakSpan>()
+            .unwrap_err()
+            .to_string()
+            .contains("\"300s\""));
         assert!("fast"
             .parse::<Rate>()
             .unwrap_err()

@@ -59,7 +59,8 @@ pub(super) fn planned(trials: &[Trial]) -> Vec<TrialPlan> {
         let (samples, scheduled) = match (&t.spec.pacing, &t.ramp) {
             (Pacing::Ramp(r), done) => (
                 done.as_ref()
-                    .map_or_else(|| ramp::planned_ramp_steps(r), |d| d.steps.len()),
+                    .map_or_else(|| ramp::planned_ramp_steps(r), |d| d.steps.len())
+                    + usize::from(t.spec.messages.soak_window_ms().is_some()),
                 Some(Duration::from_millis(r.step_ms)),
             ),
             (Pacing::Rate(rate), _) => (

@@ -272,6 +272,11 @@ fn raw_samples(outcomes: &[SampleOutcome]) -> Vec<RawSample> {
                 cpu: o.cpu,
                 redelivered: o.redelivered,
                 lost: o.lost,
+                windows: o
+                    .paced
+                    .as_ref()
+                    .map(|p| p.windows.clone())
+                    .unwrap_or_default(),
             }
         })
         .collect()

@@ -8,6 +8,7 @@
 //! the stage that feeds it.
 
 use super::gauge::{depth_histogram, Gauge};
+use super::windows::WindowSpec;
 use crate::message::Message;
 use crate::open_loop::clock::Clock;
 use crate::open_loop::pacer::{self, Pacer, Wait};
@@ -48,6 +49,8 @@ pub(in crate::engine) struct Injector {
     /// Set once the sample's tasks are at their start gate (stages and sinks under a driver):
     /// the injector waits for it before its schedule starts.
     pub ready: Option<Arc<AtomicBool>>,
+    /// A soak's windows, which injector 0 starts at its first due time.
+    pub start: Option<WindowSpec>,
 }
 
 /// What one injector reports (also from a peer process, as JSON: its moments are on the
@@ -117,6 +120,7 @@ impl Injector {
             gauges,
             depth_caps,
             ready,
+            start,
         } = self;
         if let Some(ready) = ready {
             let mut spins = 0u32;
@@ -130,6 +134,9 @@ impl Injector {
             }
         }
         let first_due = clock.now_ns() + stagger as u64;
+        if let Some(w) = &start {
+            w.begin(first_due);
+        }
         let pacer = Pacer::new(clock.clone(), first_due, interval, wait);
         let mut depths: Vec<Histogram<u64>> = if samples_depths {
             (0..gauges.len()).map(|_| depth_histogram()).collect()

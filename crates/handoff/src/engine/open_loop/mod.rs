@@ -23,6 +23,7 @@ pub(super) mod gauge;
 pub(super) mod injector;
 mod sink;
 mod stage;
+pub(super) mod windows;
 
 use super::asynch::driver::{collect_slots, wrap_tasks, Task};
 use super::cpu::Side;
@@ -39,7 +40,7 @@ use crate::outcome::{HopFigures, PacedFigures, SampleOutcome, SampleStatus};
 use crate::placement;
 use crate::semantics::Ordering;
 use crate::transport::{Endpoints, Receiver, Sender};
-use crate::workload::{PacerMode, TrialSpec};
+use crate::workload::{Messages, PacerMode, TrialSpec};
 use gauge::Gauge;
 use hdrhistogram::Histogram;
 use injector::{Injected, Injector, InjectorReport};
@@ -47,6 +48,7 @@ use sink::{Sink, SinkReport};
 pub(super) use stage::{Stage, StageReport};
 use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 use std::sync::Arc;
+use windows::{Mark, WindowClock, WindowSpec};
 
 /// What the engine knows of a hop besides its endpoints.
 #[derive(Clone, Debug)]
@@ -104,6 +106,8 @@ pub(super) struct Setup {
     overhead: crate::open_loop::clock::Overhead,
     gauges: Arc<Vec<Gauge>>,
     depth_caps: Vec<Option<u64>>,
+    /// A soak's windows, if the sample is one.
+    windows: Option<WindowSpec>,
 }
 
 impl Setup {
@@ -173,6 +177,13 @@ impl Setup {
                 .iter()
                 .map(|m| if m.latest { Some(1) } else { None })
                 .collect(),
+            windows: match spec.messages {
+                Messages::Soak {
+                    duration_ms,
+                    window_ms,
+                } => Some(WindowSpec::new(window_ms, duration_ms)),
+                _ => None,
+            },
         })
     }
 
@@ -192,6 +203,7 @@ impl Setup {
             gauges: self.gauges.clone(),
             depth_caps: self.depth_caps.clone(),
             ready,
+            start: self.windows.clone().filter(|_| id == 0),
         }
     }
 
@@ -208,6 +220,7 @@ impl Setup {
             per: m.per,
             interval: m.interval,
             stagger: self.interval / 2.0,
+            start: None,
             ..self.injector(0, ready)
         })
     }
@@ -242,7 +255,16 @@ impl Setup {
             n_hops: self.n_hops,
             clock: self.clock.clone(),
             progress,
+            windows: self.windows.clone(),
         }
+    }
+
+    /// Starts a soak's window clock, if the sample is one and the thread can be made (a soak
+    /// whose clock could not start is measured as a whole).
+    pub(super) fn window_clock(&self) -> Option<WindowClock> {
+        let spec = self.windows.clone()?;
+        let merge = self.merge.as_ref().map(|m| m.hop);
+        WindowClock::start(spec, self.clock.clone(), self.gauges.clone(), merge).ok()
     }
 
     /// The name of sink `index`.
@@ -551,22 +573,25 @@ fn finish(
     spec: &TrialSpec,
 ) -> SampleOutcome {
     let cpu = crew.cpu();
-    let (members, place) = match sample::collect(crew, spec.watchdog(Some(setup.rate)), setup.total)
-    {
+    let window_clock = setup.window_clock();
+    let collected = sample::collect(crew, spec.watchdog(Some(setup.rate)), setup.total);
+    let marks = window_clock.map(WindowClock::stop).unwrap_or_default();
+    let (members, place) = match collected {
         Ok(collected) => collected,
         Err(outcome) => return *outcome,
     };
-    let outcome = figures(members, place, &setup, meta);
+    let outcome = figures(members, place, &setup, meta, &marks);
     sample::with_cpu(outcome, cpu.as_deref())
 }
 
 /// The figures of a sample whose `members` have all reported, placed as `place` says (its CPU
-/// time not added yet).
+/// time not added yet); a soak's window clock read `marks`.
 pub(super) fn figures(
     members: Vec<Member>,
     place: placement::Placement,
     setup: &Setup,
     meta: &[HopMeta],
+    marks: &[Mark],
 ) -> SampleOutcome {
     let mut injected = Injected::new();
     let (mut failed_sends, mut failed_recvs) = (0, 0);
@@ -596,6 +621,11 @@ pub(super) fn figures(
             Member::Tasks(inner) => members.extend(inner),
         }
     }
+    let latency_windows = reports
+        .iter_mut()
+        .find(|r| r.index == 0)
+        .map(|r| std::mem::take(&mut r.windows))
+        .unwrap_or_default();
     let Some(delivered) = sink::delivered(reports, injected.disconnect, setup.sinks) else {
         return SampleOutcome::status_only(SampleStatus::Crashed("no sink reported".into()), place);
     };
@@ -632,6 +662,9 @@ pub(super) fn figures(
             sent: injected.sent,
             fires,
             hops: hop_figures(meta, &setup.gauges, &injected.depths, &wakeups),
+            windows: setup.windows.as_ref().map_or_else(Vec::new, |w| {
+                windows::assemble(w, marks, &latency_windows, last_ns)
+            }),
         })),
         ..sample::measured(verdict, elapsed_ns, place)
     }

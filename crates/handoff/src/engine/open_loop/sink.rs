@@ -13,10 +13,19 @@
 //! counted is in the hop and the receive that takes it does not wait; one not yet counted can
 //! only make the reactor fire early, never skip the newest. Every event is still received and
 //! verified (exactly once, in order); the one held when the hop ends fires then, so the final
-//! event always fires. Latency is timed for the injectors' events only: a merge source's take a
-//! shorter path.
+//! event always fires. Under `batch` the reactor accumulates instead: it drains what arrived as
+//! `latest` does, then fires once on the whole batch, and every event of the batch is timed at
+//! the end of that one run. Latency is timed for the injectors' events only: a merge source's
+//! take a shorter path.
+//!
+//! After each fire the sink tells its receiver that everything received so far is processed
+//! ([`Receiver::processed`]): a broker transport may commit its offset or acknowledge there, once
+//! per graph run, as the system the pipeline scenario comes from does.
+//!
+//! In a soak each sink also times its fires window by window ([`LatencyWindows`]).
 
 use super::gauge::Gauge;
+use super::windows::{LatencyWindows, WindowLatency, WindowSpec};
 use crate::engine::crew::{Progress, PROGRESS_EVERY, PUBLISH_PERIOD};
 use crate::engine::hop::DynAsyncReceiver;
 use crate::histogram;
@@ -53,6 +62,8 @@ pub(in crate::engine) struct Sink {
     pub clock: Clock,
     /// The sample's progress.
     pub progress: Arc<Progress>,
+    /// A soak's windows, if the sample is one.
+    pub windows: Option<WindowSpec>,
 }
 
 /// What one sink reports.
@@ -70,6 +81,8 @@ pub(in crate::engine) struct SinkReport {
     pub failed: u64,
     /// Receives that waited and were woken (an async hop awaited by a task).
     pub wakeups: Option<u64>,
+    /// A soak's latency, window by window.
+    pub windows: Vec<WindowLatency>,
 }
 
 impl Sink {
@@ -77,9 +90,13 @@ impl Sink {
     pub fn run<M: Message, R: Receiver<Stamped<M>>>(self, mut rx: R) -> SinkReport {
         let mut state = self.start();
         while let Some(m) = rx.recv() {
-            state.on_event(&m);
+            if state.on_event(&m) {
+                rx.processed();
+            }
         }
-        state.flush();
+        if state.flush() {
+            rx.processed();
+        }
         state.finish(rx.failed_attempts(), None)
     }
 
@@ -106,7 +123,8 @@ impl Sink {
             uncorrected: histogram::new(),
             last_ns: 0,
             fires: 0,
-            held: None,
+            held: Vec::new(),
+            windows: self.windows.clone().map(LatencyWindows::new),
             published: 0,
             published_ns,
             sink: self,
@@ -122,9 +140,11 @@ struct SinkState {
     uncorrected: Histogram<u64>,
     last_ns: u64,
     fires: u64,
-    /// Under `latest`: the newest event received and not fired (its producer and its intended
-    /// and actual send times).
-    held: Option<Held>,
+    /// Events received and not fired yet: under `latest` the newest alone, under `batch` the
+    /// batch so far.
+    held: Vec<Held>,
+    /// A soak's latency windows.
+    windows: Option<LatencyWindows>,
     /// The count last published to the watchdog's progress, and when.
     published: u64,
     published_ns: u64,
@@ -139,14 +159,14 @@ struct Held {
 }
 
 impl SinkState {
-    /// Verifies one event and fires it, or under `latest` holds it while newer ones are
-    /// already in the hop.
+    /// Verifies one event and fires it, or under `latest` and `batch` holds it while newer
+    /// ones are already in the hop. Returns whether it fired.
     ///
     /// The watchdog's progress follows the first sink, published every `PROGRESS_EVERY` events
     /// or every `PUBLISH_PERIOD`, whichever comes first: the sink reads the clock for every event
     /// anyway, so the time costs one comparison.
     #[inline]
-    fn on_event<M: Message>(&mut self, m: &Stamped<M>) {
+    fn on_event<M: Message>(&mut self, m: &Stamped<M>) -> bool {
         let s = &self.sink;
         let now = s.clock.now_ns();
         self.verifier.observe(m);
@@ -165,20 +185,23 @@ impl SinkState {
             intended_ns: m.intended_ns,
             sent_ns: m.sent_ns,
         };
+        let more = s.reactor != Reactor::Sequential && hop.sent_total() > count;
         match s.reactor {
-            Reactor::Sequential => self.fire(event, now),
-            Reactor::Latest if hop.sent_total() > count => self.held = Some(event),
-            Reactor::Latest => {
-                self.held = None;
-                self.fire(event, now);
-            }
+            Reactor::Latest => self.held.clear(),
+            Reactor::Sequential | Reactor::Batch => {}
         }
+        self.held.push(event);
+        if more {
+            return false;
+        }
+        self.fire(now);
+        true
     }
 
-    /// Fires `event`, received at `now`: spins for the reactor's work, then times the event
-    /// at the end of it.
+    /// Fires the events held, the last received at `now`: spins for the reactor's work once,
+    /// then times each at the end of it.
     #[inline]
-    fn fire(&mut self, event: Held, now: u64) {
+    fn fire(&mut self, now: u64) {
         let s = &self.sink;
         let end = if s.work > 0 {
             let until = now.saturating_add(s.work);
@@ -192,19 +215,27 @@ impl SinkState {
             now
         };
         self.fires += 1;
-        if event.producer < s.timed {
-            histogram::record(&mut self.corrected, end.saturating_sub(event.intended_ns));
-            histogram::record(&mut self.uncorrected, end.saturating_sub(event.sent_ns));
+        for event in self.held.drain(..) {
+            if event.producer < s.timed {
+                histogram::record(&mut self.corrected, end.saturating_sub(event.intended_ns));
+                histogram::record(&mut self.uncorrected, end.saturating_sub(event.sent_ns));
+                if let Some(w) = &mut self.windows {
+                    w.record(event.intended_ns, end);
+                }
+            }
         }
         self.last_ns = end;
     }
 
-    /// Fires the event held when the hop ended (the final one, if it was counted late).
-    fn flush(&mut self) {
-        if let Some(event) = self.held.take() {
-            let now = self.sink.clock.now_ns();
-            self.fire(event, now);
+    /// Fires what is held when the hop ended (the final event, if it was counted late);
+    /// returns whether it fired.
+    fn flush(&mut self) -> bool {
+        if self.held.is_empty() {
+            return false;
         }
+        let now = self.sink.clock.now_ns();
+        self.fire(now);
+        true
     }
 
     /// The sink's report once its hop has ended: `failed` non-blocking receives, `wakeups` of
@@ -225,6 +256,7 @@ impl SinkState {
             fires: self.fires,
             failed,
             wakeups,
+            windows: self.windows.map_or_else(Vec::new, LatencyWindows::finish),
         }
     }
 }
@@ -270,6 +302,7 @@ pub(super) fn delivered(
             fires: f,
             failed: _,
             wakeups: _,
+            windows: _,
         } = r;
         fires += f;
         if let Some((p, s)) = disconnect {
@@ -322,6 +355,7 @@ mod tests {
             n_hops: 1,
             clock: Clock::start(),
             progress: Progress::for_sample(),
+            windows: None,
         };
         (s.start(), gauges)
     }

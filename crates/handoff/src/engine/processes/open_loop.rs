@@ -22,6 +22,7 @@ use super::{cannot, collect_both, join_senders, local_plan, serve_threads, start
 use crate::engine::cpu::Side;
 use crate::engine::crew::{Line, Progress};
 use crate::engine::hop::{BoxedHop, HopPayload, HopSource};
+use crate::engine::open_loop::windows::WindowClock;
 use crate::engine::open_loop::{
     self, gauge, spawn_parts, take_apart, Held, Member, Setup, StageReport, NEEDS_RATE,
 };
@@ -200,7 +201,10 @@ pub(super) fn run<T: CrossProcess, M: HopPayload>(
     spawn_parts::<M, Tx<M>, Rx<M>>(&mut crew, &setup, parts, split.chain.ordering, spec);
     let tally = crew.cpu();
     let watchdog = spec.watchdog(Some(setup.rate));
-    let (mut members, place, theirs) = match collect_both(crew, &mut peer, watchdog, setup.total) {
+    let window_clock = setup.window_clock();
+    let collected = collect_both(crew, &mut peer, watchdog, setup.total);
+    let marks = window_clock.map(WindowClock::stop).unwrap_or_default();
+    let (mut members, place, theirs) = match collected {
         Ok(collected) => collected,
         Err(outcome) => return *outcome,
     };
@@ -244,7 +248,7 @@ pub(super) fn run<T: CrossProcess, M: HopPayload>(
             place,
         );
     }
-    let outcome = open_loop::figures(members, place, &setup, meta);
+    let outcome = open_loop::figures(members, place, &setup, meta, &marks);
     sample::with_cpu(outcome, tally.as_deref())
 }
 

@@ -56,13 +56,19 @@ pub(super) fn paced_count(spec: &TrialSpec) -> Option<u64> {
             min,
             max,
         } => round_count((rate.saturating_mul(target_ms) / 1000).clamp(min.max(1), max)),
+        Messages::Soak { duration_ms, .. } => Messages::over(rate, duration_ms),
     })
 }
 
-/// Runs the warm-up samples at the trial's count.
+/// Runs the warm-up samples at the trial's count; a soak's last one window each (at the rate of
+/// its first timed sample: its own, or a ramp's first step).
 pub(super) fn warm_up(t: &mut Trial, on: &mut dyn FnMut(&SampleOutcome)) {
+    let n = match (t.spec.messages, t.spec.pacing.rate()) {
+        (Messages::Soak { window_ms, .. }, Some(rate)) => Messages::over(rate, window_ms),
+        _ => t.messages,
+    };
     for _ in 0..t.spec.warmup {
-        if untimed(t, t.messages, on).is_none() {
+        if untimed(t, n, on).is_none() {
             return;
         }
     }
@@ -76,6 +82,8 @@ pub(super) fn calibrate(t: &mut Trial, on: &mut dyn FnMut(&SampleOutcome)) {
         (Pacing::Ramp(r), _) => step_messages(r, r.start),
         (Pacing::Rate(_), _) => paced_count(&t.spec).unwrap_or(1),
         (Pacing::Closed, Messages::Fixed(n)) => n,
+        // The plan gives a soak only to open-loop trials.
+        (Pacing::Closed, Messages::Soak { .. }) => 1,
         (
             Pacing::Closed,
             Messages::Auto {

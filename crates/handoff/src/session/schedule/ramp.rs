@@ -5,7 +5,7 @@ use super::trial::Trial;
 use crate::histogram;
 use crate::open_loop::ramp::{self, StepFigures};
 use crate::outcome::SampleOutcome;
-use crate::workload::{Pacing, RampSpec};
+use crate::workload::{Messages, Pacing, RampSpec};
 
 /// Fewest messages in one step of a ramp.
 const MIN_STEP_MESSAGES: u64 = 200;
@@ -24,7 +24,8 @@ pub(super) fn step_messages(r: &RampSpec, rate: u64) -> u64 {
 }
 
 /// Runs a ramp's search; the samples of the highest rate sustained become the trial's timed
-/// samples, so its figures are the ones reported.
+/// samples, so its figures are the ones reported. A ramp with a soak's `duration` then soaks at
+/// that rate: the soak's one sample is the trial's timed sample.
 pub(super) fn run_ramp(t: &mut Trial, on: &mut dyn FnMut(&SampleOutcome)) {
     let Pacing::Ramp(spec) = t.spec.pacing.clone() else {
         return;
@@ -52,6 +53,20 @@ pub(super) fn run_ramp(t: &mut Trial, on: &mut dyn FnMut(&SampleOutcome)) {
         t.messages = step_messages(&spec, best);
     }
     t.stop = err.map(|o| *o);
+    if let (Messages::Soak { duration_ms, .. }, Some(best), None) =
+        (t.spec.messages, search.sustained, &t.stop)
+    {
+        let n = Messages::over(best, duration_ms);
+        let o = t.sample(n, Some(best));
+        on(&o);
+        t.last_placement = o.placement.clone();
+        if o.status.is_pass() {
+            t.outcomes = vec![o];
+            t.messages = n;
+        } else {
+            t.stop = Some(o);
+        }
+    }
     t.ramp = Some(search);
 }
 
