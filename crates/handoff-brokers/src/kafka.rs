@@ -452,6 +452,7 @@ impl Transport for Kafka {
             taken: vec![None; partitions as usize],
             commit: COMMIT.get(cfg),
             commits: 0,
+            poll_wait: POLL,
             topic,
         };
         Ok(Endpoints {
@@ -642,6 +643,8 @@ pub struct Rx<M> {
     commit: Commit,
     /// Commits made.
     commits: u64,
+    /// How long a refill waits for the first record ([`POLL`]; none when only looking).
+    poll_wait: Duration,
     /// Dropped after the consumer: the topic and group are deleted once it is closed.
     topic: Topic,
 }
@@ -653,10 +656,10 @@ fn fetched<M: Message>(m: &BorrowedMessage<'_>) -> (i32, i64, Decoded<M>) {
 }
 
 impl<M: Message> Rx<M> {
-    /// Takes what the client has fetched: waits up to [`POLL`] for the first record, then
-    /// takes what else is there without waiting, up to [`FETCH_MAX`].
+    /// Takes what the client has fetched: waits up to `poll_wait` ([`POLL`]) for the first
+    /// record, then takes what else is there without waiting, up to [`FETCH_MAX`].
     fn refill(&mut self) {
-        let mut wait = POLL;
+        let mut wait = self.poll_wait;
         while self.fetched.len() < FETCH_MAX {
             match self.consumer.poll(wait) {
                 None => break,
@@ -733,6 +736,16 @@ impl<M: Message> Receiver<M> for Rx<M> {
         if self.commit == Commit::Processed {
             self.commit_taken();
         }
+    }
+
+    fn pending(&mut self) -> Option<usize> {
+        if self.fetched.is_empty() && !self.ends.all() {
+            // What the client has fetched already is there without waiting.
+            let wait = std::mem::replace(&mut self.poll_wait, Duration::ZERO);
+            self.refill();
+            self.poll_wait = wait;
+        }
+        Some(self.fetched.len())
     }
 }
 

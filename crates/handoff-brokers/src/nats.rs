@@ -131,6 +131,7 @@ impl Transport for NatsCore {
                 rt,
                 ends: Ends::new(cfg.producers),
                 live,
+                peeked: None,
                 _m: PhantomData,
             }],
         })
@@ -186,7 +187,21 @@ pub struct CoreRx<M> {
     rt: Arc<Runtime>,
     ends: Ends,
     live: Arc<AtomicUsize>,
+    /// A message taken from the subscription by [`Receiver::pending`], handed over next.
+    peeked: Option<async_nats::Message>,
     _m: PhantomData<fn() -> M>,
+}
+
+/// The next item of `stream` if it is there without waiting (polled in `rt`'s context, whose
+/// timers and I/O the stream uses).
+fn ready_now<S: futures_util::Stream + Unpin>(rt: &Runtime, stream: &mut S) -> Option<S::Item> {
+    use std::task::{Context, Poll};
+    let _in = rt.enter();
+    let mut cx = Context::from_waker(futures_util::task::noop_waker_ref());
+    match stream.poll_next_unpin(&mut cx) {
+        Poll::Ready(item) => item,
+        Poll::Pending => None,
+    }
 }
 
 impl<M: Message> Receiver<M> for CoreRx<M> {
@@ -197,9 +212,12 @@ impl<M: Message> Receiver<M> for CoreRx<M> {
             }
             // The timer is made inside the runtime: a tokio timer needs its context.
             let subscriber = &mut self.subscriber;
-            let next = self
-                .rt
-                .block_on(async { tokio::time::timeout(IDLE, subscriber.next()).await });
+            let next = match self.peeked.take() {
+                Some(m) => Ok(Some(m)),
+                None => self
+                    .rt
+                    .block_on(async { tokio::time::timeout(IDLE, subscriber.next()).await }),
+            };
             let message = match next {
                 Ok(Some(m)) => m,
                 Ok(None) => panic!("nats: the subscription at {} closed", NATS.addr()),
@@ -228,6 +246,13 @@ impl<M: Message> Receiver<M> for CoreRx<M> {
                 Decoded::End(p) => self.ends.note(p),
             }
         }
+    }
+
+    fn pending(&mut self) -> Option<usize> {
+        if self.peeked.is_none() {
+            self.peeked = ready_now(&self.rt, &mut self.subscriber);
+        }
+        Some(usize::from(self.peeked.is_some()))
     }
 }
 
@@ -332,6 +357,7 @@ impl Transport for NatsJetStream {
                 name,
                 rt,
                 ends: Ends::new(cfg.producers),
+                peeked: None,
                 _m: PhantomData,
             }],
         })
@@ -462,6 +488,8 @@ pub struct JsRx<M> {
     name: String,
     rt: Arc<Runtime>,
     ends: Ends,
+    /// A message taken from the pull by [`Receiver::pending`], handed over next.
+    peeked: Option<jetstream::Message>,
     _m: PhantomData<fn() -> M>,
 }
 
@@ -471,7 +499,11 @@ impl<M: Message> Receiver<M> for JsRx<M> {
             if self.ends.all() {
                 return None;
             }
-            let message = match self.rt.block_on(self.messages.next()) {
+            let next = match self.peeked.take() {
+                Some(m) => Some(Ok(m)),
+                None => self.rt.block_on(self.messages.next()),
+            };
+            let message = match next {
                 Some(Ok(m)) => m,
                 Some(Err(e)) => panic!("nats-jetstream: pull from {}: {e}", NATS.addr()),
                 None => panic!("nats-jetstream: the pull at {} ended", NATS.addr()),
@@ -485,6 +517,17 @@ impl<M: Message> Receiver<M> for JsRx<M> {
                 Decoded::End(p) => self.ends.note(p),
             }
         }
+    }
+
+    fn pending(&mut self) -> Option<usize> {
+        if self.peeked.is_none() {
+            self.peeked = match ready_now(&self.rt, &mut self.messages) {
+                Some(Ok(m)) => Some(m),
+                Some(Err(e)) => panic!("nats-jetstream: pull from {}: {e}", NATS.addr()),
+                None => None,
+            };
+        }
+        Some(usize::from(self.peeked.is_some()))
     }
 }
 

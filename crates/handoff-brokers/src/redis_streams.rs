@@ -267,6 +267,11 @@ impl<M: Message> Receiver<M> for Rx<M> {
             self.acknowledge();
         }
     }
+
+    fn pending(&mut self) -> Option<usize> {
+        // What was fetched and not handed over; asking the server would be a round trip.
+        Some(self.fetched.len())
+    }
 }
 
 impl<M> Drop for Rx<M> {

@@ -318,3 +318,105 @@ fn a_broker_stopped_mid_trial_crashes_that_trial_and_a_restarted_one_passes() {
     assert_eq!(code, Some(0), "{stderr}");
     assert_eq!(of(&v, "redis-streams")[0]["verdict"], "pass");
 }
+
+/// The pipeline scenario's Kafka soak, as `--quick` runs it: every trial passes, each soak is
+/// measured in its windows (what they delivered adds up to what the sample did), the accumulator
+/// strategies differ as they must (a batch times every event, latest only what it fires), and
+/// the HTML report of the run draws latency over time.
+#[test]
+#[ignore = "needs the brokers of scripts/brokers (the test command starts them)"]
+fn the_kafka_soak_runs_quick_with_its_windows_and_its_chart() {
+    let suite = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../suites/kafka-soak.toml");
+    let (code, v, stderr) = json_run(&mut handoff(), &[suite.to_str().unwrap(), "--quick"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let rs = results(&v);
+    assert_eq!(
+        rs.len(),
+        4,
+        "latest and batch, at 1000/s and at the ramp's rate"
+    );
+    for r in rs {
+        assert_eq!(r["verdict"], "pass", "{r}");
+        assert_eq!(r["params"]["options"]["commit"], "processed");
+        let s = &r["samples"][0];
+        let windows = s["windows"].as_array().expect("a soak's windows");
+        assert_eq!(windows.len(), 10, "20 s in windows of 2 s");
+        let delivered: u64 = windows
+            .iter()
+            .map(|w| w["delivered"].as_u64().unwrap())
+            .sum();
+        assert_eq!(delivered, s["messages"].as_u64().unwrap());
+        assert!(lint_codes(r).contains(&"broker-shares-cores".to_string()));
+        let reactor = r["params"]["pipeline"]["reactor"].as_str().unwrap();
+        let fires = r["paced"]["fires"].as_u64().unwrap();
+        let timed = r["latency"]["count"].as_u64().unwrap();
+        match reactor {
+            "batch" => assert_eq!(timed, s["messages"].as_u64().unwrap(), "{r}"),
+            "latest" => assert_eq!(timed, fires, "{r}"),
+            other => panic!("reactor {other}"),
+        }
+    }
+    let json = std::env::temp_dir().join(format!("handoff-kafka-soak-{}.json", std::process::id()));
+    std::fs::write(&json, serde_json::to_vec(&v).unwrap()).unwrap();
+    let html = Command::cargo_bin("handoff")
+        .unwrap()
+        .args(["show", "--format", "html"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_file(&json);
+    let page = String::from_utf8_lossy(&html.stdout);
+    assert_eq!(
+        page.matches("class=\"chart soak\"").count(),
+        2,
+        "one per table"
+    );
+}
+
+/// Kafka's own end-to-end latency tool runs against the same broker as handoff's Kafka
+/// ping-pong, and the script prints both side by side (and keeps them in target/kafka-e2e).
+#[test]
+#[ignore = "needs the brokers of scripts/brokers (the test command starts them)"]
+fn kafkas_own_latency_tool_runs_beside_the_ping_pong() {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scripts/kafka-e2e");
+    let bin = assert_cmd::cargo::cargo_bin("handoff");
+    let out = std::process::Command::new("bash")
+        .arg(&script)
+        .arg("300")
+        .env("HANDOFF_BIN", &bin)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let figures = |row: &str| -> Vec<f64> {
+        let line = stdout
+            .lines()
+            .find(|l| l.starts_with(row))
+            .unwrap_or_else(|| panic!("no `{row}` row: {stdout}"));
+        line[row.len()..]
+            .split_whitespace()
+            .map(|x| x.parse().unwrap())
+            .collect()
+    };
+    let tool = figures("EndToEndLatency, one way (whole ms)");
+    let ours = figures("handoff ping-pong, round trip");
+    assert_eq!((tool.len(), ours.len()), (4, 4), "{stdout}");
+    // Both measured something: a mean above zero, percentiles in order.
+    for f in [&tool, &ours] {
+        assert!(f[0] > 0.0 && f[1] <= f[2] && f[2] <= f[3], "{stdout}");
+    }
+    // The tool's percentiles are whole milliseconds.
+    assert!(tool[1..].iter().all(|x| x.fract() == 0.0), "{stdout}");
+    // And the bad argument gets a clear refusal.
+    let bad = std::process::Command::new("bash")
+        .arg(&script)
+        .arg("lots")
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("RECORDS must be a whole number"));
+}

@@ -350,3 +350,74 @@ fn the_history_page_follows_each_result_over_the_runs_with_their_notes() {
     assert!(notes.iter().any(|n| n.contains("first")), "{notes:?}");
     assert!(notes.iter().any(|n| n.contains("second")), "{notes:?}");
 }
+
+/// A soak from the command line (`--duration`, `--window`): its windows in the JSON, a table of
+/// them under the terminal table, and a latency-over-time chart with one point per window in
+/// the HTML report, all from the same stored report.
+#[test]
+fn a_soak_shows_its_windows_as_a_table_and_latency_over_time() {
+    let json = scratch("soak.json");
+    handoff()
+        .args(["run", "--no-store", "--no-probes", "--quiet"])
+        .args(["-t", "crossbeam-bounded", "-w", "paced", "--rate", "2000"])
+        .args([
+            "--duration",
+            "2s",
+            "--window",
+            "250ms",
+            "--samples",
+            "1",
+            "--warmup",
+            "0",
+        ])
+        .args(["--format", "json", "--out"])
+        .arg(&json)
+        .assert()
+        .success();
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let r = &report["results"][0];
+    assert_eq!(r["verdict"], "pass");
+    let windows = r["samples"][0]["windows"].as_array().unwrap();
+    assert_eq!(windows.len(), 8);
+    let delivered: u64 = windows
+        .iter()
+        .map(|w| w["delivered"].as_u64().unwrap())
+        .sum();
+    assert_eq!(delivered, 4000);
+    let fired = windows
+        .iter()
+        .filter(|w| w["fired"].as_u64() > Some(0))
+        .count();
+
+    let table = handoff().arg("show").arg(&json).output().unwrap();
+    let text = String::from_utf8_lossy(&table.stdout);
+    assert!(
+        text.contains("soak of crossbeam-bounded: 8 windows of 0.25 s"),
+        "{text}"
+    );
+    assert!(
+        text.contains("delivered/s") && text.contains("backlog"),
+        "{text}"
+    );
+
+    let html = handoff()
+        .args(["show", "--format", "html"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    let page = String::from_utf8_lossy(&html.stdout);
+    let chart = page
+        .split("<svg")
+        .find(|s| s.contains("class=\"chart soak\""))
+        .expect("a latency-over-time chart");
+    assert!(chart.contains("Latency over time"), "{chart}");
+    assert_eq!(
+        chart.matches("<circle").count(),
+        fired,
+        "one point per timed window"
+    );
+    assert!(
+        page.contains("<details class=\"soak\">"),
+        "the windows as a table"
+    );
+}

@@ -195,6 +195,16 @@ impl Delivery {
     pub fn is_exactly_once(&self) -> bool {
         *self == Delivery::ExactlyOnce
     }
+
+    /// The guarantee of two hops in a row: the weaker one. A chain that may both repeat and
+    /// lose a message is checked as one that may lose it (a loss is counted, a repeat fails).
+    pub fn then(self, next: Delivery) -> Delivery {
+        match (self, next) {
+            (Delivery::ExactlyOnce, d) | (d, Delivery::ExactlyOnce) => d,
+            (Delivery::AtLeastOnce, Delivery::AtLeastOnce) => Delivery::AtLeastOnce,
+            _ => Delivery::AtMostOnce,
+        }
+    }
 }
 
 impl fmt::Display for Delivery {
@@ -513,5 +523,24 @@ impl fmt::Display for Locality {
             Locality::CrossProcess => "cross-process",
             Locality::Broker => "broker",
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Delivery::{self, *};
+
+    #[test]
+    fn a_chain_delivers_as_its_weakest_hop() {
+        let all = [ExactlyOnce, AtLeastOnce, AtMostOnce];
+        for d in all {
+            assert_eq!(ExactlyOnce.then(d), d);
+            assert_eq!(d.then(ExactlyOnce), d);
+            assert_eq!(d.then(d), d);
+        }
+        assert_eq!(AtLeastOnce.then(AtMostOnce), AtMostOnce);
+        assert_eq!(AtMostOnce.then(AtLeastOnce), AtMostOnce);
+        let folded = all.iter().fold(Delivery::default(), |a, b| a.then(*b));
+        assert_eq!(folded, AtMostOnce);
     }
 }

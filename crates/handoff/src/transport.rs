@@ -315,6 +315,17 @@ pub trait Receiver<M>: Send + 'static {
     /// message; the default does nothing. Called on the consumer's thread, outside no timed
     /// region of its own: its cost is part of the consumer's.
     fn processed(&mut self) {}
+
+    /// How many messages the next receives return without waiting, as far as this receiver
+    /// can tell without waiting: those a broker client has already fetched, say. `None` (the
+    /// default) when it cannot tell; the harness then counts what was sent into the hop and not
+    /// yet received, which is right for a queue whose sent messages are in it as soon as the
+    /// send returns, and wrong for a broker, whose messages spend a network trip getting there.
+    /// A pipeline's accumulating reactors (`latest`, `batch`) drain what this says is there
+    /// before they run their work.
+    fn pending(&mut self) -> Option<usize> {
+        None
+    }
 }
 
 /// Boxed receivers (the hops of a pipeline) are receivers too.
@@ -324,6 +335,9 @@ impl<M: 'static> Receiver<M> for Box<dyn Receiver<M>> {
     }
     fn processed(&mut self) {
         (**self).processed()
+    }
+    fn pending(&mut self) -> Option<usize> {
+        (**self).pending()
     }
     fn failed_attempts(&self) -> u64 {
         (**self).failed_attempts()

@@ -710,3 +710,108 @@ fn a_pipeline_shape_that_cannot_run_is_refused_with_the_reason() {
         other => panic!("{other:?}"),
     }
 }
+
+/// Under `batch` the reactor runs once per batch, as `latest` does, but every event is timed:
+/// fewer fires than events, one latency per event.
+#[test]
+fn a_batch_reactor_fires_once_per_batch_and_times_every_event() {
+    use handoff::workload::Reactor;
+    let _serial = serial();
+    let c = testing::catalog();
+    let mut spec = pipeline(&["crossbeam-bounded"; 3], Delivery::Sequential, 20_000);
+    let p = spec.pipeline.as_mut().unwrap();
+    p.reactor = Reactor::Batch;
+    p.reactor_work_ns = 200_000;
+    let o = run_sample(&c, &spec, SampleRequest::of(1_000));
+    assert_eq!(o.status, SampleStatus::Pass, "{:?}", o.status);
+    let p = o.paced.as_deref().unwrap();
+    let timed = histogram::decode(o.latency.as_deref().unwrap())
+        .unwrap()
+        .len();
+    assert_eq!(timed, 1_000, "every event of every batch is timed");
+    assert!(
+        p.fires >= 1 && p.fires < 1_000,
+        "one run per batch: {} fires",
+        p.fires
+    );
+}
+
+/// Runs one trial in process and returns its result.
+fn run_one(spec: TrialSpec) -> handoff::report::TrialResult {
+    let report = session::run(
+        &testing::catalog(),
+        vec![spec],
+        &SessionOptions {
+            isolation: Isolation::InProcess,
+            probes: None,
+            suite: "test".into(),
+            layout: handoff::layout::LayoutMode::Fixed,
+            consensus: false,
+            against: None,
+        },
+        &mut |_| {},
+    );
+    report.results.into_iter().next().unwrap()
+}
+
+/// A soak of 3 s in windows of 500 ms: six windows, the last holding the drain; what the
+/// windows count adds up to what the sample sent and delivered, whatever the machine's speed.
+#[test]
+fn a_soak_is_measured_window_by_window_and_its_windows_add_up() {
+    let _serial = serial();
+    let mut spec = paced("crossbeam-bounded", 2_000);
+    spec.messages = Messages::Soak {
+        duration_ms: 3_000,
+        window_ms: 500,
+    };
+    let r = run_one(spec);
+    assert_eq!(r.verdict, Verdict::Pass, "{:?}", r.violation);
+    assert_eq!(r.samples.len(), 1);
+    let s = &r.samples[0];
+    assert_eq!(s.messages, 6_000, "rate × duration");
+    let w = &s.windows;
+    assert_eq!(w.len(), 6, "{w:?}");
+    for (k, x) in w.iter().enumerate() {
+        assert_eq!(x.start_ms, k as f64 * 500.0);
+        if k < 5 {
+            assert_eq!(x.length_ms, 500.0);
+        } else {
+            // Its last event was due half an interval before the end, and the drain is its.
+            assert!(x.length_ms >= 450.0, "{x:?}");
+        }
+    }
+    assert_eq!(w.iter().map(|x| x.delivered).sum::<u64>(), 6_000);
+    assert_eq!(w.iter().map(|x| x.sent).sum::<u64>(), 6_000);
+    assert_eq!(w.iter().map(|x| x.fired).sum::<u64>(), 6_000);
+    assert_eq!(w[5].backlog, 0, "nothing in flight at the end");
+    assert!(w
+        .iter()
+        .all(|x| x.fired == 0 || x.p50 <= x.p99 && x.p99 <= x.max));
+    assert!(!r.lints.iter().any(|l| matches!(l, Lint::FewSamples { .. })));
+}
+
+/// A consumer that gets slower the longer it runs keeps up at first and then falls further
+/// behind every window: the drift lint says so.
+#[test]
+fn a_consumer_that_slows_down_over_a_soak_drifts() {
+    let _serial = serial();
+    let mut spec = paced("faulty-degrade", 2_000);
+    spec.messages = Messages::Soak {
+        duration_ms: 4_000,
+        window_ms: 500,
+    };
+    let r = run_one(spec);
+    assert_eq!(r.verdict, Verdict::Pass, "{:?}", r.violation);
+    assert_eq!(r.samples[0].windows.len(), 8);
+    let drifts: Vec<&Lint> = r
+        .lints
+        .iter()
+        .filter(|l| matches!(l, Lint::Drift { .. }))
+        .collect();
+    assert!(!drifts.is_empty(), "{:?}", r.lints);
+    assert!(
+        drifts[0].to_string().starts_with("drift: "),
+        "{}",
+        drifts[0]
+    );
+}

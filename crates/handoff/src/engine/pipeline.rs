@@ -304,6 +304,7 @@ pub(super) fn chain<'s>(
                 _ => None,
             },
             latest: ordering == Ordering::Latest,
+            delivery: info.semantics.delivery,
         });
     }
     let ordering = match (pipe.delivery, conflating) {

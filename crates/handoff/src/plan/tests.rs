@@ -1631,3 +1631,76 @@ fn a_scaling_gate_names_its_producer_count_and_its_rate() {
         assert_eq!(e.kind, PlanErrorKind::Conflict, "{e}");
     }
 }
+
+#[test]
+fn a_soak_lasts_its_duration_in_windows_and_misplaced_soak_keys_are_errors() {
+    let base =
+        "[[benchmark]]\nworkload = \"paced\"\ntransports = [\"crossbeam-bounded\"]\nrate = 1000\n";
+    let s = parse(&format!("{base}duration = \"5m\"\n")).unwrap();
+    assert_eq!(
+        s.trials[0].messages,
+        Messages::Soak {
+            duration_ms: 300_000,
+            window_ms: 10_000
+        }
+    );
+    assert_eq!(s.trials[0].messages.to_string(), "soak 5m in 10s windows");
+    let s = parse(&format!("{base}duration = \"1m30s\"\nwindow = \"500ms\"\n")).unwrap();
+    assert_eq!(
+        s.trials[0].messages,
+        Messages::Soak {
+            duration_ms: 90_000,
+            window_ms: 500
+        }
+    );
+    // From [defaults]: the open-loop benchmarks soak, a closed-loop one keeps its count.
+    let s = parse(
+        "[defaults]\nduration = \"1m\"\nmessages = 5000\n\n[[benchmark]]\nworkload = \"paced\"\ntransport = \"rtrb\"\nrate = 100\n\n[[benchmark]]\nworkload = \"spsc\"\ntransport = \"rtrb\"\n",
+    )
+    .unwrap();
+    assert!(matches!(s.trials[0].messages, Messages::Soak { .. }));
+    assert_eq!(s.trials[1].messages, Messages::Fixed(5000));
+    // `--quick`: at most 20 s, in windows of a tenth of that.
+    let mut q = parse(&format!("{base}duration = \"5m\"\n")).unwrap();
+    q.quick();
+    assert_eq!(
+        q.trials[0].messages,
+        Messages::Soak {
+            duration_ms: 20_000,
+            window_ms: 2_000
+        }
+    );
+
+    let spsc = "[[benchmark]]\nworkload = \"spsc\"\ntransports = [\"rtrb\"]\n";
+    assert_err(
+        &format!("{spsc}duration = \"5m\"\n"),
+        4,
+        "a soak is an open-loop run",
+    );
+    assert_err(
+        &format!("{base}window = \"10s\"\n"),
+        5,
+        "give its `duration` too",
+    );
+    assert_err(
+        &format!("{base}duration = \"5m\"\nmessages = 1000\n"),
+        5,
+        "not both",
+    );
+    assert_err(
+        &format!("{base}duration = \"15s\"\nwindow = \"10s\"\n"),
+        6,
+        "fewer than two windows",
+    );
+    assert_err(
+        &format!("{base}duration = 300\n"),
+        5,
+        "write its unit: \"300s\"",
+    );
+    assert_err(&format!("{base}duration = \"2d\"\n"), 5, "a length of time");
+    assert_err(
+        &format!("{base}window = \"50ms\"\nduration = \"1m\"\n"),
+        5,
+        "at least 100ms",
+    );
+}

@@ -208,6 +208,18 @@ fn effective_semantics(catalog: &Catalog, spec: &TrialSpec) -> Semantics {
     if spec.driver == Driver::TokioCurrent {
         semantics.locality = Locality::SameThread;
     }
+    // A pipeline is as far from its threads as its farthest hop, and delivers as its weakest.
+    if let Some(p) = &spec.pipeline {
+        for hop in &p.hops {
+            let Some(s) = catalog.get(&hop.transport).map(|e| e.info().semantics) else {
+                continue;
+            };
+            if s.locality == Locality::Broker {
+                semantics.locality = Locality::Broker;
+            }
+            semantics.delivery = semantics.delivery.then(s.delivery);
+        }
+    }
     // Producers in one process and consumers in another: every message crosses the boundary.
     if spec.placement == Boundary::Processes {
         semantics.locality = Locality::CrossProcess;

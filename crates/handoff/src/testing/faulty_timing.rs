@@ -4,10 +4,13 @@
 //! |----------------|------------------------------------------------------------------------|
 //! | `faulty-stall` | the producer's send of message [`STALL_AT`] delivers it, then blocks the producer for `stall_ms` (option, default 50) once |
 //! | `faulty-knee`  | a bounded channel whose `try_send` refuses whenever the producer has sent more than `knee` messages per second (option, default 50000) allow over the time since its first send plus [`KNEE_SLACK`] |
+//! | `faulty-degrade` | a channel whose consumer gets slower the longer it runs: after its n-th receive it spins n × `step_ns` (option, default 100) |
 //!
 //! A stall in the producer is the classic case of coordinated omission: the messages due during
 //! the stall are sent late, and only latency measured from their *intended* send time shows it.
-//! The knee plants a known saturation rate for the ramp to find.
+//! The knee plants a known saturation rate for the ramp to find. The degrading consumer plants a
+//! drift for a soak's windows to show: at 2000 messages per second and 100 ns a step, it keeps
+//! up for about 2.5 s, then falls further behind every window.
 
 use crate::catalog::{Catalog, Entry};
 use crate::message::Message;
@@ -223,8 +226,79 @@ impl Transport for Knee {
     }
 }
 
-/// Registers both.
+/// `faulty-degrade` (see the module docs).
+pub struct Degrade;
+
+/// Consumer side of `faulty-degrade`.
+pub struct DegradeRx<M> {
+    rx: mpsc::Receiver<M>,
+    received: u64,
+    step_ns: u64,
+}
+
+impl<M: Message> Receiver<M> for DegradeRx<M> {
+    fn recv(&mut self) -> Option<M> {
+        let m = self.rx.recv().ok()?;
+        self.received += 1;
+        let cost = Duration::from_nanos(self.received.saturating_mul(self.step_ns));
+        let start = Instant::now();
+        while start.elapsed() < cost {
+            std::hint::spin_loop();
+        }
+        Some(m)
+    }
+}
+
+impl Transport for Degrade {
+    type Tx<M: Message> = PlainTx<M>;
+    type Rx<M: Message> = DegradeRx<M>;
+
+    fn info(&self) -> TransportInfo {
+        TransportInfo {
+            name: "faulty-degrade".into(),
+            description: "test-only: std channel whose consumer spins n × `step_ns` after its n-th receive (slower the longer it runs)".into(),
+            semantics: semantics(Bound::Unbounded),
+            options: vec![OptionSpec {
+                name: "step_ns".into(),
+                values: vec![],
+                help: "how much longer each receive takes than the one before, ns (default 100)"
+                    .into(),
+                waits: vec![],
+            }],
+            test_only: true,
+            origin: Default::default(),
+        }
+    }
+
+    fn channel<M: Message>(
+        &self,
+        cfg: &ChannelConfig,
+    ) -> Result<Endpoints<PlainTx<M>, DegradeRx<M>>, BuildError> {
+        let step_ns = number_option(cfg, "step_ns", 100)?;
+        let (tx, rx) = mpsc::channel();
+        Ok(Endpoints {
+            senders: (0..cfg.producers).map(|_| PlainTx(tx.clone())).collect(),
+            receivers: vec![DegradeRx {
+                rx,
+                received: 0,
+                step_ns,
+            }],
+        })
+    }
+}
+
+/// Producer side of `faulty-degrade`: a plain unbounded send.
+pub struct PlainTx<M>(mpsc::Sender<M>);
+
+impl<M: Message> Sender<M> for PlainTx<M> {
+    fn send(&mut self, msg: M) -> Result<(), M> {
+        self.0.send(msg).map_err(|e| e.0)
+    }
+}
+
+/// Registers all three.
 pub fn register_all(c: &mut Catalog) {
     c.register(Entry::pull(Stall));
     c.register(Entry::pull(Knee));
+    c.register(Entry::pull(Degrade));
 }

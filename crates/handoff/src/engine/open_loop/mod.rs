@@ -59,6 +59,8 @@ pub(super) struct HopMeta {
     pub capacity: Option<usize>,
     /// The hop conflates (keeps only the newest value).
     pub latest: bool,
+    /// How many times it delivers each message.
+    pub delivery: crate::semantics::Delivery,
 }
 
 /// Depth samples at most this often per second (each reads every hop's counters, which other
@@ -108,6 +110,8 @@ pub(super) struct Setup {
     depth_caps: Vec<Option<u64>>,
     /// A soak's windows, if the sample is one.
     windows: Option<WindowSpec>,
+    /// How many times the chain delivers each event (its weakest hop's guarantee).
+    delivery: crate::semantics::Delivery,
 }
 
 impl Setup {
@@ -177,6 +181,11 @@ impl Setup {
                 .iter()
                 .map(|m| if m.latest { Some(1) } else { None })
                 .collect(),
+            delivery: meta
+                .iter()
+                .fold(Default::default(), |d: crate::semantics::Delivery, m| {
+                    d.then(m.delivery)
+                }),
             windows: match spec.messages {
                 Messages::Soak {
                     duration_ms,
@@ -256,6 +265,7 @@ impl Setup {
             clock: self.clock.clone(),
             progress,
             windows: self.windows.clone(),
+            delivery: self.delivery,
         }
     }
 
