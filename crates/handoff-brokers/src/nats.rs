@@ -116,7 +116,7 @@ impl Transport for NatsCore {
             senders.push(CoreTx {
                 client: connect(&rt, PENDING.get(cfg))?,
                 rt: rt.clone(),
-                subject: subject.clone(),
+                subject: async_nats::Subject::from(subject.as_str()),
                 producer: p as u32,
                 live: live.clone(),
                 buf: Vec::new(),
@@ -142,7 +142,8 @@ impl Transport for NatsCore {
 pub struct CoreTx<M> {
     client: async_nats::Client,
     rt: Arc<Runtime>,
-    subject: String,
+    /// Shared bytes: a clone per publish costs a reference count, not an allocation.
+    subject: async_nats::Subject,
     producer: u32,
     /// Producers of this channel not yet gone.
     live: Arc<AtomicUsize>,
@@ -153,6 +154,8 @@ pub struct CoreTx<M> {
 impl<M: Message> Sender<M> for CoreTx<M> {
     fn send(&mut self, msg: M) -> Result<(), M> {
         record::encode(&msg, &mut self.buf);
+        // The client owns what it publishes until it is written out: one allocation per
+        // message is the client API's, whatever buffer the record is built in.
         let payload = Bytes::copy_from_slice(&self.buf);
         if let Err(e) = self
             .rt
@@ -341,7 +344,7 @@ impl Transport for NatsJetStream {
             senders.push(JsTx {
                 js: jetstream::new(client),
                 rt: rt.clone(),
-                subject: name.clone(),
+                subject: async_nats::Subject::from(name.as_str()),
                 producer: p as u32,
                 acks: VecDeque::new(),
                 window: WINDOW.get(cfg),
@@ -378,7 +381,8 @@ type AckFuture = std::pin::Pin<
 pub struct JsTx<M> {
     js: jetstream::Context,
     rt: Arc<Runtime>,
-    subject: String,
+    /// Shared bytes: a clone per publish costs a reference count, not an allocation.
+    subject: async_nats::Subject,
     producer: u32,
     /// Publish acknowledgements outstanding, oldest first.
     acks: VecDeque<AckFuture>,

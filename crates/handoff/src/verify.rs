@@ -492,20 +492,20 @@ pub(crate) fn merge(verifiers: Vec<Verifier>) -> Verdict {
         };
     };
     let mut redelivered = 0u64;
-    count += first.count - first.redelivered;
-    redelivered += first.redelivered;
-    digest = digest
-        .wrapping_add(first.digest)
-        .wrapping_add(first.order)
-        .wrapping_sub(first.redelivered_keys);
-    violation = violation.or(first.violation.take());
-    for v in iter {
+    // What each consumer adds: its messages and its digest, each redelivery taken out (so
+    // consensus compares the stream, not how often the broker repeated it).
+    let mut add = |v: &Verifier| {
         count += v.count - v.redelivered;
         redelivered += v.redelivered;
         digest = digest
             .wrapping_add(v.digest)
             .wrapping_add(v.order)
             .wrapping_sub(v.redelivered_keys);
+    };
+    add(&first);
+    violation = violation.or(first.violation.take());
+    for v in iter {
+        add(&v);
         violation = violation.or(v.violation.clone());
         for (i, (a, b)) in first.seen.iter_mut().zip(&v.seen).enumerate() {
             let both = *a & *b;
