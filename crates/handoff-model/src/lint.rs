@@ -548,7 +548,7 @@ impl sfmt::Display for Lint {
             ),
             Lint::Drift { figure, early, late, windows, p } => write!(
                 f,
-                "drift: {} {} from {} in the first third of the soak's windows to {} in the last (Mann-Kendall trend over {windows} windows, p = {}): the trial gets worse the longer it runs",
+                "drift: {} {} from {} in the first third of the soak's windows to {} in the last (Mann-Kendall trend over {windows} windows, p {}): the trial gets worse the longer it runs",
                 figure.name(),
                 if figure.worse_is_up() { "grew" } else { "fell" },
                 figure.show(*early),
@@ -577,14 +577,14 @@ pub fn percent(share: f64) -> String {
     }
 }
 
-/// A p-value as text: `0.003`, `< 0.0001`.
+/// A p-value after its `p`: `= 0.003`, `< 0.0001`.
 fn p_value(p: f64) -> String {
     if p < 1e-4 {
         "< 0.0001".into()
     } else if p < 0.01 {
-        format!("{p:.4}")
+        format!("= {p:.4}")
     } else {
-        format!("{p:.3}")
+        format!("= {p:.3}")
     }
 }
 
