@@ -53,6 +53,26 @@ mod kafka;
 /// The broker transports' names.
 pub const NAMES: [&str; 4] = ["kafka", "redis-streams", "nats", "nats-jetstream"];
 
+/// The options each broker transport takes. A transport not built declares them too (taking
+/// any value), so that a suite written for the brokers parses on any build and its broker
+/// trials are then unavailable, not errors; a test checks the built ones declare the same.
+pub const OPTIONS: [(&str, &[&str]); 4] = [
+    (
+        "kafka",
+        &[
+            "acks",
+            "linger-ms",
+            "batch-size",
+            "fetch-wait-max-ms",
+            "partitions",
+            "commit",
+        ],
+    ),
+    ("redis-streams", &["ack", "fetch"]),
+    ("nats", &["pending"]),
+    ("nats-jetstream", &["window", "fetch", "storage"]),
+];
+
 /// Every broker transport's description, built or not.
 pub fn infos() -> Vec<TransportInfo> {
     vec![kafka_info(), redis_info(), nats_info(), jetstream_info()]
@@ -150,4 +170,20 @@ fn unbuilt(info: TransportInfo, feature: &str) -> Entry {
             "built without the `{feature}` broker feature (cargo build --release -p handoff-cli --features brokers; see docs/brokers.md)"
         ),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    /// What an unbuilt transport declares is what the built one takes.
+    #[test]
+    fn every_transport_declares_the_options_of_the_table() {
+        for info in super::infos() {
+            let declared: Vec<&str> = info.options.iter().map(|o| o.name.as_str()).collect();
+            let (_, table) = super::OPTIONS
+                .iter()
+                .find(|(n, _)| *n == info.name)
+                .unwrap_or_else(|| panic!("{} is not in OPTIONS", info.name));
+            assert_eq!(&declared, table, "{}", info.name);
+        }
+    }
 }

@@ -129,7 +129,17 @@ pub fn plain_info(
     description: &str,
     delivery: handoff::semantics::Delivery,
 ) -> handoff::transport::TransportInfo {
-    handoff::transport::TransportInfo::new(name, description, semantics(delivery))
+    let mut info = handoff::transport::TransportInfo::new(name, description, semantics(delivery));
+    let options = crate::OPTIONS.iter().find(|(n, _)| *n == name);
+    for option in options.map_or(&[][..], |(_, o)| *o) {
+        info = info.with_option(handoff::transport::OptionSpec {
+            name: option.to_string(),
+            values: Vec::new(),
+            help: "(the transport is not built: see docs/brokers.md)".into(),
+            waits: Vec::new(),
+        });
+    }
+    info
 }
 
 /// What every broker transport declares besides its delivery: many producers into one
