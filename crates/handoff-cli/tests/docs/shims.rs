@@ -9,7 +9,8 @@ use std::path::Path;
 /// samples, a tenth of the messages, shorter ramps) unless the run is judged against a
 /// baseline or its figures are compared (`full_samples` in `commands.toml`), where 5 samples
 /// a side are kept: the least a comparison can judge at alpha 0.05, with room to spare. A
-/// paired run (`--against`) keeps its own sample count: the pairs it needs.
+/// paired run (`--against`) keeps its own sample count: the pairs it needs, and a soak
+/// (`--duration`) its length.
 pub const QUICK: &[(&str, Option<&str>, &str)] = &[
     ("--no-probes", None, ""),
     ("--messages", None, "5000"),
@@ -32,6 +33,10 @@ pub fn write(bin: &Path, binary: &Path) {
         if *flag == "--samples" {
             // A paired run takes the pairs it needs to judge anything (at least 12).
             test.push_str(" || has --against");
+        }
+        if *flag == "--messages" {
+            // A soak is as long as its duration, not a count.
+            test.push_str(" || has --duration");
         }
         let add = if value.is_empty() {
             format!("extra+=({flag})")
