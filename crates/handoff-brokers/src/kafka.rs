@@ -43,7 +43,7 @@ use handoff::transport::{
     TrySendError,
 };
 use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
-use rdkafka::client::{ClientContext, DefaultClientContext};
+use rdkafka::client::{Client, ClientContext, DefaultClientContext};
 use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer};
 use rdkafka::error::{KafkaError, KafkaResult, RDKafkaErrorCode};
@@ -281,7 +281,13 @@ impl Topic {
                         .iter()
                         .all(|p| p.error().is_none() && p.leader() >= 0)
             });
-            if ready {
+            // The leader answering for each partition is what says it has taken it on: a record
+            // sent before that (with `acks=0`, whose sends nobody confirms) can be lost.
+            let deadline = start + TOPIC_READY;
+            if ready
+                && (0..self.partitions)
+                    .all(|p| watermarks(self.admin.inner(), &self.name, p, deadline).is_ok())
+            {
                 return Ok(());
             }
             if start.elapsed() > TOPIC_READY {
@@ -412,8 +418,7 @@ impl Transport for Kafka {
         let mut assignment = TopicPartitionList::with_capacity(partitions as usize);
         let mut last = Vec::with_capacity(partitions as usize);
         for p in 0..partitions {
-            let (_, high) = consumer
-                .fetch_watermarks(&topic.name, p, METADATA_WAIT)
+            let (_, high) = watermarks(consumer.client(), &topic.name, p, deadline)
                 .map_err(|e| KAFKA.refused("watermarks", e))?;
             if high < 1 {
                 return Err(KAFKA.refused("warm-up", format!("partition {p} is empty")));
@@ -476,6 +481,39 @@ fn drain(producer: &BaseProducer<Deliveries>, deadline: Instant) -> bool {
             return false;
         }
     }
+}
+
+/// A partition's low and high offsets, as its leader answers them. A topic just created may
+/// still be electing its leaders (the metadata can name a leader before that broker has taken
+/// the partition on), and a client just created may hold metadata from before the election:
+/// those answers are asked again, until `deadline`.
+fn watermarks<C: ClientContext>(
+    client: &Client<C>,
+    topic: &str,
+    partition: i32,
+    deadline: Instant,
+) -> KafkaResult<(i64, i64)> {
+    loop {
+        match client.fetch_watermarks(topic, partition, METADATA_WAIT) {
+            Err(e) if electing(&e) && Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            answer => return answer,
+        }
+    }
+}
+
+/// Whether an error only says a partition's leadership is not settled yet.
+fn electing(e: &KafkaError) -> bool {
+    matches!(
+        e.rdkafka_error_code(),
+        Some(
+            RDKafkaErrorCode::NotLeaderForPartition
+                | RDKafkaErrorCode::LeaderNotAvailable
+                | RDKafkaErrorCode::UnknownTopicOrPartition
+                | RDKafkaErrorCode::UnknownPartition
+        )
+    )
 }
 
 /// Whether a send failed only because the client's buffer is full.
@@ -865,10 +903,13 @@ mod tests {
             let mut ends = TopicPartitionList::new();
             let mut high = 0;
             for p in 0..rx.partitions {
-                let (_, h) = rx
-                    .consumer
-                    .fetch_watermarks(&rx.topic.name, p, METADATA_WAIT)
-                    .expect("watermarks");
+                let (_, h) = watermarks(
+                    rx.consumer.client(),
+                    &rx.topic.name,
+                    p,
+                    start + COMMITTED_WAIT,
+                )
+                .expect("watermarks");
                 high += h;
                 ends.add_partition(&rx.topic.name, p);
             }
