@@ -122,8 +122,7 @@ fn throughput(title: &str, rows: &[(&str, &TrialResult, bool)]) -> Option<String
             &format!("machine limit {}", fmt::rate(l)),
         );
     }
-    x_axis(
-        &mut svg,
+    svg.x_axis(
         &x,
         bottom,
         "messages per second · a dot per sample · bar: min–max · tick: median",
@@ -183,16 +182,7 @@ fn percentiles(title: &str, rows: &[(&str, &TrialResult, bool)]) -> Option<Strin
         y.lo = 0.0;
     }
     let mut svg = Svg::new(WIDTH, height);
-    for t in y.ticks() {
-        svg.line((x.from, y.at(t)), (x.to, y.at(t)), "grid");
-        svg.text(
-            (x.from - 6.0, y.at(t) + 4.0),
-            "end",
-            "tick",
-            &fmt::duration(t),
-        );
-    }
-    svg.vertical_text((18.0, (bottom + 16.0) / 2.0), "axis-label", "latency");
+    svg.y_axis(&x, &y, "latency", fmt::duration);
     for (name, pos) in QUANTILES {
         svg.line((x.at(pos), bottom), (x.at(pos), bottom + 5.0), "axis");
         svg.text((x.at(pos), bottom + 18.0), "middle", "tick", name);
@@ -233,29 +223,19 @@ fn percentiles(title: &str, rows: &[(&str, &TrialResult, bool)]) -> Option<Strin
                 &format!("{label}: {name} {}", fmt::duration(v as f64)),
             );
         }
-        let ly = 24.0 + 18.0 * i as f64;
-        svg.line(
-            (plot_right + 8.0, ly - 4.0),
-            (plot_right + 30.0, ly - 4.0),
+        svg.legend(
+            (plot_right, legend_w),
+            i,
             &format!("series {colour}"),
-        );
-        svg.text(
-            (plot_right + 36.0, ly),
-            "start",
             "label",
-            &clip(label, legend_w - 44.0),
+            label,
         );
     }
     if series.iter().any(|(_, _, u)| u.is_some()) {
-        let ly = 24.0 + 18.0 * series.len() as f64;
-        svg.line(
-            (plot_right + 8.0, ly - 4.0),
-            (plot_right + 30.0, ly - 4.0),
+        svg.legend(
+            (plot_right, legend_w),
+            series.len(),
             "series uncorrected",
-        );
-        svg.text(
-            (plot_right + 36.0, ly),
-            "start",
             "note",
             "dashed: from the actual send",
         );
@@ -309,11 +289,7 @@ fn ramp(title: &str, rows: &[(&str, &TrialResult, bool)]) -> Vec<String> {
             .flat_map(|(_, s, _)| s.steps.iter().map(|st| figure(&st.figures).max(1.0)));
         let y = Axis::fitting(values, bottom, 16.0);
         let mut svg = Svg::new(WIDTH, height);
-        for t in y.ticks() {
-            svg.line((x.from, y.at(t)), (x.to, y.at(t)), "grid");
-            svg.text((x.from - 6.0, y.at(t) + 4.0), "end", "tick", &tick(t));
-        }
-        svg.vertical_text((18.0, (bottom + 16.0) / 2.0), "axis-label", what);
+        svg.y_axis(&x, &y, what, tick);
         for (i, (label, s, hop)) in searches.iter().enumerate() {
             let colour = format!("c{}", i % COLOURS);
             let mut steps: Vec<_> = s.steps.iter().collect();
@@ -364,25 +340,10 @@ fn ramp(title: &str, rows: &[(&str, &TrialResult, bool)]) -> Vec<String> {
             );
             svg.text((WIDTH - 242.0, ly), "start", "label", &clip(label, 236.0));
         }
-        x_axis(&mut svg, &x, bottom, "requested rate (messages per second) · hollow: not sustained · vertical: highest sustained", fmt::rate);
+        svg.x_axis(&x, bottom, "requested rate (messages per second) · hollow: not sustained · vertical: highest sustained", fmt::rate);
         charts.push(svg.finish(&format!("chart {name}"), &format!("Ramp, {what}: {title}")));
     }
     charts
-}
-
-/// A horizontal axis at `y` with ticks labelled by `label` and a caption.
-fn x_axis(svg: &mut Svg, x: &Axis, y: f64, caption: &str, label: fn(f64) -> String) {
-    svg.line((x.from, y), (x.to, y), "axis");
-    for t in x.ticks() {
-        svg.line((x.at(t), y), (x.at(t), y + 5.0), "axis");
-        svg.text((x.at(t), y + 18.0), "middle", "tick", &label(t));
-    }
-    svg.text(
-        ((x.from + x.to) / 2.0, y + 38.0),
-        "middle",
-        "axis-label",
-        caption,
-    );
 }
 
 /// Throughput against each swept parameter (capacity, producers, payload), one line per
@@ -463,11 +424,7 @@ fn sweep_chart(
     }
     let y = Axis::fitting(lines.values().flatten().map(|p| p.1.max(1.0)), bottom, 16.0);
     let mut svg = Svg::new(WIDTH, height);
-    for t in y.ticks() {
-        svg.line((x.from, y.at(t)), (x.to, y.at(t)), "grid");
-        svg.text((x.from - 6.0, y.at(t) + 4.0), "end", "tick", &fmt::rate(t));
-    }
-    svg.vertical_text((18.0, (bottom + 16.0) / 2.0), "axis-label", "median msgs/s");
+    svg.y_axis(&x, &y, "median msgs/s", fmt::rate);
     for (i, (label, points)) in lines.iter_mut().enumerate() {
         points.sort_by(|a, b| a.0.total_cmp(&b.0));
         let colour = format!("c{}", i % COLOURS);
@@ -509,6 +466,6 @@ fn sweep_chart(
         "{} · hollow: oversubscribed (more threads than cores)",
         sweep.name()
     );
-    x_axis(&mut svg, &x, bottom, &axis, fmt::si);
+    svg.x_axis(&x, bottom, &axis, fmt::si);
     svg.finish("chart sweep", caption)
 }

@@ -5,7 +5,7 @@
 //! counts added, their latency the worst window's, the backlog and memory at the row's end).
 
 use super::fmt;
-use super::svg::{clip, Axis, Svg};
+use super::svg::{Axis, Svg};
 use crate::open_loop::SoakWindow;
 use crate::report::TrialResult;
 
@@ -165,31 +165,12 @@ pub(crate) fn chart(title: &str, rows: &[(&str, &TrialResult)]) -> Option<String
         y.lo = 0.0;
     }
     let mut svg = Svg::new(WIDTH, height);
-    for t in y.ticks() {
-        svg.line((x.from, y.at(t)), (x.to, y.at(t)), "grid");
-        svg.text(
-            (x.from - 6.0, y.at(t) + 4.0),
-            "end",
-            "tick",
-            &fmt::duration(t),
-        );
-    }
-    svg.vertical_text((18.0, (bottom + 16.0) / 2.0), "axis-label", "latency");
-    svg.line((x.from, bottom), (x.to, bottom), "axis");
-    for t in x.ticks() {
-        svg.line((x.at(t), bottom), (x.at(t), bottom + 5.0), "axis");
-        svg.text(
-            (x.at(t), bottom + 18.0),
-            "middle",
-            "tick",
-            &span(t * 1000.0),
-        );
-    }
-    svg.text(
-        ((x.from + x.to) / 2.0, bottom + 38.0),
-        "middle",
-        "axis-label",
+    svg.y_axis(&x, &y, "latency", fmt::duration);
+    svg.x_axis(
+        &x,
+        bottom,
         "time since the first send was due (each point: the window ending there)",
+        |s| span(s * 1000.0),
     );
     for (i, (label, ws)) in series.iter().enumerate() {
         let colour = format!("c{}", i % COLOURS);
@@ -230,28 +211,18 @@ pub(crate) fn chart(title: &str, rows: &[(&str, &TrialResult)]) -> Option<String
                 ),
             );
         }
-        let ly = 24.0 + 18.0 * i as f64;
-        svg.line(
-            (plot_right + 8.0, ly - 4.0),
-            (plot_right + 30.0, ly - 4.0),
+        svg.legend(
+            (plot_right, LEGEND_W),
+            i,
             &format!("series {colour}"),
-        );
-        svg.text(
-            (plot_right + 36.0, ly),
-            "start",
             "label",
-            &clip(label, LEGEND_W - 44.0),
+            label,
         );
     }
-    let ly = 24.0 + 18.0 * series.len() as f64;
-    svg.line(
-        (plot_right + 8.0, ly - 4.0),
-        (plot_right + 30.0, ly - 4.0),
+    svg.legend(
+        (plot_right, LEGEND_W),
+        series.len(),
         "series uncorrected",
-    );
-    svg.text(
-        (plot_right + 36.0, ly),
-        "start",
         "note",
         "solid: p99 · dashed: p50",
     );

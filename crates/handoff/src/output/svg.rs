@@ -121,6 +121,47 @@ impl Svg {
         );
     }
 
+    /// A vertical axis drawn as grid lines across `x` at `y`'s ticks, each labelled by `label`,
+    /// with `caption` written upwards beside them.
+    pub(crate) fn y_axis(&mut self, x: &Axis, y: &Axis, caption: &str, label: fn(f64) -> String) {
+        for t in y.ticks() {
+            self.line((x.from, y.at(t)), (x.to, y.at(t)), "grid");
+            self.text((x.from - 6.0, y.at(t) + 4.0), "end", "tick", &label(t));
+        }
+        self.vertical_text((18.0, (y.from + y.to) / 2.0), "axis-label", caption);
+    }
+
+    /// A horizontal axis at height `y` with `x`'s ticks labelled by `label`, and `caption`
+    /// under them.
+    pub(crate) fn x_axis(&mut self, x: &Axis, y: f64, caption: &str, label: fn(f64) -> String) {
+        self.line((x.from, y), (x.to, y), "axis");
+        for t in x.ticks() {
+            self.line((x.at(t), y), (x.at(t), y + 5.0), "axis");
+            self.text((x.at(t), y + 18.0), "middle", "tick", &label(t));
+        }
+        self.text(
+            ((x.from + x.to) / 2.0, y + 38.0),
+            "middle",
+            "axis-label",
+            caption,
+        );
+    }
+
+    /// Row `row` of a legend whose column starts at `left` and is `width` wide: a stroke of
+    /// `stroke`'s style, then `text` (in `class`, clipped to the column).
+    pub(crate) fn legend(
+        &mut self,
+        (left, width): (f64, f64),
+        row: usize,
+        stroke: &str,
+        class: &str,
+        text: &str,
+    ) {
+        let y = 24.0 + 18.0 * row as f64;
+        self.line((left + 8.0, y - 4.0), (left + 30.0, y - 4.0), stroke);
+        self.text((left + 36.0, y), "start", class, &clip(text, width - 44.0));
+    }
+
     /// The finished document: `title` names the chart for readers and tests.
     pub fn finish(self, class: &str, title: &str) -> String {
         format!(

@@ -114,11 +114,7 @@ fn chart(
         fmt::rate
     };
     let mut svg = Svg::new(WIDTH, height);
-    for t in y.ticks() {
-        svg.line((x.from, y.at(t)), (x.to, y.at(t)), "grid");
-        svg.text((x.from - 6.0, y.at(t) + 4.0), "end", "tick", &tick(t));
-    }
-    svg.vertical_text((18.0, (bottom + 16.0) / 2.0), "axis-label", what);
+    svg.y_axis(&x, &y, what, tick);
     svg.line((x.from, bottom), (x.to, bottom), "axis");
     for (i, run) in runs.iter().enumerate() {
         let at = x.at(i as f64);
