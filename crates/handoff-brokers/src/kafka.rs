@@ -418,11 +418,26 @@ impl Transport for Kafka {
         let mut assignment = TopicPartitionList::with_capacity(partitions as usize);
         let mut last = Vec::with_capacity(partitions as usize);
         for p in 0..partitions {
-            let (_, high) = watermarks(consumer.client(), &topic.name, p, deadline)
-                .map_err(|e| KAFKA.refused("watermarks", e))?;
-            if high < 1 {
-                return Err(KAFKA.refused("warm-up", format!("partition {p} is empty")));
-            }
+            // Every producer's warm-up must be in the partition before the consumer is placed
+            // after the last one. With `acks=0` a record counts as delivered once it is written
+            // to the socket, before the broker appends it, so its end offset is waited for.
+            let high = loop {
+                let (_, high) = watermarks(consumer.client(), &topic.name, p, deadline)
+                    .map_err(|e| KAFKA.refused("watermarks", e))?;
+                if high >= cfg.producers as i64 {
+                    break high;
+                }
+                if Instant::now() >= deadline {
+                    return Err(KAFKA.refused(
+                        "warm-up",
+                        format!(
+                            "partition {p} holds {high} of its {} warm-up records after {READY:?}",
+                            cfg.producers
+                        ),
+                    ));
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            };
             assignment
                 .add_partition_offset(&topic.name, p, Offset::Offset(high - 1))
                 .map_err(|e| KAFKA.refused("assignment", e))?;
