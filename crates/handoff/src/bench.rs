@@ -8,10 +8,9 @@
 //! ```
 //! use handoff::bench::{self, Baselines};
 //! use handoff::catalog::Catalog;
-//! use handoff::layout::LayoutMode;
 //! use handoff::plan::Plan;
 //! use handoff::preflight::Strictness;
-//! use handoff::session::{Isolation, SessionOptions};
+//! use handoff::session::SessionOptions;
 //!
 //! let catalog = Catalog::builtin();
 //! let suite = r#"
@@ -26,12 +25,8 @@
 //! "#;
 //! let plan = Plan::parse(suite, "inline.toml", &catalog).expect("a valid suite");
 //! let options = SessionOptions {
-//!     isolation: Isolation::InProcess,
-//!     probes: None,
-//!     suite: plan.name.clone(),
-//!     layout: LayoutMode::Fixed,
 //!     consensus: plan.consensus,
-//!     against: None,
+//!     ..SessionOptions::in_process(&plan.name)
 //! };
 //! let report = bench::run(&catalog, plan, &options, Strictness::Suite, &Baselines::none(), &mut |_| {})
 //!     .expect("both transports can run a 1 -> 1 stream");

@@ -76,6 +76,23 @@ pub struct SessionOptions {
     pub against: Option<Against>,
 }
 
+impl SessionOptions {
+    /// Options for running a suite named `suite` in this process, as an embedding program or a
+    /// test does: trials on this process's threads, no limit probes, the fixed memory layout,
+    /// no consensus check and no other build. Change a field with struct update syntax:
+    /// `SessionOptions { consensus: true, ..SessionOptions::in_process("mine") }`.
+    pub fn in_process(suite: impl Into<String>) -> SessionOptions {
+        SessionOptions {
+            isolation: Isolation::InProcess,
+            probes: None,
+            suite: suite.into(),
+            layout: LayoutMode::Fixed,
+            consensus: false,
+            against: None,
+        }
+    }
+}
+
 /// The other build of a paired run (`handoff run --against`).
 ///
 /// Every trial runs on both builds' workers, each sample in a worker process of its own (as

@@ -7,7 +7,7 @@ use handoff::outcome::{SampleOutcome, SampleStatus};
 use handoff::payload::PayloadKind;
 use handoff::prelude::*;
 use handoff::report::{Params, Verdict};
-use handoff::session::{self, Isolation, SessionOptions};
+use handoff::session::{self, SessionOptions};
 use handoff::workload::{Driver, Messages, TrialSpec, WorkloadKind};
 use std::collections::BTreeMap;
 
@@ -453,14 +453,7 @@ fn current_thread_results_are_same_thread_cooperative_and_echo_the_driver() {
         .iter()
         .map(|&d| spec("tokio-mpsc-bounded", WorkloadKind::Spsc, 1, d))
         .collect();
-    let opts = SessionOptions {
-        isolation: Isolation::InProcess,
-        probes: None,
-        suite: "test".into(),
-        layout: handoff::layout::LayoutMode::Fixed,
-        consensus: false,
-        against: None,
-    };
+    let opts = SessionOptions::in_process("test");
     let report = session::run(&c, specs, &opts, &mut |_| {});
     let [threads, current, multi] = &report.results[..] else {
         panic!("three results")

@@ -4,7 +4,7 @@
 use handoff::catalog::Catalog;
 use handoff::plan::Plan;
 use handoff::report::{RunReport, Verdict};
-use handoff::session::{self, Event, Isolation, SessionOptions};
+use handoff::session::{self, Event, SessionOptions};
 use handoff::testing;
 
 /// Runs `suite` (text) in process and returns the report and the counts fixed by consensus.
@@ -12,12 +12,8 @@ fn run(suite: &str) -> (RunReport, Vec<(String, u64, usize)>) {
     let catalog: Catalog = testing::catalog();
     let plan = Plan::parse(suite, "consensus.toml", &catalog).unwrap();
     let opts = SessionOptions {
-        isolation: Isolation::InProcess,
-        probes: None,
-        suite: plan.name.clone(),
-        layout: handoff::layout::LayoutMode::Fixed,
         consensus: plan.consensus,
-        against: None,
+        ..SessionOptions::in_process(&plan.name)
     };
     let mut fixed = Vec::new();
     let report = session::run(&catalog, plan.trials, &opts, &mut |ev| {

@@ -4,7 +4,7 @@
 use handoff::layout::LayoutMode;
 use handoff::plan::Plan;
 use handoff::report::{RunReport, Verdict};
-use handoff::session::{self, Isolation, SessionOptions};
+use handoff::session::{self, SessionOptions};
 use handoff::testing;
 
 const SUITE: &str = r#"
@@ -31,12 +31,8 @@ fn run(layout: LayoutMode) -> RunReport {
     let catalog = testing::catalog();
     let plan = Plan::parse(SUITE, "layouts.toml", &catalog).unwrap();
     let opts = SessionOptions {
-        isolation: Isolation::InProcess,
-        probes: None,
-        suite: plan.name.clone(),
         layout,
-        consensus: false,
-        against: None,
+        ..SessionOptions::in_process(&plan.name)
     };
     session::run(&catalog, plan.trials, &opts, &mut |_| {})
 }

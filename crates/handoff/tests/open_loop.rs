@@ -10,7 +10,7 @@ use handoff::model::lint::Lint;
 use handoff::outcome::{SampleStatus, ViolationKind};
 use handoff::payload::PayloadKind;
 use handoff::report::Verdict;
-use handoff::session::{self, Isolation, SessionOptions};
+use handoff::session::{self, SessionOptions};
 use handoff::testing;
 use handoff::workload::{
     Delivery, Hop, Messages, PacerMode, Pacing, PipelineSpec, RampSpec, TrialSpec, WorkloadKind,
@@ -141,20 +141,7 @@ fn refused_sends_at_a_fixed_rate_are_counted_timed_and_said() {
     let mut spec = paced("faulty-knee", 100_000);
     spec.options.insert("knee".into(), "20000".into());
     spec.messages = Messages::Fixed(4_000);
-    let report = session::run(
-        &testing::catalog(),
-        vec![spec],
-        &SessionOptions {
-            isolation: Isolation::InProcess,
-            probes: None,
-            suite: "test".into(),
-            layout: handoff::layout::LayoutMode::Fixed,
-            consensus: false,
-            against: None,
-        },
-        &mut |_| {},
-    );
-    let r = &report.results[0];
+    let r = &run_one(spec);
     assert_eq!(r.verdict, Verdict::Pass, "{:?}", r.violation);
     let p = r.paced.as_ref().unwrap();
     assert!(p.refused > 0, "{p:?}");
@@ -281,20 +268,7 @@ fn ramp_finds_a_planted_knee_within_one_refinement_step() {
         p99_bound_ns: None,
     });
     spec.options.insert("knee".into(), knee.to_string());
-    let report = session::run(
-        &testing::catalog(),
-        vec![spec],
-        &SessionOptions {
-            isolation: Isolation::InProcess,
-            probes: None,
-            suite: "test".into(),
-            layout: handoff::layout::LayoutMode::Fixed,
-            consensus: false,
-            against: None,
-        },
-        &mut |_| {},
-    );
-    let r = &report.results[0];
+    let r = &run_one(spec);
     assert_eq!(r.verdict, Verdict::Pass, "{:?}", r.violation);
     let ramp = r.ramp.as_ref().unwrap();
     let (good, bad) = (
@@ -741,14 +715,7 @@ fn run_one(spec: TrialSpec) -> handoff::report::TrialResult {
     let report = session::run(
         &testing::catalog(),
         vec![spec],
-        &SessionOptions {
-            isolation: Isolation::InProcess,
-            probes: None,
-            suite: "test".into(),
-            layout: handoff::layout::LayoutMode::Fixed,
-            consensus: false,
-            against: None,
-        },
+        &SessionOptions::in_process("test"),
         &mut |_| {},
     );
     report.results.into_iter().next().unwrap()

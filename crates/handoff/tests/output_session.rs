@@ -4,7 +4,7 @@ use handoff::output::{render, Format};
 use handoff::plan::Plan;
 use handoff::prelude::*;
 use handoff::report::{RunReport, Verdict};
-use handoff::session::{self, Isolation, SessionOptions};
+use handoff::session::{self, SessionOptions};
 use handoff::testing;
 use std::sync::mpsc;
 
@@ -89,12 +89,8 @@ fn run() -> RunReport {
     let suite = Plan::parse(SUITE, "smoke.toml", &catalog).unwrap();
     assert_eq!(suite.trials.len(), 3);
     let opts = SessionOptions {
-        isolation: Isolation::InProcess,
-        probes: None,
-        suite: suite.name.clone(),
-        layout: handoff::layout::LayoutMode::Fixed,
         consensus: suite.consensus,
-        against: None,
+        ..SessionOptions::in_process(&suite.name)
     };
     session::run(&catalog, suite.trials, &opts, &mut |_| {})
 }

@@ -3,7 +3,7 @@
 use handoff::outcome::{SampleStatus, ViolationKind};
 use handoff::payload::PayloadKind;
 use handoff::report::Verdict;
-use handoff::session::{self, Isolation, SessionOptions};
+use handoff::session::{self, SessionOptions};
 use handoff::testing;
 use handoff::workload::{Messages, TrialSpec, WorkloadKind};
 use std::collections::BTreeMap;
@@ -176,14 +176,7 @@ fn a_session_keeps_every_other_result() {
         spec("faulty-panic", WorkloadKind::Spsc, 1),
         spec("no-such-queue", WorkloadKind::Spsc, 1),
     ];
-    let opts = SessionOptions {
-        isolation: Isolation::InProcess,
-        probes: None,
-        suite: "test".into(),
-        layout: handoff::layout::LayoutMode::Fixed,
-        consensus: false,
-        against: None,
-    };
+    let opts = SessionOptions::in_process("test");
     let report = session::run(&c, specs, &opts, &mut |_| {});
     let verdicts: Vec<Verdict> = report.results.iter().map(|r| r.verdict).collect();
     assert_eq!(
@@ -215,14 +208,7 @@ fn a_wait_option_sets_the_reported_wait_strategy() {
         with("wake", "every", "vyukov-mpsc"),
         spec("handoff-mpsc", WorkloadKind::Mpsc, 2),
     ];
-    let opts = SessionOptions {
-        isolation: Isolation::InProcess,
-        probes: None,
-        suite: "test".into(),
-        layout: handoff::layout::LayoutMode::Fixed,
-        consensus: false,
-        against: None,
-    };
+    let opts = SessionOptions::in_process("test");
     let report = session::run(&c, specs, &opts, &mut |_| {});
     let waits: Vec<WaitStrategy> = report.results.iter().map(|r| r.semantics.wait).collect();
     assert_eq!(
