@@ -40,7 +40,7 @@ use handoff::message::Message;
 use handoff::semantics::Delivery;
 use handoff::transport::{
     BuildError, ChannelConfig, Endpoints, OptionTable, Receiver, Sender, Transport, TransportInfo,
-    TrySendError,
+    TrySendError, UncommittedProbe,
 };
 use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
 use rdkafka::client::{Client, ClientContext, DefaultClientContext};
@@ -417,6 +417,7 @@ impl Transport for Kafka {
         // everything but the stream.
         let mut assignment = TopicPartitionList::with_capacity(partitions as usize);
         let mut last = Vec::with_capacity(partitions as usize);
+        let mut begin = Vec::with_capacity(partitions as usize);
         for p in 0..partitions {
             // Every producer's warm-up must be in the partition before the consumer is placed
             // after the last one. With `acks=0` a record counts as delivered once it is written
@@ -442,6 +443,7 @@ impl Transport for Kafka {
                 .add_partition_offset(&topic.name, p, Offset::Offset(high - 1))
                 .map_err(|e| KAFKA.refused("assignment", e))?;
             last.push(Some(high - 1));
+            begin.push(high);
         }
         consumer
             .assign(&assignment)
@@ -468,6 +470,7 @@ impl Transport for Kafka {
             consumer,
             ends: Ends::new(cfg.producers * partitions as usize),
             partitions,
+            begin,
             fetched: VecDeque::new(),
             taken: vec![None; partitions as usize],
             commit: COMMIT.get(cfg),
@@ -689,6 +692,8 @@ pub struct Rx<M> {
     /// End records seen, one per producer and partition (`producer * partitions + partition`).
     ends: Ends,
     partitions: i32,
+    /// Each partition's first offset of the stream (after the warm-ups).
+    begin: Vec<i64>,
     /// Records fetched and not yet handed over: partition, offset, and what the record holds.
     fetched: VecDeque<(i32, i64, Decoded<M>)>,
     /// For each partition, the offset after the last record handed over, if not yet committed.
@@ -799,6 +804,56 @@ impl<M: Message> Receiver<M> for Rx<M> {
             self.poll_wait = wait;
         }
         Some(self.fetched.len())
+    }
+
+    fn uncommitted_probe(&self) -> Option<Box<dyn UncommittedProbe>> {
+        let client: BaseConsumer = client_config()
+            .set("group.id", self.topic.group())
+            .set("enable.auto.commit", "false")
+            .create()
+            .ok()?;
+        Some(Box::new(Lag {
+            client,
+            topic: self.topic.name.clone(),
+            begin: self.begin.clone(),
+        }))
+    }
+}
+
+/// Asks the broker how far the group's committed offsets are behind the partitions' ends: a
+/// client of its own in the consumer's group that never joins it (it only reads the group's
+/// offsets), so the consumer's fetching and commits are untouched.
+struct Lag {
+    client: BaseConsumer,
+    topic: String,
+    /// Each partition's first offset of the stream: the group has committed nothing before it.
+    begin: Vec<i64>,
+}
+
+/// The longest one question of a [`Lag`] probe may take: it is asked on the window clock's
+/// thread, which a broker that stopped answering must not hold for long.
+const LAG_WAIT: Duration = Duration::from_secs(2);
+
+impl UncommittedProbe for Lag {
+    fn uncommitted(&mut self) -> Option<u64> {
+        let mut partitions = TopicPartitionList::new();
+        for p in 0..self.begin.len() as i32 {
+            partitions.add_partition(&self.topic, p);
+        }
+        let committed = self.client.committed_offsets(partitions, LAG_WAIT).ok()?;
+        let mut sum = 0;
+        for (p, &begin) in self.begin.iter().enumerate() {
+            let (_, end) = self
+                .client
+                .fetch_watermarks(&self.topic, p as i32, LAG_WAIT)
+                .ok()?;
+            let done = match committed.find_partition(&self.topic, p as i32)?.offset() {
+                Offset::Offset(o) => o.max(begin),
+                _ => begin,
+            };
+            sum += end.saturating_sub(done).max(0) as u64;
+        }
+        Some(sum)
     }
 }
 
@@ -984,6 +1039,53 @@ mod tests {
         let (v, rx) = stream(&cfg, 10_000, Sending::One);
         all_delivered(&v, 20_000);
         committed_to_end(&rx);
+    }
+
+    /// Asks `probe` until its answer passes `want`, for up to [`COMMITTED_WAIT`] (commits are
+    /// asynchronous); fails with the last answer.
+    fn settles(probe: &mut Box<dyn UncommittedProbe>, want: impl Fn(u64) -> bool) -> u64 {
+        let start = Instant::now();
+        loop {
+            let now = probe.uncommitted();
+            match now {
+                Some(n) if want(n) => return n,
+                _ if start.elapsed() > COMMITTED_WAIT => panic!("the probe said {now:?}"),
+                _ => std::thread::sleep(Duration::from_millis(20)),
+            }
+        }
+    }
+
+    #[test]
+    #[ignore = "needs a Kafka broker: scripts/brokers start kafka (the test command starts it)"]
+    fn the_probe_counts_what_the_group_has_not_committed() {
+        need_broker();
+        let cfg = config(1, &[("partitions", "2"), ("commit", "processed")]);
+        let Endpoints {
+            senders,
+            mut receivers,
+        } = Kafka.channel::<Word>(&cfg).expect("a channel");
+        let mut rx = receivers.pop().expect("one receiver");
+        let mut probe = rx.uncommitted_probe().expect("a probe");
+        // The warm-ups are not part of the stream.
+        assert_eq!(probe.uncommitted(), Some(0));
+        for mut tx in senders {
+            for s in 0..500 {
+                tx.send(Word::build(0, s)).expect("sent");
+            }
+            // Its end record in each partition, and every record delivered.
+            drop(tx);
+        }
+        settles(&mut probe, |n| n == 502);
+        for _ in 0..250 {
+            rx.recv().expect("a message");
+        }
+        // Received is not committed: the consumer has not said it processed them.
+        assert_eq!(probe.uncommitted(), Some(502));
+        rx.processed();
+        // Committed up to what was handed over (and an end record, if one partition ended).
+        settles(&mut probe, |n| (251..=252).contains(&n));
+        while rx.recv().is_some() {}
+        settles(&mut probe, |n| n == 0);
     }
 
     #[test]

@@ -33,7 +33,7 @@ use handoff::message::Message;
 use handoff::semantics::Delivery;
 use handoff::transport::{
     BuildError, ChannelConfig, Endpoints, OptionTable, Receiver, Sender, Transport, TransportInfo,
-    TrySendError,
+    TrySendError, UncommittedProbe,
 };
 use std::collections::VecDeque;
 use std::marker::PhantomData;
@@ -41,6 +41,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::runtime::Runtime;
+
+/// The durable consumer's name, in the stream of each channel.
+const CONSUMER: &str = "handoff";
 
 /// How long the consumer waits for a message before it checks whether the producers are gone.
 const IDLE: Duration = Duration::from_millis(100);
@@ -325,7 +328,7 @@ impl Transport for NatsJetStream {
             .map_err(|e| NATS.refused("create stream", e))?;
         let consumer = rt
             .block_on(stream.create_consumer(jetstream::consumer::pull::Config {
-                durable_name: Some("handoff".into()),
+                durable_name: Some(CONSUMER.into()),
                 ack_policy: jetstream::consumer::AckPolicy::Explicit,
                 ..Default::default()
             }))
@@ -532,6 +535,36 @@ impl<M: Message> Receiver<M> for JsRx<M> {
             };
         }
         Some(usize::from(self.peeked.is_some()))
+    }
+
+    fn uncommitted_probe(&self) -> Option<Box<dyn UncommittedProbe>> {
+        let js = jetstream::new(connect(&self.rt, PENDING.values[0].1).ok()?);
+        let stream = self.rt.block_on(js.get_stream_no_info(&self.name)).ok()?;
+        Some(Box::new(AckPending {
+            stream,
+            rt: self.rt.clone(),
+        }))
+    }
+}
+
+/// The longest one question of an [`AckPending`] probe may take (it is asked on the window
+/// clock's thread).
+const PROBE_WAIT: Duration = Duration::from_secs(2);
+
+/// Asks the server, on a connection of its own, what the consumer has not finished: messages
+/// of the stream not yet delivered to it and messages delivered and not acknowledged.
+struct AckPending {
+    stream: jetstream::stream::Stream<()>,
+    rt: Arc<Runtime>,
+}
+
+impl UncommittedProbe for AckPending {
+    fn uncommitted(&mut self) -> Option<u64> {
+        let info = self.rt.block_on(async {
+            tokio::time::timeout(PROBE_WAIT, self.stream.consumer_info(CONSUMER)).await
+        });
+        let info = info.ok()?.ok()?;
+        Some(info.num_pending + info.num_ack_pending as u64)
     }
 }
 

@@ -21,8 +21,9 @@ use handoff::message::Message;
 use handoff::semantics::Delivery;
 use handoff::transport::{
     BuildError, ChannelConfig, Endpoints, OptionTable, Receiver, Sender, Transport, TransportInfo,
+    UncommittedProbe,
 };
-use redis::streams::{StreamReadOptions, StreamReadReply};
+use redis::streams::{StreamInfoGroupsReply, StreamReadOptions, StreamReadReply};
 use redis::{Commands, Connection, Value};
 use std::collections::VecDeque;
 use std::marker::PhantomData;
@@ -271,6 +272,35 @@ impl<M: Message> Receiver<M> for Rx<M> {
     fn pending(&mut self) -> Option<usize> {
         // What was fetched and not handed over; asking the server would be a round trip.
         Some(self.fetched.len())
+    }
+
+    fn uncommitted_probe(&self) -> Option<Box<dyn UncommittedProbe>> {
+        let conn = connect().ok()?;
+        conn.set_read_timeout(Some(PROBE_WAIT)).ok()?;
+        Some(Box::new(Unacked {
+            conn,
+            key: self.key.clone(),
+        }))
+    }
+}
+
+/// The longest one question of an [`Unacked`] probe may take (it is asked on the window
+/// clock's thread).
+const PROBE_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Asks the server, on a connection of its own, what the group has not finished: entries not
+/// yet delivered to it (`lag`) and entries delivered and not acknowledged (`pending`), from
+/// `XINFO GROUPS`.
+struct Unacked {
+    conn: Connection,
+    key: String,
+}
+
+impl UncommittedProbe for Unacked {
+    fn uncommitted(&mut self) -> Option<u64> {
+        let info: StreamInfoGroupsReply = self.conn.xinfo_groups(&self.key).ok()?;
+        let group = info.groups.iter().find(|g| g.name == GROUP)?;
+        Some((group.pending + group.lag?) as u64)
     }
 }
 

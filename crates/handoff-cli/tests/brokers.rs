@@ -346,6 +346,10 @@ fn the_kafka_soak_runs_quick_with_its_windows_and_its_chart() {
             .map(|w| w["delivered"].as_u64().unwrap())
             .sum();
         assert_eq!(delivered, s["messages"].as_u64().unwrap());
+        // The broker's own count of what the group has not committed, at every window's end.
+        for w in windows {
+            assert!(w["uncommitted"].is_u64(), "{w}");
+        }
         assert!(lint_codes(r).contains(&"broker-shares-cores".to_string()));
         let reactor = r["params"]["pipeline"]["reactor"].as_str().unwrap();
         let fires = r["paced"]["fires"].as_u64().unwrap();
@@ -371,6 +375,47 @@ fn the_kafka_soak_runs_quick_with_its_windows_and_its_chart() {
         2,
         "one per table"
     );
+}
+
+/// A soak over each broker that keeps a count of what its consumer has not acknowledged shows
+/// that count at every window's end; a queue keeps none.
+#[test]
+#[ignore = "needs the brokers of scripts/brokers (the test command starts them)"]
+fn a_soak_over_a_broker_shows_what_the_broker_holds_unacknowledged() {
+    let (code, v, stderr) = json_run(
+        &mut handoff(),
+        &[
+            "-t",
+            "redis-streams,nats-jetstream,crossbeam-bounded",
+            "-w",
+            "paced",
+            "--rate",
+            "1000",
+            "--duration",
+            "3s",
+            "--window",
+            "500ms",
+            "--samples",
+            "1",
+            "--warmup",
+            "0",
+        ],
+    );
+    assert_eq!(code, Some(0), "{NEEDS}; stderr: {stderr}");
+    for (name, kept) in [
+        ("redis-streams", true),
+        ("nats-jetstream", true),
+        ("crossbeam-bounded", false),
+    ] {
+        let rows = of(&v, name);
+        let r = rows[0];
+        assert_eq!(r["verdict"], "pass", "{name}: {r}");
+        let windows = r["samples"][0]["windows"].as_array().expect("windows");
+        assert_eq!(windows.len(), 6, "{name}: 3 s in windows of 500 ms");
+        for w in windows {
+            assert_eq!(w["uncommitted"].is_u64(), kept, "{name}: {w}");
+        }
+    }
 }
 
 /// Kafka's own end-to-end latency tool runs against the same broker as handoff's Kafka

@@ -262,15 +262,19 @@ pub enum DriftFigure {
     Memory,
     /// Events delivered per second: falling.
     Rate,
+    /// What the brokers hold uncommitted for their consumers: growing (commits falling
+    /// behind, or the consumer).
+    Uncommitted,
 }
 
 impl DriftFigure {
     /// Every figure, in the order they are judged.
-    pub const ALL: [DriftFigure; 5] = [
+    pub const ALL: [DriftFigure; 6] = [
         DriftFigure::Rate,
         DriftFigure::P50,
         DriftFigure::P99,
         DriftFigure::Backlog,
+        DriftFigure::Uncommitted,
         DriftFigure::Memory,
     ];
 
@@ -282,6 +286,7 @@ impl DriftFigure {
             DriftFigure::Backlog => "backlog",
             DriftFigure::Memory => "resident memory",
             DriftFigure::Rate => "delivered rate",
+            DriftFigure::Uncommitted => "uncommitted at the broker",
         }
     }
 
@@ -294,7 +299,7 @@ impl DriftFigure {
     pub fn show(self, v: f64) -> String {
         match self {
             DriftFigure::P50 | DriftFigure::P99 => fmt::duration(v),
-            DriftFigure::Backlog => format!("{v:.0} events"),
+            DriftFigure::Backlog | DriftFigure::Uncommitted => format!("{v:.0} events"),
             DriftFigure::Memory => fmt::memory(v),
             DriftFigure::Rate => fmt::rate(v),
         }

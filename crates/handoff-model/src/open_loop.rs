@@ -140,6 +140,12 @@ pub struct SoakWindow {
     /// The worker's resident set at its end, bytes (`None` where the system does not show it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rss_bytes: Option<u64>,
+    /// What the brokers of the hops held for their consumers uncommitted (or unacknowledged) at
+    /// its end, as the brokers themselves told it: the backlog plus what was received and not
+    /// yet committed. `None` for a chain without a broker that keeps such an account, or when
+    /// one did not answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uncommitted: Option<u64>,
 }
 
 impl SoakWindow {

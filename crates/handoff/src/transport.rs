@@ -326,6 +326,26 @@ pub trait Receiver<M>: Send + 'static {
     fn pending(&mut self) -> Option<usize> {
         None
     }
+
+    /// A probe that asks the source of this receiver's messages, on a connection of its own,
+    /// how many it still holds for this consumer unfinished (see [`UncommittedProbe`]); `None`
+    /// (the default) for a transport that keeps no such account. A soak's window clock takes it
+    /// before the sample starts and reads it at the end of every window.
+    fn uncommitted_probe(&self) -> Option<Box<dyn UncommittedProbe>> {
+        None
+    }
+}
+
+/// A broker's own account of a consumer's progress: the messages it holds for the consumer
+/// that the consumer has not yet committed or acknowledged (Kafka: the partitions' end offsets
+/// less the group's committed offsets; Redis Streams: entries not yet delivered to the group
+/// plus those delivered and not acknowledged; JetStream: the consumer's pending plus its
+/// acknowledgements outstanding). It differs from the harness's backlog (sent and not yet
+/// received) by what was received and not yet committed: a consumer whose commits fall behind
+/// shows here first. Read on the window clock's thread, never on the consumer's.
+pub trait UncommittedProbe: Send {
+    /// The count now; `None` when the broker did not answer this time.
+    fn uncommitted(&mut self) -> Option<u64>;
 }
 
 /// Boxed receivers (the hops of a pipeline) are receivers too.
@@ -338,6 +358,9 @@ impl<M: 'static> Receiver<M> for Box<dyn Receiver<M>> {
     }
     fn pending(&mut self) -> Option<usize> {
         (**self).pending()
+    }
+    fn uncommitted_probe(&self) -> Option<Box<dyn UncommittedProbe>> {
+        (**self).uncommitted_probe()
     }
     fn failed_attempts(&self) -> u64 {
         (**self).failed_attempts()

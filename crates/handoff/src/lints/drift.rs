@@ -17,8 +17,8 @@ use crate::report::TrialResult;
 use crate::stats::median;
 use handoff_model::lint::DriftFigure;
 
-/// The largest one-sided p-value that counts as a trend. Five figures are tested on every
-/// sample, so this keeps a quiet soak's chance of any false drift near 5%.
+/// The largest one-sided p-value that counts as a trend. Up to six figures are tested on every
+/// sample, so this keeps a quiet soak's chance of any false drift near 6%.
 pub(super) const ALPHA: f64 = 0.01;
 
 /// Whether the change from `early` to `late` (both medians of a third of the windows) is large
@@ -30,7 +30,9 @@ fn material(figure: DriftFigure, early: f64, late: f64) -> bool {
         // Latency up by a fifth.
         DriftFigure::P50 | DriftFigure::P99 => late > early * 1.2,
         // Ten more events in flight, and a fifth more.
-        DriftFigure::Backlog => late >= early + 10.0 && late > early * 1.2,
+        DriftFigure::Backlog | DriftFigure::Uncommitted => {
+            late >= early + 10.0 && late > early * 1.2
+        }
         // A mebibyte more resident, and a tenth more.
         DriftFigure::Memory => late >= early + f64::from(1u32 << 20) && late > early * 1.1,
     }
@@ -47,6 +49,7 @@ fn series(windows: &[SoakWindow], figure: DriftFigure) -> Vec<f64> {
             DriftFigure::P50 => (w.fired > 0).then_some(w.p50 as f64),
             DriftFigure::P99 => (w.fired > 0).then_some(w.p99 as f64),
             DriftFigure::Backlog => Some(w.backlog as f64),
+            DriftFigure::Uncommitted => w.uncommitted.map(|u| u as f64),
             DriftFigure::Memory => w.rss_bytes.map(|b| b as f64),
         })
         .collect()
@@ -115,6 +118,7 @@ mod tests {
                 max: 10 * p99(k),
                 backlog: backlog(k),
                 rss_bytes: Some(64 << 20),
+                uncommitted: None,
             })
             .collect()
     }
@@ -135,6 +139,30 @@ mod tests {
     fn a_steady_soak_does_not_drift() {
         let r = soak(windows(|k| 200_000 + 100 * noise(k), |k| noise(k) % 5));
         assert_eq!(drift(&r), []);
+    }
+
+    #[test]
+    fn commits_falling_behind_drift_where_the_backlog_does_not() {
+        // The consumer keeps up (a steady backlog of a few events), but what the broker holds
+        // uncommitted grows by 40 events a window; a window the broker did not answer is left
+        // out of the series.
+        let mut w = windows(|k| 200_000 + 100 * noise(k), |k| noise(k) % 5);
+        for (k, w) in w.iter_mut().enumerate() {
+            w.uncommitted = (k != 7).then_some(noise(k as u64) % 5 + 40 * k as u64);
+        }
+        let lints = drift(&soak(w));
+        let [Lint::Drift {
+            figure, windows, ..
+        }] = &lints[..]
+        else {
+            panic!("{lints:?}")
+        };
+        assert_eq!((*figure, *windows), (DriftFigure::Uncommitted, 29));
+        assert!(
+            lints[0].to_string().contains("uncommitted at the broker"),
+            "{}",
+            lints[0]
+        );
     }
 
     #[test]

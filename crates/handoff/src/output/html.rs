@@ -190,7 +190,7 @@ fn group(g: &Group, report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
             escape(&s.heading)
         )?;
         writeln!(out, "<div class=\"table\"><table>\n<thead><tr>")?;
-        for (i, c) in super::soak::COLUMNS.iter().enumerate() {
+        for (i, c) in s.columns.iter().enumerate() {
             let class = if i > 0 { " class=\"num\"" } else { "" };
             write!(out, "<th{class}>{}</th>", escape(c))?;
         }

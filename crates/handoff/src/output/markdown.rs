@@ -4,7 +4,6 @@
 //! same-worker, batch-emulated) get a table of their own per reason under the ranked one.
 //! Every text goes through `cell`, which escapes markup and control characters alike.
 
-use super::soak;
 use super::view::{self, Group};
 use super::Exporter;
 use crate::report::RunReport;
@@ -113,9 +112,9 @@ fn group(g: &Group, out: &mut dyn Write) -> io::Result<()> {
         writeln!(out)?;
         writeln!(out, "{}:", cell(&s.heading))?;
         writeln!(out)?;
-        let head: Vec<String> = soak::COLUMNS.iter().map(|c| cell(c)).collect();
+        let head: Vec<String> = s.columns.iter().map(|c| cell(c)).collect();
         writeln!(out, "| {} |", head.join(" | "))?;
-        writeln!(out, "|---|{}", "---:|".repeat(soak::COLUMNS.len() - 1))?;
+        writeln!(out, "|---|{}", "---:|".repeat(s.columns.len() - 1))?;
         for row in &s.rows {
             let cells: Vec<String> = row.iter().map(|c| cell(c)).collect();
             writeln!(out, "| {} |", cells.join(" | "))?;

@@ -2,7 +2,9 @@
 //! table (terminal, markdown) and a latency-over-time chart (HTML). Every figure is one the
 //! session stored in the sample's windows; nothing is recomputed, except that a long soak's
 //! windows are shown [`MAX_ROWS`] rows at most, consecutive windows merged into one row (their
-//! counts added, their latency the worst window's, the backlog and memory at the row's end).
+//! counts added, their latency the worst window's, the backlog, what the brokers held
+//! uncommitted and memory at the row's end). The uncommitted column shows only for a soak whose
+//! brokers told it.
 
 use super::fmt;
 use super::svg::{Axis, Svg};
@@ -12,8 +14,8 @@ use crate::report::TrialResult;
 /// The most rows a soak's table shows.
 pub(crate) const MAX_ROWS: usize = 40;
 
-/// Column headings of a soak's table.
-pub(crate) const COLUMNS: [&str; 8] = [
+/// Column headings of a soak's table, without the brokers' figure.
+const COLUMNS: [&str; 8] = [
     "window",
     "sent/s",
     "delivered/s",
@@ -24,11 +26,16 @@ pub(crate) const COLUMNS: [&str; 8] = [
     "resident",
 ];
 
+/// The brokers' figure's heading, and where it goes (after the backlog).
+const UNCOMMITTED: (&str, usize) = ("uncommitted", 7);
+
 /// The windows of one timed sample of one result, ready to print.
 pub(crate) struct SoakTable {
     /// Which row of the group's table, and which sample if it had several.
     pub heading: String,
-    /// One line per row of windows, cells in [`COLUMNS`] order.
+    /// Column headings.
+    pub columns: Vec<&'static str>,
+    /// One line per row of windows, a cell per column.
     pub rows: Vec<Vec<String>>,
 }
 
@@ -55,6 +62,17 @@ pub(crate) fn tables(rows: &[(&str, &TrialResult)]) -> Vec<SoakTable> {
             } else {
                 String::new()
             };
+            let brokers = windows.iter().any(|w| w.uncommitted.is_some());
+            let mut columns = COLUMNS.to_vec();
+            let mut rows: Vec<Vec<String>> = windows.chunks(per).map(row).collect();
+            if brokers {
+                let (heading, at) = UNCOMMITTED;
+                columns.insert(at, heading);
+                for (cells, ws) in rows.iter_mut().zip(windows.chunks(per)) {
+                    let last = ws[ws.len() - 1].uncommitted;
+                    cells.insert(at, last.map_or_else(|| "–".into(), fmt::count));
+                }
+            }
             out.push(SoakTable {
                 heading: format!(
                     "soak of {}{sample}: {} windows of {}{merged}",
@@ -62,7 +80,8 @@ pub(crate) fn tables(rows: &[(&str, &TrialResult)]) -> Vec<SoakTable> {
                     windows.len(),
                     span(window_ms)
                 ),
-                rows: windows.chunks(per).map(row).collect(),
+                columns,
+                rows,
             });
         }
     }
@@ -249,6 +268,7 @@ mod tests {
                 max: 1_000_000,
                 backlog: k as u64,
                 rss_bytes: Some(32 << 20),
+                uncommitted: None,
             })
             .collect();
         r
@@ -274,6 +294,21 @@ mod tests {
                 "32.0 MiB"
             ]
         );
+        assert_eq!(t[0].columns, COLUMNS);
+    }
+
+    #[test]
+    fn what_the_brokers_hold_uncommitted_shows_after_the_backlog() {
+        let mut r = soaked(3);
+        for (k, w) in r.samples[0].windows.iter_mut().enumerate() {
+            // The broker did not answer at the end of the second window.
+            w.uncommitted = (k != 1).then_some(1500 * k as u64);
+        }
+        let t = tables(&[("kafka", &r)]);
+        assert_eq!(t[0].columns[6..9], ["backlog", "uncommitted", "resident"]);
+        let cells: Vec<&str> = t[0].rows.iter().map(|r| r[7].as_str()).collect();
+        assert_eq!(cells, ["0", "–", "3 k"]);
+        assert!(t[0].rows.iter().all(|r| r.len() == t[0].columns.len()));
     }
 
     #[test]

@@ -26,7 +26,6 @@
 //!   [2] same-thread: the consumer runs on the producer's thread; no cross-core hand-off happens
 //! ```
 
-use super::soak;
 use super::view::{self, Group};
 use super::Exporter;
 use crate::report::RunReport;
@@ -131,11 +130,11 @@ fn group(g: &Group, out: &mut dyn Write) -> io::Result<()> {
         writeln!(out, "  {}", escaped(&s.heading))?;
         let mut t = Table::new();
         t.load_style(TableStyle::new().header_separator(LineStyle::none().fill('─').junction('─')));
-        t.set_header(soak::COLUMNS);
+        t.set_header(&s.columns);
         for r in &s.rows {
             t.add_row(r.iter().map(|c| escaped(c).into_owned()));
         }
-        for i in 1..soak::COLUMNS.len() {
+        for i in 1..s.columns.len() {
             if let Some(col) = t.column_mut(i) {
                 col.set_cell_alignment(CellAlignment::Right);
             }

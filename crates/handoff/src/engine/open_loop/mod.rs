@@ -48,7 +48,7 @@ use sink::{Sink, SinkReport};
 pub(super) use stage::{Stage, StageReport};
 use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 use std::sync::Arc;
-use windows::{Mark, WindowClock, WindowSpec};
+use windows::{Mark, Probes, WindowClock, WindowSpec};
 
 /// What the engine knows of a hop besides its endpoints.
 #[derive(Clone, Debug)]
@@ -270,11 +270,22 @@ impl Setup {
     }
 
     /// Starts a soak's window clock, if the sample is one and the thread can be made (a soak
-    /// whose clock could not start is measured as a whole).
-    pub(super) fn window_clock(&self) -> Option<WindowClock> {
+    /// whose clock could not start is measured as a whole), reading `probes` as well.
+    pub(super) fn window_clock(&self, probes: Probes) -> Option<WindowClock> {
         let spec = self.windows.clone()?;
         let merge = self.merge.as_ref().map(|m| m.hop);
-        WindowClock::start(spec, self.clock.clone(), self.gauges.clone(), merge).ok()
+        WindowClock::start(spec, self.clock.clone(), self.gauges.clone(), merge, probes).ok()
+    }
+
+    /// The probes of the brokers among `hops` (one per hop whose first receiver has one), if
+    /// the sample is a soak: asked for before the sample starts, outside its timed region.
+    pub(super) fn probes<M, S, R: Receiver<Stamped<M>>>(&self, hops: &[Held<S, R>]) -> Probes {
+        if self.windows.is_none() {
+            return Vec::new();
+        }
+        hops.iter()
+            .filter_map(|h| h.ends.receivers.first()?.uncommitted_probe())
+            .collect()
     }
 
     /// The name of sink `index`.
@@ -441,14 +452,16 @@ where
     let Some(setup) = Setup::new(spec, &meta, &counts, &place, messages) else {
         return invalid(NEEDS_RATE, place);
     };
-    let parts = match take_apart(whole(hops, spec.consumers), 0, merge) {
+    let held = whole(hops, spec.consumers);
+    let probes = setup.probes(&held);
+    let parts = match take_apart(held, 0, merge) {
         Ok(parts) => parts,
         Err(why) => return SampleOutcome::status_only(SampleStatus::Crashed(why), place),
     };
     let mut crew: Threads<Member> =
         Threads::planned(threads, plan, place, spec, Progress::for_sample());
     spawn_parts::<M, S, R>(&mut crew, &setup, parts, ordering, spec);
-    finish(crew, setup, &meta, spec)
+    finish(crew, setup, &meta, spec, probes)
 }
 
 /// A whole chain's hops as held by one process, the last hop read by `consumers` sinks.
@@ -572,18 +585,20 @@ pub(super) fn run_tasks<M: Message>(
             }
         }
     });
-    finish(crew, setup, &meta, spec)
+    finish(crew, setup, &meta, spec, Vec::new())
 }
 
-/// Collects the members of a sample under the watchdog and puts its figures together.
+/// Collects the members of a sample under the watchdog and puts its figures together; a
+/// soak's window clock reads `probes` too.
 fn finish(
     crew: Threads<Member>,
     setup: Setup,
     meta: &[HopMeta],
     spec: &TrialSpec,
+    probes: Probes,
 ) -> SampleOutcome {
     let cpu = crew.cpu();
-    let window_clock = setup.window_clock();
+    let window_clock = setup.window_clock(probes);
     let collected = sample::collect(crew, spec.watchdog(Some(setup.rate)), setup.total);
     let marks = window_clock.map(WindowClock::stop).unwrap_or_default();
     let (members, place) = match collected {

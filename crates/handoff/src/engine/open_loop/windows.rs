@@ -13,8 +13,10 @@
 //! * a **window clock** ([`WindowClock`]), a thread of its own that sleeps until each window's
 //!   end and then reads the harness's counters: events sent by the producers, received by the
 //!   first sink, in flight over every hop (the backlog), and this process's resident memory. It
-//!   reads counters the members publish anyway and never touches a transport, so it costs the
-//!   measured threads nothing but a wake-up every window.
+//!   reads counters the members publish anyway and never touches a transport's endpoints, so it
+//!   costs the measured threads nothing but a wake-up every window. A broker hop may also give
+//!   it an [`UncommittedProbe`], which asks the broker on a connection of its own what it still
+//!   holds uncommitted for the consumer; the clock asks after reading the counters.
 //!
 //! [`assemble`] puts the two together into [`SoakWindow`]s once the sample is over.
 
@@ -22,6 +24,7 @@ use super::gauge::Gauge;
 use crate::histogram;
 use crate::open_loop::clock::Clock;
 use crate::open_loop::SoakWindow;
+use crate::transport::UncommittedProbe;
 use hdrhistogram::Histogram;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering as AtomicOrdering};
 use std::sync::Arc;
@@ -162,12 +165,18 @@ pub(in crate::engine) struct Mark {
     pub backlog: u64,
     /// This process's resident set, bytes.
     pub rss_bytes: Option<u64>,
+    /// What the brokers of the hops said they hold uncommitted, summed (`None` without a
+    /// probe, or when one did not answer).
+    pub uncommitted: Option<u64>,
 }
+
+/// The probes a window clock reads (see [`UncommittedProbe`]).
+pub(in crate::engine) type Probes = Vec<Box<dyn UncommittedProbe>>;
 
 /// The thread that reads the counters at every window's end.
 pub(in crate::engine) struct WindowClock {
     stop: Arc<AtomicBool>,
-    thread: JoinHandle<Vec<Mark>>,
+    thread: JoinHandle<(Vec<Mark>, Probes)>,
     clock: Clock,
     gauges: Arc<Vec<Gauge>>,
     merge: Option<usize>,
@@ -175,19 +184,23 @@ pub(in crate::engine) struct WindowClock {
 
 impl WindowClock {
     /// Starts the clock for a sample whose hops count with `gauges` (a merge source writes hop
-    /// `merge` beside its stage, as its second writer).
+    /// `merge` beside its stage, as its second writer) and whose brokers answer `probes`.
     pub fn start(
         spec: WindowSpec,
         clock: Clock,
         gauges: Arc<Vec<Gauge>>,
         merge: Option<usize>,
+        mut probes: Probes,
     ) -> std::io::Result<WindowClock> {
         let stop = Arc::new(AtomicBool::new(false));
         let thread = std::thread::Builder::new()
             .name("window-clock".into())
             .spawn({
                 let (stop, clock, gauges) = (stop.clone(), clock.clone(), gauges.clone());
-                move || tick(&spec, &stop, &clock, &gauges, merge)
+                move || {
+                    let marks = tick(&spec, &stop, &clock, &gauges, merge, &mut probes);
+                    (marks, probes)
+                }
             })?;
         Ok(WindowClock {
             stop,
@@ -203,8 +216,8 @@ impl WindowClock {
     pub fn stop(self) -> Vec<Mark> {
         self.stop.store(true, AtomicOrdering::Release);
         self.thread.thread().unpark();
-        let mut marks = self.thread.join().unwrap_or_default();
-        marks.push(read(&self.clock, &self.gauges, self.merge));
+        let (mut marks, mut probes) = self.thread.join().unwrap_or_default();
+        marks.push(read(&self.clock, &self.gauges, self.merge, &mut probes));
         marks
     }
 }
@@ -217,6 +230,7 @@ fn tick(
     clock: &Clock,
     gauges: &[Gauge],
     merge: Option<usize>,
+    probes: &mut Probes,
 ) -> Vec<Mark> {
     let mut marks = Vec::new();
     let start = loop {
@@ -242,14 +256,14 @@ fn tick(
         }
         marks.push(Mark {
             at_ns: due,
-            ..read(clock, gauges, merge)
+            ..read(clock, gauges, merge, probes)
         });
     }
     marks
 }
 
-/// The counters now.
-fn read(clock: &Clock, gauges: &[Gauge], merge: Option<usize>) -> Mark {
+/// The counters now, and what the brokers say (each asked in turn, after the counters).
+fn read(clock: &Clock, gauges: &[Gauge], merge: Option<usize>, probes: &mut Probes) -> Mark {
     let delivered = gauges.last().map_or(0, |g| {
         g.received
             .first()
@@ -258,13 +272,18 @@ fn read(clock: &Clock, gauges: &[Gauge], merge: Option<usize>) -> Mark {
     let merged = merge
         .and_then(|h| gauges.get(h)?.sent.get(1))
         .map_or(0, |c| c.load(AtomicOrdering::Relaxed));
-    Mark {
+    let mut mark = Mark {
         at_ns: clock.now_ns(),
         sent: gauges.first().map_or(0, Gauge::sent_total) + merged,
         delivered,
         backlog: gauges.iter().map(Gauge::depth).sum(),
         rss_bytes: crate::memory::resident(),
+        uncommitted: None,
+    };
+    if !probes.is_empty() {
+        mark.uncommitted = probes.iter_mut().map(|p| p.uncommitted()).sum();
     }
+    mark
 }
 
 /// The windows of a sample whose last event fired at `last_ns`, from the window clock's
@@ -305,6 +324,7 @@ pub(in crate::engine) fn assemble(
             max: timed.map_or(0, |l| l.max),
             backlog: mark.backlog,
             rss_bytes: mark.rss_bytes,
+            uncommitted: mark.uncommitted,
         });
         if std::ptr::eq(mark, end_mark) {
             break;
@@ -358,6 +378,7 @@ mod tests {
             delivered,
             backlog,
             rss_bytes: Some(1 << 20),
+            uncommitted: Some(backlog + 1),
         };
         let marks = [
             mark(110 * MS, 10, 9, 1),
@@ -380,6 +401,7 @@ mod tests {
         assert_eq!((w[0].sent, w[0].delivered, w[0].backlog), (10, 9, 1));
         assert_eq!((w[1].sent, w[1].delivered, w[1].p99), (10, 9, 2000));
         assert_eq!((w[2].sent, w[2].delivered, w[2].backlog), (10, 12, 0));
+        assert_eq!((w[0].uncommitted, w[2].uncommitted), (Some(2), Some(1)));
         assert_eq!((w[2].start_ms, w[2].length_ms), (20.0, 20.5));
         assert!((w[1].rate() - 900.0).abs() < 1e-9);
         // A sample that ended early (a crash) ends in the window it ended in.
@@ -393,7 +415,17 @@ mod tests {
         let clock = Clock::start();
         let gauges = Arc::new(vec![Gauge::new(1, 1)]);
         let spec = WindowSpec::new(100, 1000);
-        let wc = WindowClock::start(spec.clone(), clock.clone(), gauges.clone(), None).unwrap();
+        // Two brokers, each counting the times it was asked: every read asks both, once.
+        struct Asked(u64);
+        impl UncommittedProbe for Asked {
+            fn uncommitted(&mut self) -> Option<u64> {
+                self.0 += 1;
+                Some(self.0)
+            }
+        }
+        let probes: Probes = vec![Box::new(Asked(0)), Box::new(Asked(100))];
+        let wc =
+            WindowClock::start(spec.clone(), clock.clone(), gauges.clone(), None, probes).unwrap();
         gauges[0].sent[0].store(5, AtomicOrdering::Relaxed);
         gauges[0].received[0].store(3, AtomicOrdering::Relaxed);
         let start = spec.begin(clock.now_ns());
@@ -403,9 +435,31 @@ mod tests {
         let marks = wc.stop();
         let (end, ended) = marks.split_last().unwrap();
         assert_eq!((end.sent, end.delivered, end.backlog), (5, 3, 2));
+        for (k, m) in marks.iter().enumerate() {
+            let asked = k as u64 + 1;
+            assert_eq!(m.uncommitted, Some(asked + (100 + asked)));
+        }
         for (k, m) in ended.iter().enumerate() {
             assert_eq!(m.at_ns, start + (k as u64 + 1) * 100 * MS);
             assert_eq!((m.sent, m.delivered, m.backlog), (5, 3, 2));
         }
+    }
+
+    #[test]
+    fn a_probe_that_does_not_answer_leaves_the_figure_unknown() {
+        struct Silent;
+        impl UncommittedProbe for Silent {
+            fn uncommitted(&mut self) -> Option<u64> {
+                None
+            }
+        }
+        let gauges = [Gauge::new(1, 1)];
+        let mut probes: Probes = vec![Box::new(Silent)];
+        let m = read(&Clock::start(), &gauges, None, &mut probes);
+        assert_eq!(m.uncommitted, None);
+        assert_eq!(
+            read(&Clock::start(), &gauges, None, &mut Vec::new()).uncommitted,
+            None
+        );
     }
 }

@@ -185,7 +185,8 @@ pub(super) fn run<T: CrossProcess, M: HopPayload>(
         writers: 0,
         readers: 1,
     };
-    let held = std::iter::once(crossing).chain(downstream).collect();
+    let held: Vec<_> = std::iter::once(crossing).chain(downstream).collect();
+    let probes = setup.probes(&held);
     let parts = match take_apart(held, at, split.chain.merge) {
         Ok(parts) => parts,
         Err(why) => return status(SampleStatus::Crashed(why)),
@@ -201,7 +202,7 @@ pub(super) fn run<T: CrossProcess, M: HopPayload>(
     spawn_parts::<M, Tx<M>, Rx<M>>(&mut crew, &setup, parts, split.chain.ordering, spec);
     let tally = crew.cpu();
     let watchdog = spec.watchdog(Some(setup.rate));
-    let window_clock = setup.window_clock();
+    let window_clock = setup.window_clock(probes);
     let collected = collect_both(crew, &mut peer, watchdog, setup.total);
     let marks = window_clock.map(WindowClock::stop).unwrap_or_default();
     let (mut members, place, theirs) = match collected {
