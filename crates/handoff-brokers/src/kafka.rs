@@ -53,7 +53,7 @@ use rdkafka::{Offset, TopicPartitionList};
 use std::collections::VecDeque;
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// `kafka`.
@@ -476,7 +476,7 @@ impl Transport for Kafka {
             commit: COMMIT.get(cfg),
             commits: 0,
             poll_wait: POLL,
-            topic,
+            topic: Arc::new(topic),
         };
         Ok(Endpoints {
             senders,
@@ -703,8 +703,9 @@ pub struct Rx<M> {
     commits: u64,
     /// How long a refill waits for the first record ([`POLL`]; none when only looking).
     poll_wait: Duration,
-    /// Dropped after the consumer: the topic and group are deleted once it is closed.
-    topic: Topic,
+    /// Dropped after the consumer: the topic and group are deleted once it is closed (and the
+    /// probe, which shares it, is gone).
+    topic: Arc<Topic>,
 }
 
 /// A fetched record's partition, offset and what it holds.
@@ -814,7 +815,7 @@ impl<M: Message> Receiver<M> for Rx<M> {
             .ok()?;
         Some(Box::new(Lag {
             client,
-            topic: self.topic.name.clone(),
+            topic: self.topic.clone(),
             begin: self.begin.clone(),
         }))
     }
@@ -825,7 +826,8 @@ impl<M: Message> Receiver<M> for Rx<M> {
 /// offsets), so the consumer's fetching and commits are untouched.
 struct Lag {
     client: BaseConsumer,
-    topic: String,
+    /// Dropped after the client: kept for the last question, asked after the sample.
+    topic: Arc<Topic>,
     /// Each partition's first offset of the stream: the group has committed nothing before it.
     begin: Vec<i64>,
 }
@@ -838,16 +840,19 @@ impl UncommittedProbe for Lag {
     fn uncommitted(&mut self) -> Option<u64> {
         let mut partitions = TopicPartitionList::new();
         for p in 0..self.begin.len() as i32 {
-            partitions.add_partition(&self.topic, p);
+            partitions.add_partition(&self.topic.name, p);
         }
         let committed = self.client.committed_offsets(partitions, LAG_WAIT).ok()?;
         let mut sum = 0;
         for (p, &begin) in self.begin.iter().enumerate() {
             let (_, end) = self
                 .client
-                .fetch_watermarks(&self.topic, p as i32, LAG_WAIT)
+                .fetch_watermarks(&self.topic.name, p as i32, LAG_WAIT)
                 .ok()?;
-            let done = match committed.find_partition(&self.topic, p as i32)?.offset() {
+            let done = match committed
+                .find_partition(&self.topic.name, p as i32)?
+                .offset()
+            {
                 Offset::Offset(o) => o.max(begin),
                 _ => begin,
             };

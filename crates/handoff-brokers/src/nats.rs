@@ -359,7 +359,11 @@ impl Transport for NatsJetStream {
             senders,
             receivers: vec![JsRx {
                 messages,
-                js,
+                stream: Arc::new(JsStream {
+                    js,
+                    name: name.clone(),
+                    rt: rt.clone(),
+                }),
                 name,
                 rt,
                 ends: Ends::new(cfg.producers),
@@ -491,7 +495,8 @@ impl<M> Drop for JsTx<M> {
 /// The JetStream consumer.
 pub struct JsRx<M> {
     messages: jetstream::consumer::pull::Stream,
-    js: jetstream::Context,
+    /// Deletes the stream once this consumer and its probe are gone.
+    stream: Arc<JsStream>,
     name: String,
     rt: Arc<Runtime>,
     ends: Ends,
@@ -538,11 +543,14 @@ impl<M: Message> Receiver<M> for JsRx<M> {
     }
 
     fn uncommitted_probe(&self) -> Option<Box<dyn UncommittedProbe>> {
+        // The client spawns its connection tasks on the runtime it is made in.
+        let _in = self.rt.enter();
         let js = jetstream::new(connect(&self.rt, PENDING.values[0].1).ok()?);
         let stream = self.rt.block_on(js.get_stream_no_info(&self.name)).ok()?;
         Some(Box::new(AckPending {
             stream,
             rt: self.rt.clone(),
+            _kept: self.stream.clone(),
         }))
     }
 }
@@ -556,6 +564,8 @@ const PROBE_WAIT: Duration = Duration::from_secs(2);
 struct AckPending {
     stream: jetstream::stream::Stream<()>,
     rt: Arc<Runtime>,
+    /// Keeps the stream for the last question, asked after the sample.
+    _kept: Arc<JsStream>,
 }
 
 impl UncommittedProbe for AckPending {
@@ -568,7 +578,14 @@ impl UncommittedProbe for AckPending {
     }
 }
 
-impl<M> Drop for JsRx<M> {
+/// The channel's stream, deleted when the consumer and its probe are both gone.
+struct JsStream {
+    js: jetstream::Context,
+    name: String,
+    rt: Arc<Runtime>,
+}
+
+impl Drop for JsStream {
     fn drop(&mut self) {
         let js = self.js.clone();
         let name = self.name.clone();

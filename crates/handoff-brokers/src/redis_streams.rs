@@ -27,6 +27,7 @@ use redis::streams::{StreamInfoGroupsReply, StreamReadOptions, StreamReadReply};
 use redis::{Commands, Connection, Value};
 use std::collections::VecDeque;
 use std::marker::PhantomData;
+use std::sync::{Arc, Mutex};
 
 /// `redis-streams`.
 pub(crate) struct RedisStreams;
@@ -115,6 +116,10 @@ impl Transport for RedisStreams {
         }
         let receiver = Rx {
             conn: connect()?,
+            stream: Arc::new(StreamKey {
+                key: key.clone(),
+                admin: Mutex::new(admin),
+            }),
             key,
             ends: Ends::new(cfg.producers),
             fetched: VecDeque::new(),
@@ -191,6 +196,8 @@ impl<M> Drop for Tx<M> {
 pub struct Rx<M> {
     conn: Connection,
     key: String,
+    /// Deletes the stream once this consumer and its probe are gone.
+    stream: Arc<StreamKey>,
     ends: Ends,
     /// Records fetched and not yet handed over: entry id and record.
     fetched: VecDeque<(String, Vec<u8>)>,
@@ -280,6 +287,7 @@ impl<M: Message> Receiver<M> for Rx<M> {
         Some(Box::new(Unacked {
             conn,
             key: self.key.clone(),
+            _stream: self.stream.clone(),
         }))
     }
 }
@@ -294,6 +302,8 @@ const PROBE_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 struct Unacked {
     conn: Connection,
     key: String,
+    /// Keeps the stream for the last question, asked after the sample.
+    _stream: Arc<StreamKey>,
 }
 
 impl UncommittedProbe for Unacked {
@@ -304,11 +314,18 @@ impl UncommittedProbe for Unacked {
     }
 }
 
-impl<M> Drop for Rx<M> {
+/// The channel's stream, deleted with its group when the consumer and its probe are both gone.
+struct StreamKey {
+    key: String,
+    /// The connection that made the stream.
+    admin: Mutex<Connection>,
+}
+
+impl Drop for StreamKey {
     fn drop(&mut self) {
-        // The stream and its group go with the channel.
-        let _ = redis::cmd("DEL")
-            .arg(&self.key)
-            .query::<Value>(&mut self.conn);
+        // A broker that is gone has already failed the trial: an error here is left alone.
+        if let Ok(conn) = self.admin.get_mut() {
+            let _ = redis::cmd("DEL").arg(&self.key).query::<Value>(conn);
+        }
     }
 }
