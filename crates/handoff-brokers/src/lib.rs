@@ -53,25 +53,7 @@ mod kafka;
 /// The broker transports' names.
 pub const NAMES: [&str; 4] = ["kafka", "redis-streams", "nats", "nats-jetstream"];
 
-/// The options each broker transport takes. A transport not built declares them too (taking
-/// any value), so that a suite written for the brokers parses on any build and its broker
-/// trials are then unavailable, not errors; a test checks the built ones declare the same.
-pub const OPTIONS: [(&str, &[&str]); 4] = [
-    (
-        "kafka",
-        &[
-            "acks",
-            "linger-ms",
-            "batch-size",
-            "fetch-wait-max-ms",
-            "partitions",
-            "commit",
-        ],
-    ),
-    ("redis-streams", &["ack", "fetch"]),
-    ("nats", &["pending"]),
-    ("nats-jetstream", &["window", "fetch", "storage"]),
-];
+include!("options.rs");
 
 /// Every broker transport's description, built or not.
 pub fn infos() -> Vec<TransportInfo> {

@@ -433,24 +433,9 @@ const COMMAND_PEERS: [&str; 5] = [
     "nats-jetstream",
 ];
 
-/// The options the broker transports declare when not built (`handoff_brokers::OPTIONS`; this
-/// crate cannot depend on that one), so that a suite giving them parses.
-const PEER_OPTIONS: [(&str, &[&str]); 4] = [
-    (
-        "kafka",
-        &[
-            "acks",
-            "linger-ms",
-            "batch-size",
-            "fetch-wait-max-ms",
-            "partitions",
-            "commit",
-        ],
-    ),
-    ("redis-streams", &["ack", "fetch"]),
-    ("nats", &["pending"]),
-    ("nats-jetstream", &["window", "fetch", "storage"]),
-];
+// The options the broker transports declare when not built (`handoff_brokers::OPTIONS`, read
+// from that crate's source: this crate cannot depend on it), so that a suite giving them parses.
+include!("../../handoff-brokers/src/options.rs");
 
 /// The built-in catalog with [`COMMAND_PEERS`], as a suite written for the command sees it.
 fn command_catalog() -> Catalog {
@@ -461,7 +446,7 @@ fn command_catalog() -> Catalog {
             "registered by the handoff command",
             handoff::semantics::Semantics::spsc(),
         );
-        let options = PEER_OPTIONS.iter().find(|(n, _)| *n == name);
+        let options = OPTIONS.iter().find(|(n, _)| *n == name);
         for option in options.map_or(&[][..], |(_, o)| *o) {
             info = info.with_option(handoff::transport::OptionSpec {
                 name: option.to_string(),
