@@ -529,7 +529,7 @@ fn driver_names_parse_and_display() {
     assert_eq!((may.name(), may.workers()), ("may", Some(3)));
     assert_eq!(c.drivers().check(may), Ok(()));
     let typo: Driver = "tokio-curent".parse().unwrap();
-    let e = c.drivers().check(typo).unwrap_err();
+    let e = c.drivers().check(typo).unwrap_err().to_string();
     assert!(e.contains("did you mean `tokio-current`"), "{e}");
     let s = spec("kanal-async", WorkloadKind::Spsc, 1, Driver::TokioCurrent);
     assert!(

@@ -32,7 +32,7 @@
 //! trial's same-worker share is 100%.
 
 use handoff::catalog::Catalog;
-use handoff::driver::{DriverContext, DriverInfo, TaskDriver, TaskFuture};
+use handoff::driver::{DriverContext, DriverFailed, DriverInfo, TaskDriver, TaskFuture};
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::{Context, Wake, Waker};
@@ -55,7 +55,7 @@ impl TaskDriver for OneThread {
         1
     }
 
-    fn run(&self, tasks: Vec<TaskFuture>, ctx: &DriverContext) -> Result<(), String> {
+    fn run(&self, tasks: Vec<TaskFuture>, ctx: &DriverContext) -> Result<(), DriverFailed> {
         // The conductor's thread is the one thread every task runs on: it is declared (pinned
         // where the trial planned, its CPU time counted) before any task is polled.
         ctx.enter_worker();

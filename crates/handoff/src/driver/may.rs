@@ -16,7 +16,7 @@
 //! `may`'s own worker pinning is off: the first coroutine to run on a worker thread pins that
 //! thread through [`DriverContext::enter_worker`], as the trial's placement planned.
 
-use super::{DriverContext, DriverInfo, TaskDriver, TaskFuture};
+use super::{DriverContext, DriverFailed, DriverInfo, TaskDriver, TaskFuture};
 use std::sync::{Arc, OnceLock};
 use std::task::{Context, Wake, Waker};
 
@@ -40,7 +40,7 @@ impl TaskDriver for May {
         ))
     }
 
-    fn run(&self, tasks: Vec<TaskFuture>, ctx: &DriverContext) -> Result<(), String> {
+    fn run(&self, tasks: Vec<TaskFuture>, ctx: &DriverContext) -> Result<(), DriverFailed> {
         let workers = ctx.workers().unwrap_or(1).max(1);
         let configured = *CONFIGURED.get_or_init(|| {
             may::config()
@@ -52,7 +52,8 @@ impl TaskDriver for May {
         if configured != workers {
             return Err(format!(
                 "may's scheduler is process-wide and already runs {configured} workers in this process; a trial on may:{workers} needs a process of its own"
-            ));
+            )
+            .into());
         }
         let mut handles = Vec::with_capacity(tasks.len());
         for task in tasks {

@@ -24,7 +24,7 @@
 //!
 //! # Writing a driver
 //! ```
-//! use handoff::driver::{DriverContext, DriverInfo, TaskDriver, TaskFuture};
+//! use handoff::driver::{DriverContext, DriverFailed, DriverInfo, TaskDriver, TaskFuture};
 //!
 //! /// Runs every task on the conductor's own thread, polling them round-robin.
 //! struct RoundRobin;
@@ -34,7 +34,7 @@
 //!         DriverInfo::new("round-robin", "tasks polled in turn on one thread")
 //!     }
 //!
-//!     fn run(&self, tasks: Vec<TaskFuture>, ctx: &DriverContext) -> Result<(), String> {
+//!     fn run(&self, tasks: Vec<TaskFuture>, ctx: &DriverContext) -> Result<(), DriverFailed> {
 //!         ctx.enter_worker(); // the conductor's thread runs every task
 //!         let mut tasks: Vec<Option<TaskFuture>> = tasks.into_iter().map(Some).collect();
 //!         let waker = std::task::Waker::noop();
@@ -140,7 +140,57 @@ pub trait TaskDriver: Send + Sync + 'static {
     ///
     /// The driver calls [`DriverContext::enter_worker`] on every OS thread that will run tasks
     /// (the conductor's own, if it runs them there) before it runs any.
-    fn run(&self, tasks: Vec<TaskFuture>, ctx: &DriverContext) -> Result<(), String>;
+    fn run(&self, tasks: Vec<TaskFuture>, ctx: &DriverContext) -> Result<(), DriverFailed>;
+}
+
+/// Why a driver could not run a sample's tasks, in the driver's own words (for example, a
+/// runtime that could not be built). The sample is then `crashed` with this message.
+///
+/// `?` turns a `String` or `&str` into one:
+/// ```
+/// # use handoff::driver::DriverFailed;
+/// fn build() -> Result<(), DriverFailed> {
+///     Err(format!("could not build a runtime: {}", "out of memory"))?
+/// }
+/// assert_eq!(build().unwrap_err().to_string(), "could not build a runtime: out of memory");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct DriverFailed(pub String);
+
+impl From<String> for DriverFailed {
+    fn from(why: String) -> DriverFailed {
+        DriverFailed(why)
+    }
+}
+
+impl From<&str> for DriverFailed {
+    fn from(why: &str) -> DriverFailed {
+        DriverFailed(why.into())
+    }
+}
+
+/// A trial's driver the catalog cannot run as written ([`Drivers::check`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum DriverError {
+    /// No driver of that name (the error names the closest).
+    #[error(transparent)]
+    Unknown(#[from] LookupError),
+    /// A worker count written for a driver that takes none.
+    #[error("driver `{written}`: `{name}` takes no worker count (write `{name}`)")]
+    TakesNoWorkers {
+        /// The driver as the trial wrote it (`name:N`).
+        written: String,
+        /// The driver's name.
+        name: String,
+    },
+    /// No worker count for a driver that needs one.
+    #[error("driver `{name}` needs a worker count, e.g. `{name}:2`")]
+    NeedsWorkers {
+        /// The driver's name.
+        name: String,
+    },
 }
 
 /// What the harness tells a driver for one sample, and what the driver tells the harness back
@@ -269,18 +319,19 @@ impl Drivers {
 
     /// Checks a trial's driver: its name is known, and a worker count is written where the
     /// driver needs one and only where it takes one. The message says what was expected.
-    pub fn check(&self, driver: Driver) -> Result<(), String> {
+    pub fn check(&self, driver: Driver) -> Result<(), DriverError> {
         let Driver::Registered { name, workers } = driver else {
             return Ok(());
         };
-        let d = self.lookup(name.as_str()).map_err(|e| e.to_string())?;
+        let d = self.lookup(name.as_str())?;
         match (d.info().workers, workers) {
-            (Workers::None, Some(_)) => Err(format!(
-                "driver `{driver}`: `{name}` takes no worker count (write `{name}`)"
-            )),
-            (Workers::Required, None) => Err(format!(
-                "driver `{name}` needs a worker count, e.g. `{name}:2`"
-            )),
+            (Workers::None, Some(_)) => Err(DriverError::TakesNoWorkers {
+                written: driver.to_string(),
+                name: name.to_string(),
+            }),
+            (Workers::Required, None) => Err(DriverError::NeedsWorkers {
+                name: name.to_string(),
+            }),
             _ => Ok(()),
         }
     }
@@ -290,20 +341,93 @@ impl Drivers {
     pub(crate) fn resolve(
         &self,
         driver: Driver,
-    ) -> Result<Option<(Arc<dyn TaskDriver>, Option<usize>)>, String> {
+    ) -> Result<Option<(Arc<dyn TaskDriver>, Option<usize>)>, DriverError> {
         if driver == Driver::Threads {
             return Ok(None);
         }
         self.check(driver)?;
-        let d = self
-            .lookup(driver.name())
-            .map_err(|e| e.to_string())?
-            .clone();
+        let d = self.lookup(driver.name())?.clone();
         let workers = match (driver.workers(), d.info().workers) {
             (Some(n), _) => Some(n),
             (None, Workers::Optional { default }) => Some(default),
             (None, _) => None,
         };
         Ok(Some((d, workers)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A driver that runs nothing, declaring the worker count it was made with.
+    struct Idle(Workers);
+
+    impl TaskDriver for Idle {
+        fn info(&self) -> DriverInfo {
+            let name = match self.0 {
+                Workers::None => "idle-fixed",
+                Workers::Required => "idle-counted",
+                Workers::Optional { .. } => "idle-optional",
+            };
+            DriverInfo {
+                workers: self.0,
+                ..DriverInfo::new(name, "runs nothing")
+            }
+        }
+
+        fn run(&self, _: Vec<TaskFuture>, _: &DriverContext) -> Result<(), DriverFailed> {
+            Err("nothing runs here".into())
+        }
+    }
+
+    fn drivers() -> Drivers {
+        let mut d = Drivers::default();
+        d.register(Idle(Workers::None));
+        d.register(Idle(Workers::Required));
+        d.register(Idle(Workers::Optional { default: 2 }));
+        d
+    }
+
+    fn check(written: &str) -> Result<(), DriverError> {
+        drivers().check(written.parse().expect("a driver name"))
+    }
+
+    #[test]
+    fn a_driver_as_written_is_checked_by_kind() {
+        assert_eq!(check("idle-fixed"), Ok(()));
+        assert_eq!(check("idle-counted:3"), Ok(()));
+        assert_eq!(check("idle-optional"), Ok(()));
+        assert_eq!(check("idle-optional:4"), Ok(()));
+        let e = check("idle-fixed:2").unwrap_err();
+        assert!(
+            matches!(&e, DriverError::TakesNoWorkers { name, written } if name == "idle-fixed" && written == "idle-fixed:2"),
+            "{e:?}"
+        );
+        assert_eq!(
+            e.to_string(),
+            "driver `idle-fixed:2`: `idle-fixed` takes no worker count (write `idle-fixed`)"
+        );
+        let e = check("idle-counted").unwrap_err();
+        assert_eq!(
+            e,
+            DriverError::NeedsWorkers {
+                name: "idle-counted".into()
+            }
+        );
+        assert!(e.to_string().contains("e.g. `idle-counted:2`"), "{e}");
+        let e = check("idle-fixd").unwrap_err();
+        assert!(matches!(e, DriverError::Unknown(_)), "{e:?}");
+        assert!(e.to_string().contains("did you mean `idle-fixed`"), "{e}");
+    }
+
+    #[test]
+    fn a_driver_s_failure_reads_as_its_own_words() {
+        let driver = Idle(Workers::None);
+        let progress = Arc::new(Progress::default());
+        let ctx = DriverContext::new(None, Vec::new(), progress);
+        let e = driver.run(Vec::new(), &ctx).unwrap_err();
+        assert_eq!(e, DriverFailed("nothing runs here".into()));
+        assert_eq!(e.to_string(), "nothing runs here");
     }
 }

@@ -7,7 +7,7 @@
 //! the background once every task has finished (a task the watchdog gave up on is left
 //! behind with it).
 
-use super::{DriverContext, DriverInfo, TaskDriver, TaskFuture};
+use super::{DriverContext, DriverFailed, DriverInfo, TaskDriver, TaskFuture};
 
 /// Tasks on one tokio current-thread runtime: they take turns on the conductor's thread.
 pub struct TokioCurrent;
@@ -28,7 +28,7 @@ impl TaskDriver for TokioCurrent {
         1
     }
 
-    fn run(&self, tasks: Vec<TaskFuture>, ctx: &DriverContext) -> Result<(), String> {
+    fn run(&self, tasks: Vec<TaskFuture>, ctx: &DriverContext) -> Result<(), DriverFailed> {
         let rt = tokio::runtime::Builder::new_current_thread()
             .build()
             .map_err(|e| format!("could not build a tokio current-thread runtime: {e}"))?;
@@ -51,7 +51,7 @@ impl TaskDriver for TokioMulti {
         ))
     }
 
-    fn run(&self, tasks: Vec<TaskFuture>, ctx: &DriverContext) -> Result<(), String> {
+    fn run(&self, tasks: Vec<TaskFuture>, ctx: &DriverContext) -> Result<(), DriverFailed> {
         let workers = ctx.workers().unwrap_or(1).max(1);
         let started = ctx.clone();
         let rt = tokio::runtime::Builder::new_multi_thread()

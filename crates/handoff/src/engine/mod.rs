@@ -143,5 +143,5 @@ pub(crate) fn resolve_driver(
     }
     drivers
         .resolve(spec.driver)
-        .map_err(|why| refuse(SampleStatus::Invalid(why)))
+        .map_err(|why| refuse(SampleStatus::Invalid(why.to_string())))
 }

@@ -126,7 +126,7 @@ pub(crate) fn check(source: &dyn HopSource, spec: &TrialSpec) -> Result<(), Box<
         ));
     }
     if let Err(why) = source.drivers().resolve(spec.driver) {
-        return fail(SampleStatus::Invalid(why));
+        return fail(SampleStatus::Invalid(why.to_string()));
     }
     if spec.consumers == 0 || spec.producers == 0 {
         return fail(SampleStatus::Invalid(format!(
@@ -267,7 +267,7 @@ pub(super) fn chain<'s>(
     let run_on = source
         .drivers()
         .resolve(spec.driver)
-        .map_err(|why| fail(SampleStatus::Invalid(why)))?;
+        .map_err(|why| fail(SampleStatus::Invalid(why.to_string())))?;
     let mut links = Vec::new();
     let mut meta = Vec::new();
     let mut fifo = true;

@@ -110,7 +110,7 @@ fn known_driver(catalog: &Catalog, d: Driver) -> Result<(), Broken> {
     catalog
         .drivers()
         .check(d)
-        .map_err(|why| Broken::new(Kind::Invalid, why))
+        .map_err(|why| Broken::new(Kind::Invalid, why.to_string()))
 }
 
 /// Builds the plan of `suite` (`stem` names it when it has no `name`) with `overlay` on top.

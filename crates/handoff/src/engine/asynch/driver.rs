@@ -2,7 +2,7 @@
 //! handed to a registered [`TaskDriver`] by one conductor thread (see the
 //! [parent module](super)).
 
-use crate::driver::{DriverContext, TaskDriver, TaskFuture};
+use crate::driver::{DriverContext, DriverFailed, TaskDriver, TaskFuture};
 use crate::engine::cpu::{CpuTally, Side};
 use crate::engine::crew::{panic_message, Progress};
 use crate::engine::sample::{Failure, Members, Threads};
@@ -152,7 +152,7 @@ fn drive<R: Send + 'static>(
     let r = match r {
         Ok(mut v) => match v.pop() {
             Some(Ok(())) => collect_slots(&slots).map_err(Failure::Panicked),
-            Some(Err(e)) => Err(Failure::Start(e)),
+            Some(Err(e)) => Err(Failure::Start(e.0)),
             None => Err(Failure::Panicked(
                 "the conductor thread did not report".into(),
             )),
@@ -192,7 +192,7 @@ fn conduct<R: Send + 'static>(
     tasks: Vec<(String, Side, Task<R>)>,
     progress: Arc<Progress>,
     tally: Arc<CpuTally>,
-) -> (Threads<Result<(), String>>, Slots<R>) {
+) -> (Threads<Result<(), DriverFailed>>, Slots<R>) {
     let plan = placement::plan(driver.os_threads(workers), spec.pin);
     let ctx = DriverContext::new(workers, plan.cores.clone(), progress.clone());
     let tasks = tasks.into_iter().map(|(_, _, t)| t).collect();

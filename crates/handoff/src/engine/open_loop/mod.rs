@@ -575,7 +575,7 @@ pub(super) fn run_tasks<M: Message>(
     });
     crew.spawn("conductor", move || {
         if let Err(why) = driver.run(bodies, &ctx) {
-            progress.note_panic(&why);
+            progress.note_panic(&why.0);
         }
         match collect_slots(&slots) {
             Ok(members) => Member::Tasks(members),
