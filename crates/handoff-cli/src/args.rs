@@ -130,12 +130,30 @@ pub struct ShowArgs {
     /// The run: its id, `latest` (the newest finished run), a baseline name, or a report file
     /// (`--format json`) or a run's journal (`.results.jsonl`).
     pub reference: String,
-    /// Output format: table, json, markdown, csv, bmf, html.
+    /// Output format: table, json, markdown, csv, bmf, html; with --paired, those of `handoff
+    /// compare` (table, markdown, json, bmf, html).
     #[arg(long, short = 'f', default_value = "table")]
     pub format: String,
     /// Write the output to this file instead of standard output.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// A run made with `--against`: show its paired comparison (the other build before, this
+    /// build after), judged again, instead of this build's results.
+    #[arg(long)]
+    pub paired: bool,
+    /// With --paired: exit 4 when a result is significantly slower than this (e.g. 5%), or when
+    /// nothing can be judged.
+    #[arg(long, requires = "paired")]
+    pub max_regression: Option<crate::percent::Percent>,
+    /// With --max-regression: what cannot be judged passes, listed, instead of failing.
+    #[arg(long, requires = "max_regression")]
+    pub allow_unjudged: bool,
+    /// With --paired: a significant change smaller than this is shown as `~` (default 5%).
+    #[arg(long, requires = "paired")]
+    pub threshold: Option<crate::percent::Percent>,
+    /// With --paired: significance level of the rank test (default 0.05).
+    #[arg(long, requires = "paired")]
+    pub alpha: Option<f64>,
     /// Where the history store is.
     #[command(flatten)]
     pub store: StoreArg,

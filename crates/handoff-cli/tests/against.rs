@@ -129,6 +129,85 @@ fn a_planted_slowdown_of_this_build_fails_the_gate_with_exit_4() {
     assert_eq!(c["rows"][0]["regression"], false, "{}", c["rows"][0]);
 }
 
+/// A stored paired run is shown again as its comparison, judged with `show`'s own flags: the
+/// planted slowdown is found again, its gate fails with exit 4, and a run that is not paired is
+/// refused with a reason.
+#[test]
+fn a_stored_paired_run_is_shown_again_as_its_comparison() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("history.sqlite");
+    let other = unplanted(dir.path());
+    let out = handoff()
+        .env("HANDOFF_STORE", &store)
+        .env("HANDOFF_PLANTED_DELAY_NS", "6000")
+        .args(["run", "--quiet"])
+        .args(&PLANTED[..PLANTED.len() - 1])
+        .arg("--against")
+        .arg(&other)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let show = |args: &[&str]| {
+        let out = handoff()
+            .env("HANDOFF_STORE", &store)
+            .arg("show")
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, stdout, stderr) = show(&["latest", "--paired", "--format", "json"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let c: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(c["paired"], true);
+    let row = &c["rows"][0];
+    assert_eq!(row["metric"], "throughput");
+    assert_eq!(row["verdict"], "slower", "{row}");
+    assert_eq!(row["signed_rank"]["n"], 12, "{row}");
+    assert!(c["before"]["label"]
+        .as_str()
+        .unwrap()
+        .starts_with("--against "));
+
+    let (code, stdout, stderr) = show(&["latest", "--paired", "--max-regression", "5%"]);
+    assert_eq!(code, Some(4), "{stderr}");
+    assert!(
+        stdout.contains("paired: both builds ran in one run"),
+        "{stdout}"
+    );
+    assert!(stderr.contains("the regression gate failed"), "{stderr}");
+
+    // Without --paired, the run's own results, as before.
+    let (code, stdout, _) = show(&["latest", "--format", "json"]);
+    assert_eq!(code, Some(0));
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(report["results"][0]["transport"], "planted-delay");
+
+    // Formats a comparison does not have, and runs that are not paired, are bad input.
+    let (code, _, stderr) = show(&["latest", "--paired", "--format", "csv"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("formats of `handoff compare`"), "{stderr}");
+    let out = handoff()
+        .env("HANDOFF_STORE", &store)
+        .args(["run", "--quiet", "-t", "planted-delay", "-w", "spsc"])
+        .args(["--messages", "1000", "--samples", "1", "--no-probes"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let (code, _, stderr) = show(&["latest", "--paired"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("`latest` is not a paired run"), "{stderr}");
+}
+
 #[test]
 fn the_other_build_s_results_are_kept_in_the_report() {
     let dir = tempfile::tempdir().unwrap();
