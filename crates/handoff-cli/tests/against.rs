@@ -9,6 +9,9 @@ use serde_json::Value;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
+mod support;
+use support::outcome;
+
 fn handoff() -> Command {
     let mut cmd = Command::cargo_bin("handoff").expect("binary built");
     cmd.env_remove("HANDOFF_PLANTED_DELAY_NS");
@@ -153,16 +156,13 @@ fn a_stored_paired_run_is_shown_again_as_its_comparison() {
         String::from_utf8_lossy(&out.stderr)
     );
     let show = |args: &[&str]| {
-        let out = handoff()
-            .env("HANDOFF_STORE", &store)
-            .arg("show")
-            .args(args)
-            .output()
-            .unwrap();
-        (
-            out.status.code(),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
+        outcome(
+            handoff()
+                .env("HANDOFF_STORE", &store)
+                .arg("show")
+                .args(args)
+                .output()
+                .unwrap(),
         )
     };
     let (code, stdout, stderr) = show(&["latest", "--paired", "--format", "json"]);

@@ -6,6 +6,9 @@ use assert_cmd::Command;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
+mod support;
+use support::outcome;
+
 /// The tests here time real runs and judge their figures: they run one at a time, so that one
 /// test's runs do not take the cores from another's and plant a slowdown of their own.
 static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
@@ -61,17 +64,14 @@ fn planted_run(dir: &Path, name: &str, delay_ns: u64) -> PathBuf {
 }
 
 fn compare(before: &Path, after: &Path, extra: &[&str]) -> (Option<i32>, String, String) {
-    let out = handoff()
-        .arg("compare")
-        .arg(before)
-        .arg(after)
-        .args(extra)
-        .output()
-        .unwrap();
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
+    outcome(
+        handoff()
+            .arg("compare")
+            .arg(before)
+            .arg(after)
+            .args(extra)
+            .output()
+            .unwrap(),
     )
 }
 
