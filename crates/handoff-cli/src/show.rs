@@ -44,11 +44,9 @@ fn show_paired(args: &ShowArgs) -> Result<u8, CliError> {
     let mut buf = Vec::new();
     compare_view::render(&c, &report, format, &mut buf).map_err(rendering)?;
     destination.write(&buf)?;
-    Ok(crate::compare::gate_code(
-        &c,
-        "the other build",
-        args.allow_unjudged,
-    ))
+    // The gate names the other build as the run's own paired gate did: by its label.
+    let other = report.paired.as_ref().map_or("", |p| p.label.as_str());
+    Ok(crate::compare::gate_code(&c, other, args.allow_unjudged))
 }
 
 /// The run `args` names.
@@ -56,6 +54,7 @@ fn load(args: &ShowArgs) -> Result<RunReport, CliError> {
     crate::source::ReportSource::load(&crate::store::Reports::new(&args.store), &args.reference)
 }
 
+/// A view that could not be written out.
 fn rendering(e: std::io::Error) -> CliError {
     CliError {
         code: exit::RUN_ERROR,

@@ -185,6 +185,8 @@ fn a_stored_paired_run_is_shown_again_as_its_comparison() {
         "{stdout}"
     );
     assert!(stderr.contains("the regression gate failed"), "{stderr}");
+    let named = format!("compared with `{}`", other.display());
+    assert!(stderr.contains(&named), "{stderr}");
 
     // Without --paired, the run's own results, as before.
     let (code, stdout, _) = show(&["latest", "--format", "json"]);
