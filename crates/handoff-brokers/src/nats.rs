@@ -14,8 +14,10 @@
 //! behind loses messages (the client's subscription buffer of `pending` messages overflows, or
 //! the server cuts a slow consumer), and the verifier counts what never arrived. Since an end
 //! record may be lost as well, the stream also ends when every producer of this process has
-//! flushed and gone and a round trip of the consumer's own connection (a flush: the server has
-//! sent this connection everything it had before it answers) brought nothing more.
+//! made a round trip to the server after its last publish and gone, and a round trip of the
+//! consumer's own connection then brought nothing more. A round trip is a request the server
+//! answers with "no responders" (see `round_trip`); `Client::flush` is not one, since it only
+//! writes the client's buffer to the socket, and the server may not yet have read it.
 //!
 //! **`nats-jetstream`** (at least once): a stream of its own per channel (memory or file
 //! storage), a publish waits for the server's acknowledgement only when `window`
@@ -47,7 +49,7 @@ const CONSUMER: &str = "handoff";
 
 /// How long the consumer waits for a message before it checks whether the producers are gone.
 const IDLE: Duration = Duration::from_millis(100);
-/// The bound on a flush or an acknowledgement wait when a handle is dropped.
+/// The bound on a round trip, or on an acknowledgement wait when a handle is dropped.
 const CLOSING: Duration = Duration::from_secs(30);
 
 /// The runtime a channel's connections run on, shared by its handles.
@@ -59,6 +61,27 @@ fn runtime() -> Result<Arc<Runtime>, BuildError> {
         .build()
         .map(Arc::new)
         .map_err(|e| BuildError::Unsupported(format!("nats: tokio runtime: {e}")))
+}
+
+/// A subject nobody subscribes to: a request to it is answered "no responders" by the server.
+const ROUND_TRIP: &str = "handoff.round-trip";
+
+/// One round trip of `client`'s connection through the server, bounded by [`CLOSING`].
+///
+/// The server reads a connection's operations in order, and it queues its answer to this
+/// connection behind whatever it had already queued for it. So when the answer is here, the
+/// server has processed everything this connection sent before (a subscription is in force,
+/// every publish routed), and every message the server routed to this connection before it read
+/// the request is in the client's subscription buffers.
+async fn round_trip(client: &async_nats::Client) -> Result<(), String> {
+    use async_nats::RequestErrorKind;
+    match tokio::time::timeout(CLOSING, client.request(ROUND_TRIP, Bytes::new())).await {
+        Err(_) => Err(format!("no answer within {CLOSING:?}")),
+        // An answer of any kind came back through the server: the trip is made.
+        Ok(Ok(_)) => Ok(()),
+        Ok(Err(e)) if e.kind() == RequestErrorKind::NoResponders => Ok(()),
+        Ok(Err(e)) => Err(e.to_string()),
+    }
 }
 
 fn connect(rt: &Runtime, pending: usize) -> Result<async_nats::Client, BuildError> {
@@ -110,9 +133,11 @@ impl Transport for NatsCore {
         let subscriber = rt
             .block_on(client.subscribe(subject.clone()))
             .map_err(|e| NATS.refused("subscribe", e))?;
-        // The subscription is the server's before any producer publishes.
-        rt.block_on(client.flush())
-            .map_err(|e| NATS.refused("flush", e))?;
+        // The subscription is in force at the server before any producer publishes: without
+        // this round trip, a busy server may route a producer's first messages before it has
+        // read the subscription, and drop them for want of interest.
+        rt.block_on(round_trip(&client))
+            .map_err(|e| NATS.refused("round trip after subscribing", e))?;
         let live = Arc::new(AtomicUsize::new(cfg.producers));
         let mut senders = Vec::with_capacity(cfg.producers);
         for p in 0..cfg.producers {
@@ -178,7 +203,8 @@ impl<M> Drop for CoreTx<M> {
         let _ = self.rt.block_on(async move {
             tokio::time::timeout(CLOSING, async {
                 let _ = client.publish(subject, end).await;
-                let _ = client.flush().await;
+                // The server has routed every message of this producer when this returns.
+                let _ = round_trip(&client).await;
             })
             .await
         });
@@ -229,10 +255,11 @@ impl<M: Message> Receiver<M> for CoreRx<M> {
                 Ok(None) => panic!("nats: the subscription at {} closed", NATS.addr()),
                 Err(_idle) => {
                     if self.live.load(Ordering::Acquire) == 0 {
-                        // Every producer flushed and went: after one round trip of this
-                        // connection, whatever the server had for it is in the buffer.
-                        if let Err(e) = self.rt.block_on(self.client.flush()) {
-                            panic!("nats: flush at {}: {e}", NATS.addr());
+                        // Every producer's messages were routed before it went: after one
+                        // round trip of this connection, whatever the server had for it is in
+                        // the subscription's buffer.
+                        if let Err(e) = self.rt.block_on(round_trip(&self.client)) {
+                            panic!("nats: round trip at {}: {e}", NATS.addr());
                         }
                         let subscriber = &mut self.subscriber;
                         match self
