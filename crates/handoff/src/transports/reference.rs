@@ -19,6 +19,12 @@
 //! Either way every failed attempt is counted by one rule, a look at the queue that found it
 //! full (empty) and was followed by a wait: in the handle for the harness's spin, by the crate
 //! (`failed_polls`) for its own wait. Both are reported as failed sends and receives.
+//!
+//! The per-message and batch operations are always inlined into the engine's loop, as a user's
+//! own calls to the ring would be. Each carries both waits (the branch on who waits is decided
+//! per channel), which makes it too large for the compiler to inline by itself: out of line, a
+//! call per message passes the handle by address, so its indices go through memory on every
+//! message, which a user's loop and the other rings' adapters (one wait each) do not pay.
 
 use super::shape::{check_spsc, Refused, WAKE};
 use super::spin::{recv_spinning, retry, send_batch_spinning, send_spinning};
@@ -91,7 +97,7 @@ pub type VyukovTx<M> = ReferenceHandle<vyukov::Sender<M>>;
 pub type VyukovRx<M> = ReferenceHandle<vyukov::Receiver<M>>;
 
 impl<M: Message> Sender<M> for SpscTx<M> {
-    #[inline]
+    #[inline(always)]
     fn send(&mut self, msg: M) -> Result<(), M> {
         if !self.spin {
             return self.end.push(msg);
@@ -102,7 +108,7 @@ impl<M: Message> Sender<M> for SpscTx<M> {
         send_spinning(&mut self.end, &mut self.failed, msg, push, gone)
     }
 
-    #[inline]
+    #[inline(always)]
     fn send_batch<I: Iterator<Item = M>>(&mut self, msgs: &mut I) -> Result<(), M> {
         if !self.spin {
             return self.end.push_batch(msgs).map(|_| ());
@@ -138,7 +144,7 @@ fn spsc_taken(r: Result<usize, TryPopError>) -> Option<usize> {
 }
 
 impl<M: Message> Receiver<M> for SpscRx<M> {
-    #[inline]
+    #[inline(always)]
     fn recv(&mut self) -> Option<M> {
         if !self.spin {
             return self.end.pop();
@@ -148,7 +154,7 @@ impl<M: Message> Receiver<M> for SpscRx<M> {
         recv_spinning(&mut self.end, &mut self.failed, pop, gone)
     }
 
-    #[inline]
+    #[inline(always)]
     fn recv_batch<F: FnMut(M)>(&mut self, max: usize, mut f: F) -> usize {
         if !self.spin {
             return self.end.pop_batch(max, f);
@@ -158,7 +164,7 @@ impl<M: Message> Receiver<M> for SpscRx<M> {
         })
     }
 
-    #[inline]
+    #[inline(always)]
     fn recv_runs<F: FnMut(&[M])>(&mut self, max: usize, mut f: F) -> usize {
         if !self.spin {
             return self.end.pop_slices(max, f);
@@ -174,7 +180,7 @@ impl<M: Message> Receiver<M> for SpscRx<M> {
 }
 
 impl<M: Message> Sender<M> for MpscTx<M> {
-    #[inline]
+    #[inline(always)]
     fn send(&mut self, msg: M) -> Result<(), M> {
         if !self.spin {
             return self.end.send(msg);
@@ -185,7 +191,7 @@ impl<M: Message> Sender<M> for MpscTx<M> {
         send_spinning(&mut self.end, &mut self.failed, msg, push, gone)
     }
 
-    #[inline]
+    #[inline(always)]
     fn send_batch<I: Iterator<Item = M>>(&mut self, msgs: &mut I) -> Result<(), M> {
         if !self.spin {
             return self.end.send_batch(msgs).map(|_| ());
@@ -218,7 +224,7 @@ fn mpsc_taken<R>(r: Result<R, TryPopError>, end: R) -> Option<R> {
 }
 
 impl<M: Message> Receiver<M> for MpscRx<M> {
-    #[inline]
+    #[inline(always)]
     fn recv(&mut self) -> Option<M> {
         if !self.spin {
             return self.end.recv();
@@ -228,7 +234,7 @@ impl<M: Message> Receiver<M> for MpscRx<M> {
         })
     }
 
-    #[inline]
+    #[inline(always)]
     fn recv_batch<F: FnMut(M)>(&mut self, max: usize, mut f: F) -> usize {
         if !self.spin {
             return self.end.recv_batch(max, f);
@@ -238,7 +244,7 @@ impl<M: Message> Receiver<M> for MpscRx<M> {
         })
     }
 
-    #[inline]
+    #[inline(always)]
     fn recv_runs<F: FnMut(&[M])>(&mut self, max: usize, mut f: F) -> usize {
         if !self.spin {
             return self.end.recv_slices(max, f);
@@ -254,7 +260,7 @@ impl<M: Message> Receiver<M> for MpscRx<M> {
 }
 
 impl<M: Message> Sender<M> for VyukovTx<M> {
-    #[inline]
+    #[inline(always)]
     fn send(&mut self, msg: M) -> Result<(), M> {
         self.end.send(msg)
     }
@@ -266,7 +272,7 @@ impl<M: Message> Sender<M> for VyukovTx<M> {
 }
 
 impl<M: Message> Receiver<M> for VyukovRx<M> {
-    #[inline]
+    #[inline(always)]
     fn recv(&mut self) -> Option<M> {
         if !self.spin {
             return self.end.recv();
@@ -276,7 +282,7 @@ impl<M: Message> Receiver<M> for VyukovRx<M> {
         })
     }
 
-    #[inline]
+    #[inline(always)]
     fn recv_batch<F: FnMut(M)>(&mut self, max: usize, mut f: F) -> usize {
         if !self.spin {
             return self.end.recv_batch(max, f);
