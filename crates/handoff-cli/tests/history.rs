@@ -505,6 +505,8 @@ fn a_store_that_cannot_be_opened_stops_the_run_before_it_starts() {
             2,
             "unsupported store URL scheme `mysql://`",
         ),
+        // A word for "no store" is not taken as a file name.
+        ("none", 2, "to keep no history, pass --no-store instead"),
     ] {
         let out = run(&mut quick_run(store));
         let stderr = text(&out.stderr);
@@ -513,6 +515,7 @@ fn a_store_that_cannot_be_opened_stops_the_run_before_it_starts() {
         assert!(out.stdout.is_empty(), "nothing ran: {}", text(&out.stdout));
         assert!(!stderr.contains("[1/1]"), "no trial ran: {stderr}");
     }
+    assert!(!std::path::Path::new("none").exists(), "no file named none");
 }
 
 #[test]

@@ -9,6 +9,11 @@ use std::ffi::OsString;
 use std::fmt;
 use std::path::PathBuf;
 
+/// Bare words that mean "no store" elsewhere: as a location they would silently name a file in
+/// the working directory, so they are refused with the flag that does mean it (`./none` is a
+/// file, if one is wanted).
+const NO_STORE_WORDS: [&str; 6] = ["none", "off", "no", "false", "null", "disabled"];
+
 /// A store's location.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Location {
@@ -33,6 +38,11 @@ impl Location {
             Some((scheme, _)) if !scheme.is_empty() && scheme.chars().all(is_scheme_char) => {
                 Err(StoreError::BadLocation(format!(
                     "unsupported store URL scheme `{scheme}://`: expected a file path or a postgres:// URL"
+                )))
+            }
+            _ if NO_STORE_WORDS.iter().any(|w| text.eq_ignore_ascii_case(w)) => {
+                Err(StoreError::BadLocation(format!(
+                    "store location `{text}` would be a SQLite file named `{text}`: to keep no history, pass --no-store instead; to use such a file, write ./{text}"
                 )))
             }
             _ => Ok(Location::Sqlite(PathBuf::from(text))),
@@ -157,6 +167,26 @@ mod tests {
         assert!(err.is_bad_input());
         assert!(err.to_string().contains("`mysql://`"), "{err}");
         assert!(Location::parse("  ").unwrap_err().is_bad_input());
+    }
+
+    #[test]
+    fn a_word_for_no_store_is_refused_with_the_flag_that_means_it() {
+        for word in ["none", "None", "off", "false"] {
+            let err = Location::parse(word).unwrap_err();
+            assert!(err.is_bad_input(), "{word}");
+            let msg = err.to_string();
+            assert!(msg.contains("--no-store"), "{msg}");
+            assert!(msg.contains(&format!("./{word}")), "{msg}");
+        }
+        // Written as a path, it is a file like any other.
+        assert_eq!(
+            Location::parse("./none").unwrap(),
+            Location::Sqlite("./none".into())
+        );
+        assert_eq!(
+            Location::parse("none.sqlite").unwrap(),
+            Location::Sqlite("none.sqlite".into())
+        );
     }
 
     #[test]
