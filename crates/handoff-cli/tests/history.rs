@@ -508,14 +508,15 @@ fn a_store_that_cannot_be_opened_stops_the_run_before_it_starts() {
         // A word for "no store" is not taken as a file name.
         ("none", 2, "to keep no history, pass --no-store instead"),
     ] {
-        let out = run(&mut quick_run(store));
+        // In a directory of its own, where a store file made by mistake would show.
+        let out = run(quick_run(store).current_dir(dir.path()));
         let stderr = text(&out.stderr);
         assert_eq!(out.status.code(), Some(code), "{store}: {stderr}");
         assert!(stderr.contains(says), "{store}: {stderr}");
         assert!(out.stdout.is_empty(), "nothing ran: {}", text(&out.stdout));
         assert!(!stderr.contains("[1/1]"), "no trial ran: {stderr}");
     }
-    assert!(!std::path::Path::new("none").exists(), "no file named none");
+    assert!(!dir.path().join("none").exists(), "no file named none");
 }
 
 #[test]
