@@ -3,7 +3,9 @@
 //! waits, and each side able to tell when the other's process has died.
 //!
 //! * [`Shared`]: the ring's memory: laid out in a mapping the caller shares between processes
-//!   ([`Shared::create_in`], [`Shared::open_in`]) or in this process's heap ([`Shared::heap`]);
+//!   ([`Shared::create_in`], [`Shared::open_in`]) or in this process's heap ([`Shared::heap`]),
+//!   and mapped into the process whole as a side creates or opens it (Linux 5.14 and later), so
+//!   that the ring's first lap takes no page faults;
 //! * [`Producer`] and [`Consumer`]: its two ends, byte-level (a message is written into its slot
 //!   and read out of it by the caller's function);
 //! * [`Waiting`]: how a side that cannot proceed waits.

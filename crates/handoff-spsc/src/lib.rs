@@ -4,8 +4,9 @@
 //!
 //! * **Exactly once, in order.** Every message pushed is popped exactly once, in the order it was
 //!   pushed, or, if the ring is dropped with messages still inside, dropped exactly once with it.
-//! * **Bounded, no allocation after creation.** [`channel`] allocates the ring once; pushes and
-//!   pops never allocate. The capacity is rounded up to a power of two (0 and absurdly large
+//! * **Bounded, no allocation after creation.** [`channel`] allocates the ring once and writes
+//!   to every page of it, so the kernel maps the memory then; pushes and pops never allocate,
+//!   and the first lap takes no page faults. The capacity is rounded up to a power of two (0 and absurdly large
 //!   capacities are rejected with a [`CapacityError`]).
 //! * **Lock-free hot path.** A push or pop is a handful of instructions: each side keeps a cached
 //!   copy of the other side's index and reloads the shared one only when the ring looks full
@@ -122,6 +123,8 @@ mod barrier;
 #[doc(hidden)]
 pub use barrier::testing as __barrier;
 mod loom;
+#[cfg(not(handoff_loom))]
+mod pages;
 mod ring;
 pub mod wait;
 

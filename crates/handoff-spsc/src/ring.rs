@@ -204,7 +204,8 @@ unsafe fn drop_stretch<T>(buffer: *const Slot<T>, from: usize, len: usize) {
 ///
 /// The capacity is rounded up to the next power of two ([`Producer::capacity`] tells the real
 /// one). `wait` chooses how a side that cannot proceed waits (see [`Wait`]). All memory is
-/// allocated here; pushes and pops never allocate.
+/// allocated here, and every page of it is written once, so that the kernel maps it now rather
+/// than on the first lap; pushes and pops never allocate, nor take a page fault.
 ///
 /// # Errors
 /// [`CapacityError::Zero`] for a capacity of 0, [`CapacityError::TooLarge`] if the rounded
@@ -244,9 +245,17 @@ pub fn channel<T>(
         });
     }
 
-    let buffer: Box<[Slot<T>]> = (0..rounded)
+    #[allow(unused_mut)] // Written to only outside the model checker.
+    let mut buffer: Box<[Slot<T>]> = (0..rounded)
         .map(|_| UnsafeCell::new(MaybeUninit::uninit()))
         .collect();
+    // Loom's cells are not laid out as an array, and the model has no pages to map.
+    #[cfg(not(handoff_loom))]
+    // SAFETY: the range is exactly the buffer, owned here; every slot is uninitialized, and a
+    // slot is never read before a push writes it.
+    unsafe {
+        crate::pages::touch(buffer.as_mut_ptr().cast(), std::mem::size_of_val(&*buffer))
+    };
     let shared = Arc::new(Shared {
         head: CachePadded::new(AtomicUsize::new(0)),
         tail: CachePadded::new(AtomicUsize::new(0)),
