@@ -34,6 +34,7 @@ fn paced(transport: &str, p99_us: u64, consumer_cores: f64, wait: WaitStrategy) 
             producer_ns: s.elapsed_ns,
             consumer_ns: (s.elapsed_ns as f64 * consumer_cores) as u64,
             runtime_ns: 0,
+            page_faults: None,
         });
     }
     r.cpu = Some(CpuFigures {
@@ -41,6 +42,7 @@ fn paced(transport: &str, p99_us: u64, consumer_cores: f64, wait: WaitStrategy) 
         consumer_cores,
         ns_per_msg: 1e6,
         runtime_cores: 0.0,
+        page_faults_per_msg: None,
         samples: 5,
     });
     r

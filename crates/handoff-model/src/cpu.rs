@@ -26,6 +26,11 @@ pub struct SampleCpu {
     /// drivers); 0 where the members are threads of their own.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub runtime_ns: u64,
+    /// The page faults the process took while the sample ran (minor and major, all its
+    /// threads): the kernel mapping memory touched for the first time, such as a new ring's
+    /// first lap. `None` where not measured (a sample across two processes, older reports).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_faults: Option<u64>,
 }
 
 fn is_zero(x: &u64) -> bool {
@@ -72,6 +77,10 @@ pub struct CpuFigures {
     /// drivers; 0 elsewhere and in older reports).
     #[serde(default, skip_serializing_if = "is_zero_f64")]
     pub runtime_cores: f64,
+    /// Page faults per message delivered, over the samples that counted them (see
+    /// [`SampleCpu::page_faults`]); `None` where none did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_faults_per_msg: Option<f64>,
     /// Timed samples the medians are over.
     pub samples: usize,
 }
@@ -86,13 +95,14 @@ impl CpuFigures {
     /// `None` when none is left.
     pub fn of(samples: &[(SampleCpu, u64, u64)]) -> Option<CpuFigures> {
         let (mut producers, mut consumers, mut per_msg) = (Vec::new(), Vec::new(), Vec::new());
-        let mut runtime = Vec::new();
+        let (mut runtime, mut faults) = (Vec::new(), Vec::new());
         for (cpu, elapsed_ns, messages) in samples {
             if let (Some((p, c)), Some(n)) = (cpu.cores(*elapsed_ns), cpu.ns_per_msg(*messages)) {
                 producers.push(p);
                 consumers.push(c);
                 per_msg.push(n);
                 runtime.push(cpu.runtime_ns as f64 / *elapsed_ns as f64);
+                faults.extend(cpu.page_faults.map(|f| f as f64 / *messages as f64));
             }
         }
         if per_msg.is_empty() {
@@ -103,6 +113,7 @@ impl CpuFigures {
             consumer_cores: median(&consumers),
             ns_per_msg: median(&per_msg),
             runtime_cores: median(&runtime),
+            page_faults_per_msg: (!faults.is_empty()).then(|| median(&faults)),
             samples: per_msg.len(),
         })
     }
@@ -137,7 +148,7 @@ mod tests {
         let cpu = SampleCpu {
             producer_ns: 50_000_000,
             consumer_ns: 100_000_000,
-            runtime_ns: 0,
+            ..SampleCpu::default()
         };
         assert_eq!(cpu.cores(100_000_000), Some((0.5, 1.0)));
         assert_eq!(cpu.ns_per_msg(1_000_000), Some(150.0));
@@ -150,7 +161,7 @@ mod tests {
         let at = |p: u64, c: u64| SampleCpu {
             producer_ns: p,
             consumer_ns: c,
-            runtime_ns: 0,
+            ..SampleCpu::default()
         };
         let f = CpuFigures::of(&[
             (at(10, 100), 100, 10),
@@ -165,6 +176,34 @@ mod tests {
         assert!((f.consumer_cores - 0.9).abs() < 1e-12);
         assert!((f.ns_per_msg - 11.0).abs() < 1e-12);
         assert_eq!(f.cores_label(), "0.20+0.90");
+        assert_eq!(f.page_faults_per_msg, None);
         assert_eq!(CpuFigures::of(&[]), None);
+    }
+
+    #[test]
+    fn page_faults_are_a_median_per_message_over_the_samples_that_counted_them() {
+        let at = |faults: Option<u64>| SampleCpu {
+            producer_ns: 10,
+            consumer_ns: 10,
+            page_faults: faults,
+            ..SampleCpu::default()
+        };
+        let f = CpuFigures::of(&[
+            (at(Some(40)), 100, 1_000),
+            (at(None), 100, 1_000),
+            (at(Some(10)), 100, 1_000),
+            (at(Some(20)), 100, 1_000),
+        ])
+        .expect("measured");
+        assert_eq!(f.samples, 4);
+        assert_eq!(f.page_faults_per_msg, Some(0.02));
+    }
+
+    #[test]
+    fn records_without_page_faults_read_as_not_counted() {
+        let old = r#"{"producer_ns":5,"consumer_ns":6}"#;
+        let cpu: SampleCpu = serde_json::from_str(old).expect("an older sample record");
+        assert_eq!(cpu.page_faults, None);
+        assert!(!serde_json::to_string(&cpu).unwrap().contains("page_faults"));
     }
 }

@@ -198,6 +198,15 @@ pub enum Lint {
         /// Timed samples.
         samples: usize,
     },
+    /// The timed samples took page faults (see `lints/memory.rs`): the transport mapped fresh
+    /// memory while it was measured (a new ring's first lap, memory allocated as messages
+    /// arrive), and the figure includes the kernel's work.
+    PageFaults {
+        /// Page faults per message, the median over the timed samples.
+        per_msg: f64,
+        /// Messages per timed sample.
+        messages: u64,
+    },
     /// An at-least-once transport delivered messages again in a run without a fault: its
     /// consumer or the broker took a message as not acknowledged, and the figures include the
     /// repeated deliveries' work.
@@ -350,6 +359,7 @@ impl Lint {
             Lint::ShortSamples { .. } => "short-samples",
             Lint::SameWorker { .. } => "same-worker",
             Lint::MemoryGrowth { .. } => "memory-growth",
+            Lint::PageFaults { .. } => "page-faults",
             Lint::Drift { .. } => "drift",
             Lint::Printed { .. } => "printed",
             Lint::Redelivered { .. } => "redelivered",
@@ -532,6 +542,13 @@ impl sfmt::Display for Lint {
                 fmt::memory(*per_sample_bytes),
                 fmt::memory(*first_bytes as f64),
                 fmt::memory(*last_bytes as f64)
+            ),
+            Lint::PageFaults { per_msg, messages } => write!(
+                f,
+                "page-faults: {} page faults per 1000 messages (about {} in a sample of {}): the transport mapped fresh memory while it was measured (a new ring's first lap, or memory allocated as messages arrive), so the figure includes the kernel's work of mapping it; a transport that writes its memory when it is created pays that before the samples start",
+                fmt::si(per_msg * 1000.0),
+                fmt::si((per_msg * *messages as f64).round()),
+                fmt::count(*messages),
             ),
             Lint::Redelivered { messages, share } => write!(
                 f,

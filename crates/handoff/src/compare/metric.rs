@@ -142,6 +142,7 @@ mod tests {
                 producer_ns: 1000 * (i as u64 + 1),
                 consumer_ns: 1000,
                 runtime_ns: 0,
+                page_faults: None,
             });
         }
         let f = figures(&r);

@@ -263,6 +263,7 @@ fn with_cpu(mut r: TrialResult, ns_per_msg: &[f64]) -> TrialResult {
             producer_ns: total / 2,
             consumer_ns: total - total / 2,
             runtime_ns: 0,
+            page_faults: None,
         });
     }
     r

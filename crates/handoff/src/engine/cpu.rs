@@ -148,6 +148,8 @@ impl CpuTally {
             producer_ns: self.producer_ns.load(Ordering::Relaxed),
             consumer_ns: self.consumer_ns.load(Ordering::Relaxed),
             runtime_ns: self.runtime_ns.load(Ordering::Relaxed),
+            // Counted for the whole process, by the sample's skeleton (`faults.rs`).
+            page_faults: None,
         })
     }
 }
@@ -168,7 +170,8 @@ mod tests {
             Some(SampleCpu {
                 producer_ns: 30,
                 consumer_ns: 12,
-                runtime_ns: 0
+                runtime_ns: 0,
+                page_faults: None,
             })
         );
         t.add(Side::Producer, None, Some(1));

@@ -23,6 +23,7 @@ pub(crate) mod asynch;
 mod callback;
 pub(crate) mod cpu;
 pub(crate) mod crew;
+mod faults;
 pub mod hop;
 mod open_loop;
 mod pingpong;

@@ -23,6 +23,7 @@
 
 use super::cpu::{CpuTally, Side};
 use super::crew::{Crew, CrewError, Progress};
+use super::faults::{with_faults, FaultWindow};
 use crate::outcome::{SampleOutcome, SampleStatus};
 use crate::placement::{self, Placement, Plan};
 use crate::semantics::Semantics;
@@ -114,8 +115,13 @@ fn skeleton<S: Shape>(
         return refused(why, members.placement());
     }
     let cpu = members.cpu();
+    let faults = FaultWindow::open();
     match collect(members, spec.watchdog(None), shape.total()) {
-        Ok((reports, place)) => with_cpu(shape.finish(reports, place), cpu.as_deref()),
+        Ok((reports, place)) => {
+            let faults = faults.close();
+            let outcome = with_cpu(shape.finish(reports, place), cpu.as_deref());
+            with_faults(outcome, faults)
+        }
         Err(outcome) => *outcome,
     }
 }

@@ -9,6 +9,18 @@
 //! at least [`GROWTH_SHARE`] of it. With fewer than three timed samples there is no trend to
 //! judge.
 //!
+//! **page-faults.** The process's page faults are counted over each timed sample (minor and
+//! major, every thread's; not for a sample across two processes). A transport whose memory is
+//! mapped when it is created takes a handful of faults in a sample (thread stacks, the odd
+//! allocation); one that first touches its memory while measured, such as a ring whose slots are
+//! mapped on their first write, takes one per page it reaches: every 64 messages of 64 bytes on
+//! a first lap. A fault costs the kernel's entry, a page zeroed and a page-table update, on the
+//! order of a microsecond (more on a virtual machine), so from [`FAULTS_PER_MSG`], one per
+//! thousand messages, the faults are on the order of a nanosecond a message: a large share of
+//! a fast hand-off's cost, and one a transport that writes its memory when created pays before
+//! the window. The lint says so and leaves the figure as measured: the first lap is real for a
+//! user too.
+//!
 //! **printed.** A transport that prints while it runs pays for the formatting and the write on
 //! its hot path, and what it prints is usually a leftover. What it printed is kept with the
 //! result; the lint says how much and shows the first line.
@@ -37,6 +49,18 @@ pub(super) fn growth(r: &TrialResult) -> Option<Lint> {
         first_bytes: m.first_after,
         last_bytes: m.last_after,
         samples: m.steps + 1,
+    })
+}
+
+/// Page faults per message from which a trial is flagged `page-faults`: one per thousand.
+pub(crate) const FAULTS_PER_MSG: f64 = 1e-3;
+
+/// [`Lint::PageFaults`]: the timed samples took page faults at [`FAULTS_PER_MSG`] or more.
+pub(super) fn page_faults(r: &TrialResult) -> Option<Lint> {
+    let per_msg = r.cpu.as_ref()?.page_faults_per_msg?;
+    (per_msg >= FAULTS_PER_MSG).then_some(Lint::PageFaults {
+        per_msg,
+        messages: r.params.messages,
     })
 }
 
@@ -69,6 +93,41 @@ mod tests {
             .collect();
         r.memory = MemoryFigures::of(&samples);
         r
+    }
+
+    fn with_faults(per_msg: Option<f64>) -> TrialResult {
+        let mut r = stream();
+        r.cpu = Some(handoff_model::cpu::CpuFigures {
+            producer_cores: 1.0,
+            consumer_cores: 1.0,
+            ns_per_msg: 10.0,
+            runtime_cores: 0.0,
+            page_faults_per_msg: per_msg,
+            samples: 5,
+        });
+        r
+    }
+
+    #[test]
+    fn page_faults_from_one_per_thousand_messages_are_named() {
+        assert_eq!(page_faults(&with_faults(None)), None);
+        assert_eq!(page_faults(&with_faults(Some(0.0))), None);
+        assert_eq!(page_faults(&with_faults(Some(0.000_9))), None);
+        let r = with_faults(Some(1.0 / 64.0));
+        let lint = page_faults(&r).expect("a fault every 64 messages");
+        assert_eq!(lint.code(), "page-faults");
+        let text = lint.to_string();
+        assert!(
+            text.starts_with("page-faults: 15.6 page faults per 1000 messages"),
+            "{text}"
+        );
+        assert!(
+            text.contains(&format!(
+                "in a sample of {}",
+                handoff_model::fmt::count(r.params.messages)
+            )),
+            "{text}"
+        );
     }
 
     #[test]

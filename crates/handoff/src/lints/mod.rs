@@ -14,7 +14,7 @@
 //! | `duration.rs`  | how long the timed samples ran (`slow`, `short-samples`)               |
 //! | `latency.rs`   | latency percentiles (`clock-step`, `too-few-for-percentile`)            |
 //! | `open_loop.rs` | paced runs and ramps (`rate-missed`, `refusals-unobservable`, `timing-overhead`, `refused` at a fixed rate, `ramp-ceiling`) |
-//! | `memory.rs`    | the worker around the transport (`memory-growth`, `printed`)            |
+//! | `memory.rs`    | the worker around the transport (`memory-growth`, `page-faults`, `printed`) |
 //! | `delivery.rs`  | how often messages arrived and where the broker ran (`redelivered`, `lost`, `broker-shares-cores`) |
 //! | `limits.rs`    | the distance to the machine's limit (`probe-unstable`: the probe had repetitions set aside; `beyond-limit`: disturbed probe or beyond its geometry) |
 
@@ -79,6 +79,7 @@ pub(crate) fn evaluate(result: &TrialResult, cx: &Context) -> Vec<Lint> {
     lints.extend(limits::probe_unstable(result, cx.limits));
     lints.extend(limits::beyond_limit(result, cx.limits));
     lints.extend(memory::growth(result));
+    lints.extend(memory::page_faults(result));
     lints.extend(memory::printed(result));
     lints
 }

@@ -255,6 +255,7 @@ mod tests {
             consumer_cores: 1.0,
             ns_per_msg: 150.0,
             runtime_cores: 0.0,
+            page_faults_per_msg: None,
             samples: 3,
         });
         let rows = rows(vec![measured, stream()]);

@@ -1396,6 +1396,7 @@ mod tests {
             producer_cores: 0.98,
             consumer_cores: 1.0,
             runtime_cores: 0.0,
+            page_faults_per_msg: None,
             ns_per_msg: 212.0,
             samples: 5,
         });

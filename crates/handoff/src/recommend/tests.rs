@@ -34,6 +34,7 @@ fn paced(
             producer_ns: s.elapsed_ns,
             consumer_ns: (s.elapsed_ns as f64 * consumer_cores * wobble) as u64,
             runtime_ns: 0,
+            page_faults: None,
         });
     }
     r.cpu = Some(CpuFigures {
@@ -41,6 +42,7 @@ fn paced(
         consumer_cores,
         ns_per_msg: (1.0 + consumer_cores) * 1e9 / rate as f64,
         runtime_cores: 0.0,
+        page_faults_per_msg: None,
         samples: 5,
     });
     r

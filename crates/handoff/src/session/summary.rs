@@ -419,6 +419,7 @@ mod tests {
                 producer_ns: p,
                 consumer_ns: c,
                 runtime_ns: 0,
+                page_faults: None,
             })
         };
         let outcomes = [

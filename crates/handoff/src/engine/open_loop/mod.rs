@@ -31,6 +31,7 @@ use super::crew::Progress;
 use super::hop::AsyncBoxedHop;
 use super::sample::{self, Members, Threads};
 use crate::driver::{DriverContext, TaskDriver};
+use crate::engine::faults::{with_faults, FaultWindow};
 use crate::histogram;
 use crate::message::Message;
 use crate::open_loop::clock::{measure_overhead, Clock};
@@ -599,14 +600,16 @@ fn finish(
 ) -> SampleOutcome {
     let cpu = crew.cpu();
     let window_clock = setup.window_clock(probes);
+    let faults = FaultWindow::open();
     let collected = sample::collect(crew, spec.watchdog(Some(setup.rate)), setup.total);
+    let faults = faults.close();
     let marks = window_clock.map(WindowClock::stop).unwrap_or_default();
     let (members, place) = match collected {
         Ok(collected) => collected,
         Err(outcome) => return *outcome,
     };
     let outcome = figures(members, place, &setup, meta, &marks);
-    sample::with_cpu(outcome, cpu.as_deref())
+    with_faults(sample::with_cpu(outcome, cpu.as_deref()), faults)
 }
 
 /// The figures of a sample whose `members` have all reported, placed as `place` says (its CPU
