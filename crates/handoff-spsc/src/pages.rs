@@ -2,12 +2,12 @@
 //!
 //! A large allocation comes from the kernel as address space only: each page is mapped (found,
 //! zeroed and entered in the page table) by a page fault the first time it is written. Left to
-//! itself, a new ring's first lap would take those faults inside pushes, a few microseconds each
-//! on a virtual machine, once per page (every 64 messages of 64 bytes with 4 KiB pages): the
-//! latency spike a hot path wants least, and, in a stream through a ring of a million slots,
-//! most of the producer's time. [`touch`] writes one byte in every page while the ring is
-//! created instead, so that "pushes and pops never allocate" holds for the kernel's allocation
-//! too.
+//! itself, a new ring's first lap would take those faults inside pushes, about two microseconds
+//! each on a virtual machine, once per page (every 64 messages of 64 bytes with 4 KiB pages):
+//! the latency spike a hot path wants least, and, in a stream through a ring of a million
+//! slots, most of the producer's time. [`touch`] writes one byte in every page while the ring
+//! is created instead, so that "pushes and pops never allocate" holds for the kernel's
+//! allocation too.
 //!
 //! The cost moves to [`channel`](crate::channel): about one fault per 4 KiB of ring, taken
 //! once. The bytes written are inside slots that hold no message yet, whose contents are never
