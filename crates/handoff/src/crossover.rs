@@ -51,6 +51,9 @@ pub(crate) struct Crossing {
     /// The points of the two (`from`, `to`, or both) where a result compared ran more threads
     /// than cores: its order there includes the scheduler's time slicing.
     pub oversubscribed: Vec<f64>,
+    /// The results compared, as `(series, point)`, that are flagged `page-faults`: their figure
+    /// there includes the kernel mapping memory the transport touched for the first time.
+    pub page_faults: Vec<(String, f64)>,
 }
 
 impl Crossing {
@@ -77,6 +80,17 @@ impl Crossing {
             s.push_str(&format!(
                 "; oversubscribed at {} {}: the order there includes time slicing",
                 self.sweep.word(),
+                at.join(" and ")
+            ));
+        }
+        if !self.page_faults.is_empty() {
+            let at: Vec<String> = self
+                .page_faults
+                .iter()
+                .map(|(series, x)| format!("{series} at {}", self.sweep.value(*x)))
+                .collect();
+            s.push_str(&format!(
+                "; page faults in {}: the figure there includes the kernel mapping memory touched for the first time",
                 at.join(" and ")
             ));
         }
@@ -207,6 +221,18 @@ pub(crate) fn find(results: &[TrialResult]) -> Vec<Crossing> {
                             .filter(|(_, i, j)| over(*i) || over(*j))
                             .map(|(x, _, _)| x)
                             .collect();
+                        let faulted = |i: usize| {
+                            results[i]
+                                .lints
+                                .iter()
+                                .any(|l| matches!(l, crate::lints::Lint::PageFaults { .. }))
+                        };
+                        let page_faults = [(x0, a0, b0), (x1, a1, b1)]
+                            .into_iter()
+                            .flat_map(|(x, i, j)| [(la, x, i), (lb, x, j)])
+                            .filter(|(_, _, i)| faulted(*i))
+                            .map(|(label, x, _)| ((*label).clone(), x))
+                            .collect();
                         out.push(Crossing {
                             sweep,
                             key: key.clone(),
@@ -219,6 +245,7 @@ pub(crate) fn find(results: &[TrialResult]) -> Vec<Crossing> {
                             metric: fig(a0).0,
                             shown_with: if leader_flat { other_at } else { lead_at },
                             oversubscribed,
+                            page_faults,
                         });
                     }
                 }
@@ -334,6 +361,31 @@ mod tests {
         assert!(
             found[0].sentence().ends_with(
                 "; oversubscribed at capacity 1024: the order there includes time slicing)"
+            ),
+            "{}",
+            found[0].sentence()
+        );
+    }
+
+    #[test]
+    fn a_crossing_at_a_point_with_page_faults_names_the_result() {
+        let mut faulted = at("b", Some(1024), &around(8e6));
+        faulted.lints.push(crate::lints::Lint::PageFaults {
+            per_msg: 0.008,
+            messages: 1000,
+        });
+        let results = vec![
+            at("a", Some(256), &around(8e6)),
+            at("b", Some(256), &around(10e6)),
+            at("a", Some(1024), &around(10e6)),
+            faulted,
+        ];
+        let found = find(&results);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].page_faults, [("b".to_string(), 1024.0)]);
+        assert!(
+            found[0].sentence().ends_with(
+                "; page faults in b at 1024: the figure there includes the kernel mapping memory touched for the first time)"
             ),
             "{}",
             found[0].sentence()
