@@ -68,7 +68,7 @@ pub(crate) const FAULTS_MIN: f64 = 64.0;
 pub(super) fn page_faults(r: &TrialResult) -> Option<Lint> {
     let per_msg = r.cpu.as_ref()?.page_faults_per_msg?;
     let rate = r.throughput.as_ref()?.median;
-    if !(rate > 0.0) || per_msg * (r.params.messages as f64) < FAULTS_MIN {
+    if rate.is_nan() || rate <= 0.0 || per_msg * (r.params.messages as f64) < FAULTS_MIN {
         return None;
     }
     let ns_per_msg = 1e9 / rate;
