@@ -2,9 +2,8 @@
 //! ship the same command with its catalog:
 //!
 //! ```no_run
-//! use handoff::catalog::Catalog;
 //! fn main() -> std::process::ExitCode {
-//!     let catalog = Catalog::builtin();
+//!     let catalog = handoff_transports::builtin();
 //!     // catalog.register(handoff::catalog::Entry::pull(MyQueue));
 //!     handoff_cli::main_with(catalog)
 //! }
@@ -81,7 +80,7 @@ pub fn main_with(catalog: Catalog) -> ExitCode {
     #[cfg(feature = "testing")]
     let catalog = {
         let mut catalog = catalog;
-        handoff::testing::register_all(&mut catalog);
+        handoff_testing::register_all(&mut catalog);
         catalog
     };
     let matches = Cli::command().after_help(args::after_help()).get_matches();

@@ -126,7 +126,7 @@ mod tests {
 
     #[test]
     fn each_wait_option_value_says_whether_it_sleeps() {
-        let text = listing(&Catalog::builtin(), false);
+        let text = listing(&handoff_transports::builtin(), false);
         for needle in [
             "waits: wait=spin: spin (never sleeps); wait=spin-yield: spin-then-yield (never sleeps); wait=block: spin-then-park (sleeps)",
             "wake=spin: spin (never sleeps)",
@@ -139,7 +139,7 @@ mod tests {
     /// are listed escaped, and the names' column is measured on what is shown.
     #[test]
     fn a_plugins_words_are_listed_escaped() {
-        let mut info = Catalog::builtin().entries()[0].info().clone();
+        let mut info = handoff_transports::builtin().entries()[0].info().clone();
         info.name = "evil\u{1b}[2J".into();
         info.description = "clears\u{7} the \u{202e}screen".into();
         info.origin.language = "C\u{9b}0m".into();

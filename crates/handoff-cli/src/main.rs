@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let mut catalog = handoff::catalog::Catalog::builtin();
+    let mut catalog = handoff_transports::builtin();
     handoff_peers::register(&mut catalog);
     handoff_iceoryx2::register(&mut catalog);
     handoff_brokers::register(&mut catalog);

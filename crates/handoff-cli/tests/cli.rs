@@ -95,7 +95,7 @@ fn list_names_every_transport_and_hides_the_faulty_ones() {
             .unwrap_or_else(|| panic!("no line for {name}"))
             .to_string()
     };
-    let catalog = handoff::catalog::Catalog::builtin();
+    let catalog = handoff_transports::builtin();
     let mut crossing = 0;
     for e in catalog.entries() {
         let line = line_of(&e.info().name);

@@ -15,7 +15,7 @@ use support::marked;
 /// Every IPC transport of the default build: those its catalog says cross processes (named
 /// one by one in `handoff`'s `tests/ipc.rs`).
 fn ipc() -> Vec<String> {
-    handoff::catalog::Catalog::builtin()
+    handoff_transports::builtin()
         .entries()
         .iter()
         .filter(|e| e.crosses_processes())

@@ -1,11 +1,11 @@
 //! The transport itself (see the crate docs).
 
+use handoff::adapter::Backoff;
 use handoff::message::Message;
 use handoff::transport::{
     BuildError, ChannelConfig, Endpoints, Receiver, Sender, Transport, TransportInfo,
 };
 use handoff::transport_cross::{CrossProcess, End};
-use handoff::transports::Backoff;
 use iceoryx2::port::publisher::Publisher;
 use iceoryx2::port::subscriber::Subscriber;
 use iceoryx2::port::update_connections::UpdateConnections;

@@ -14,7 +14,6 @@
 //!
 //! Run: `cargo bench -p handoff --bench agreement` (optionally `-- <messages> <rounds>`).
 
-use handoff::catalog::Catalog;
 use handoff::message::Message;
 use handoff::payload::{PayloadKind, Word};
 use handoff::semantics::Ordering;
@@ -125,7 +124,7 @@ fn main() {
         .and_then(|a| a.parse().ok())
         .unwrap_or(5_000_000);
     let rounds: usize = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(11);
-    let catalog = Catalog::builtin();
+    let catalog = handoff_transports::builtin();
     println!(
         "messages per sample: {n}, capacity {CAPACITY}, payload u64, rounds {rounds} (interleaved)"
     );

@@ -50,9 +50,9 @@ pub(crate) fn blocking<S, R>(e: Endpoints<S, R>) -> Endpoints<BlockingTx<S>, Blo
 mod tests {
     use super::*;
     use crate::payload::Word;
+    use crate::test_catalog::TokioMpscBounded;
     use crate::transport::ChannelConfig;
     use crate::transport_async::AsyncTransport;
-    use crate::transports::TokioMpscBounded;
 
     #[test]
     fn an_async_channel_moves_a_stream_between_threads() {

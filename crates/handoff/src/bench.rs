@@ -12,7 +12,7 @@
 //! use handoff::preflight::Strictness;
 //! use handoff::session::SessionOptions;
 //!
-//! let catalog = Catalog::builtin();
+//! let catalog = handoff_transports::builtin();
 //! let suite = r#"
 //!     [defaults]
 //!     messages = 20000

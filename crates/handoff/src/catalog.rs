@@ -2,9 +2,9 @@
 //!
 //! A [`Catalog`] holds [`Entry`]s, each a transport behind the object-safe [`Runner`] (both
 //! defined in a module of their own, which the catalog and the transports import).
-//! [`Catalog::builtin`], assembled apart where both the catalog and the shipped transports are
-//! known, fills one with every transport shipped with handoff; the test-only faulty transports
-//! come with the `testing` feature (`testing::register_all`). The catalog is the
+//! `handoff_transports::builtin()` (a crate above this one, where each shipped adapter is
+//! compiled in a crate of its own) fills one with every transport shipped with handoff; the
+//! test-only faulty transports are in the `handoff-testing` crate. The catalog is the
 //! [`HopSource`] of open-loop runs: it builds each hop by the hop's transport name. It also holds
 //! the drivers trials can run under ([`crate::driver`]): the built-in ones, and any registered.
 

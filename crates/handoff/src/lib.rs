@@ -20,8 +20,9 @@
 //! What a program needs to benchmark its own transport or to embed the harness:
 //! * [`prelude`]: the traits a transport implements ([`transport`], [`transport_async`]), the
 //!   [`message::Message`] it carries and the [`semantics::Semantics`] it declares;
-//! * [`catalog`]: the transports by name, [`transports`] the shipped ones and [`payload`] the
-//!   message types;
+//! * [`catalog`]: the transports by name (the shipped ones are in the `handoff-transports`
+//!   crate, each adapter compiled in a crate of its own; [`adapter`] is what they are made of),
+//!   and [`payload`] the message types;
 //! * [`bench::run`]: a checked plan ([`plan::Plan`]) run to a judged report, with the semantic
 //!   preflight ([`preflight`]) and the gates ([`gates`]); [`session`] for its progress events;
 //! * [`report`] (the result model, from `handoff-model`): what a run produces and every view,
@@ -33,9 +34,13 @@
 //! stable for other callers. Everything else is private to the crate.
 #![deny(missing_docs)]
 
+// The unit tests compile a few adapters' sources, which name this crate `handoff`.
+#[cfg(test)]
+extern crate self as handoff;
+
+pub mod adapter;
 pub(crate) mod async_blocking;
 pub mod bench;
-mod builtin;
 pub mod catalog;
 pub mod compare;
 pub(crate) mod consecutive;
@@ -71,18 +76,17 @@ mod runner;
 pub use handoff_model::semantics;
 pub mod session;
 #[cfg(target_os = "linux")]
-pub(crate) mod shared_memory;
+pub mod shared_memory;
 pub(crate) mod sweep;
 pub use handoff_model::stats;
 pub use handoff_model::suggest;
 pub use handoff_model::time;
 pub(crate) mod table_key;
-#[cfg(any(test, feature = "testing"))]
-pub mod testing;
+#[cfg(test)]
+mod test_catalog;
 pub mod transport;
 pub mod transport_async;
 pub mod transport_cross;
-pub mod transports;
 pub mod verify;
 pub mod worker;
 pub use handoff_model::workload;

@@ -11,7 +11,7 @@ use std::io;
 use std::os::fd::{AsRawFd, FromRawFd};
 
 /// A region of memory mapped shared, in this process and any other that opens it.
-pub(crate) struct Region {
+pub struct Region {
     /// The anonymous file; the other process opens it through `/proc`.
     file: File,
     map: MmapMut,
@@ -56,6 +56,11 @@ impl Region {
     /// The region's length in bytes.
     pub fn len(&self) -> usize {
         self.map.len()
+    }
+
+    /// Whether the region has no bytes (never, for a region `create` made).
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
     }
 
     /// The first byte of the mapping (page-aligned).

@@ -510,7 +510,7 @@ pub(crate) fn map_in_order<X, Y>(v: Vec<X>, mut f: impl FnMut(X) -> Y) -> Vec<Y>
 ///     }
 /// }
 ///
-/// let mut catalog = Catalog::builtin();
+/// let mut catalog = handoff_transports::builtin();
 /// catalog.register(Entry::pull(MyQueue));
 /// assert!(catalog.get("my-queue").is_some());
 /// ```

@@ -79,7 +79,7 @@
 //!     }
 //! }
 //!
-//! let mut catalog = Catalog::builtin();
+//! let mut catalog = handoff_transports::builtin();
 //! catalog.register(Entry::asynchronous(MyAsyncQueue));
 //! assert!(catalog.get("my-async-queue").is_some());
 //! ```

@@ -10,7 +10,7 @@ use handoff::catalog::Catalog;
 use handoff::message::Message;
 use handoff::payload::{Boxed, Event488, Word};
 use handoff::prelude::*;
-use handoff::transports::*;
+use handoff_transports::*;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering as AtomicOrdering};
 use std::sync::mpsc;

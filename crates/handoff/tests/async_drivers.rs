@@ -114,7 +114,7 @@ fn registered_async_transports_declare_their_semantics() {
         ),
     ];
     let mut catalog = Catalog::new();
-    handoff::transports::register_all(&mut catalog);
+    handoff_transports::register_all(&mut catalog);
     let got: Vec<(&str, String)> = catalog
         .entries()
         .iter()
@@ -133,7 +133,7 @@ fn registered_async_transports_declare_their_semantics() {
 /// else: exact there, refused with the reason on a tokio runtime.
 #[test]
 fn a_transport_tied_to_its_runtime_runs_there_and_is_refused_elsewhere() {
-    let c = Catalog::builtin();
+    let c = handoff_transports::builtin();
     for driver in [Driver::Threads, "may:2".parse().unwrap()] {
         for (w, p) in [(WorkloadKind::Spsc, 1), (WorkloadKind::Mpsc, 4)] {
             let s = spec("may-mpsc", w, p, driver);
@@ -153,7 +153,7 @@ fn a_transport_tied_to_its_runtime_runs_there_and_is_refused_elsewhere() {
 
 #[test]
 fn async_transports_deliver_exact_streams_under_every_driver() {
-    let c = Catalog::builtin();
+    let c = handoff_transports::builtin();
     for name in EXACT {
         let sem = c.get(name).unwrap().info().semantics;
         assert_eq!(sem.wait, WaitStrategy::Async, "{name}");
@@ -177,7 +177,7 @@ fn async_transports_deliver_exact_streams_under_every_driver() {
 /// count as a whole, for neither side.
 #[test]
 fn every_driver_records_cpu_time_where_it_can_be_told_apart() {
-    let c = Catalog::builtin();
+    let c = handoff_transports::builtin();
     for driver in drivers() {
         let o = sample(
             &c,
@@ -201,7 +201,7 @@ fn every_driver_records_cpu_time_where_it_can_be_told_apart() {
 
 #[test]
 fn every_driver_gives_the_same_digest() {
-    let c = Catalog::builtin();
+    let c = handoff_transports::builtin();
     let digests: Vec<u64> = drivers()
         .iter()
         .map(|&d| sample(&c, &spec("kanal-async", WorkloadKind::Mpsc, 3, d), 3 * 1000).digest)
@@ -211,7 +211,7 @@ fn every_driver_gives_the_same_digest() {
 
 #[test]
 fn multi_consumer_async_channels_split_the_stream_exactly_once() {
-    let c = Catalog::builtin();
+    let c = handoff_transports::builtin();
     for name in ["async-channel-bounded", "flume-async", "kanal-async"] {
         for driver in drivers() {
             let mut s = spec(name, WorkloadKind::Mpmc, 3, driver);
@@ -225,7 +225,7 @@ fn multi_consumer_async_channels_split_the_stream_exactly_once() {
 
 #[test]
 fn ping_pong_records_round_trips_under_every_driver() {
-    let c = Catalog::builtin();
+    let c = handoff_transports::builtin();
     for name in ["tokio-oneshot", "tokio-mpsc-bounded", "flume-async"] {
         for driver in drivers() {
             let s = spec(name, WorkloadKind::PingPong, 1, driver);
@@ -240,7 +240,7 @@ fn ping_pong_records_round_trips_under_every_driver() {
 
 #[test]
 fn the_share_of_hand_offs_on_one_worker_is_exact_where_the_driver_fixes_it() {
-    let c = Catalog::builtin();
+    let c = handoff_transports::builtin();
     for name in ["tokio-mpsc-bounded", "kanal-async"] {
         for (w, p, n, handoffs) in [
             // Each round trip is two hand-offs, one each way.
@@ -275,7 +275,7 @@ fn the_share_of_hand_offs_on_one_worker_is_exact_where_the_driver_fixes_it() {
 
 #[test]
 fn latest_value_transport_is_refused_where_every_message_counts() {
-    let c = Catalog::builtin();
+    let c = handoff_transports::builtin();
     assert_eq!(
         c.get("tokio-watch").unwrap().info().semantics.ordering,
         Ordering::Latest
@@ -303,7 +303,7 @@ fn latest_value_transport_is_refused_where_every_message_counts() {
 
 #[test]
 fn blocking_transports_are_refused_by_the_tokio_drivers() {
-    let c = Catalog::builtin();
+    let c = handoff_transports::builtin();
     for name in ["crossbeam-bounded", "disruptor"] {
         let s = spec(
             name,
@@ -322,7 +322,7 @@ fn blocking_transports_are_refused_by_the_tokio_drivers() {
 
 #[test]
 fn a_lagging_broadcast_receiver_counts_its_loss_and_a_flood_it_cannot_hold_is_refused() {
-    let c = Catalog::builtin();
+    let c = handoff_transports::builtin();
     // A ring of 16 under a flood of 1000 would be overwritten before the consumer runs: the
     // engine refuses it, saying why.
     let mut s = spec(
@@ -339,7 +339,7 @@ fn a_lagging_broadcast_receiver_counts_its_loss_and_a_flood_it_cannot_hold_is_re
     // Driven past its capacity by hand, the receiver ends its stream and counts what it lost
     // (which the engine reports as a `consumer lagged` failure where a lag can still happen: a
     // paced fan-out).
-    let ends = handoff::transports::TokioBroadcast
+    let ends = handoff_transports::TokioBroadcast
         .channel::<handoff::payload::Word>(&ChannelConfig::new(16, 1, 1))
         .unwrap();
     let (mut tx, mut rx) = (
@@ -398,7 +398,7 @@ impl AsyncTransport for Misbehaving {
     type Rx<M: Message> = Rx<M>;
 
     fn info(&self) -> TransportInfo {
-        let mut info = Catalog::builtin()
+        let mut info = handoff_transports::builtin()
             .get("tokio-mpsc-bounded")
             .unwrap()
             .info()
@@ -422,7 +422,7 @@ impl AsyncTransport for Misbehaving {
 
 #[test]
 fn a_panicking_task_crashes_the_sample_and_a_stuck_one_hangs_it() {
-    let mut c = Catalog::builtin();
+    let mut c = handoff_transports::builtin();
     c.register(Entry::asynchronous(Misbehaving("async-panic")));
     c.register(Entry::asynchronous(Misbehaving("async-hang")));
     for driver in drivers() {
@@ -448,7 +448,7 @@ fn a_panicking_task_crashes_the_sample_and_a_stuck_one_hangs_it() {
 
 #[test]
 fn current_thread_results_are_same_thread_cooperative_and_echo_the_driver() {
-    let c = Catalog::builtin();
+    let c = handoff_transports::builtin();
     let specs: Vec<TrialSpec> = drivers()[..3]
         .iter()
         .map(|&d| spec("tokio-mpsc-bounded", WorkloadKind::Spsc, 1, d))
@@ -523,7 +523,7 @@ fn driver_names_parse_and_display() {
         assert!(e.contains(needle), "{bad}: {e}");
     }
     // A registered driver's name parses; whether it exists is the catalog's to say.
-    let c = Catalog::builtin();
+    let c = handoff_transports::builtin();
     let may: Driver = "may:3".parse().unwrap();
     assert_eq!(may.to_string(), "may:3");
     assert_eq!((may.name(), may.workers()), ("may", Some(3)));

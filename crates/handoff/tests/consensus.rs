@@ -5,7 +5,7 @@ use handoff::catalog::Catalog;
 use handoff::plan::Plan;
 use handoff::report::{RunReport, Verdict};
 use handoff::session::{self, Event, SessionOptions};
-use handoff::testing;
+use handoff_testing as testing;
 
 /// Runs `suite` (text) in process and returns the report and the counts fixed by consensus.
 fn run(suite: &str) -> (RunReport, Vec<(String, u64, usize)>) {

@@ -3,7 +3,6 @@
 //! two threads of one process: exact counts for every workload and payload they carry, and the payloads and shapes they
 //! cannot carry refused with the reason. Across two processes: `handoff-cli`'s `processes.rs`.
 
-use handoff::catalog::Catalog;
 use handoff::executor::{run_sample, SampleRequest};
 use handoff::outcome::SampleStatus;
 use handoff::payload::PayloadKind;
@@ -51,7 +50,7 @@ fn spec(transport: &str, workload: WorkloadKind, payload: PayloadKind) -> TrialS
 /// The IPC transports registered, each with its declared semantics.
 #[test]
 fn the_ipc_transports_are_registered_with_their_semantics() {
-    let c = Catalog::builtin();
+    let c = handoff_transports::builtin();
     let got: Vec<(String, String)> = IPC
         .iter()
         .map(|t| {
@@ -89,7 +88,7 @@ fn the_ipc_transports_are_registered_with_their_semantics() {
 }
 
 fn status(spec: &TrialSpec, n: u64) -> (SampleStatus, u64) {
-    let o = run_sample(&Catalog::builtin(), spec, SampleRequest::of(n));
+    let o = run_sample(&handoff_transports::builtin(), spec, SampleRequest::of(n));
     (o.status, o.messages)
 }
 
@@ -133,7 +132,7 @@ fn every_mechanism_runs_ping_pong_and_a_paced_stream() {
         assert_eq!(status(&s, 1_000).0, SampleStatus::Pass, "{t} ping-pong");
         let mut s = spec(t, WorkloadKind::Paced, PayloadKind::U64);
         s.pacing = Pacing::Rate(20_000);
-        let o = run_sample(&Catalog::builtin(), &s, SampleRequest::of(2_000));
+        let o = run_sample(&handoff_transports::builtin(), &s, SampleRequest::of(2_000));
         assert_eq!(
             (o.status, o.messages),
             (SampleStatus::Pass, 2_000),

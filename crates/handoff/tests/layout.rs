@@ -5,7 +5,7 @@ use handoff::layout::LayoutMode;
 use handoff::plan::Plan;
 use handoff::report::{RunReport, Verdict};
 use handoff::session::{self, SessionOptions};
-use handoff::testing;
+use handoff_testing as testing;
 
 const SUITE: &str = r#"
 name = "layouts"

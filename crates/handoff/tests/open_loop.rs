@@ -11,10 +11,10 @@ use handoff::outcome::{SampleStatus, ViolationKind};
 use handoff::payload::PayloadKind;
 use handoff::report::Verdict;
 use handoff::session::{self, SessionOptions};
-use handoff::testing;
 use handoff::workload::{
     Delivery, Hop, Messages, PacerMode, Pacing, PipelineSpec, RampSpec, TrialSpec, WorkloadKind,
 };
+use handoff_testing as testing;
 use std::collections::BTreeMap;
 use std::sync::{Mutex, MutexGuard};
 
@@ -517,7 +517,7 @@ fn every_hop_carries_the_whole_stamped_message() {
 #[test]
 fn a_pipeline_runs_its_stages_as_tasks_under_every_driver() {
     let _serial = serial();
-    let c = handoff::catalog::Catalog::builtin();
+    let c = handoff_transports::builtin();
     for driver in ["tokio-current", "tokio-multi:2", "may:2"] {
         let mut spec = pipeline(
             &[
@@ -617,7 +617,7 @@ fn a_latest_reactor_fires_fewer_times_than_a_sequential_one_on_the_same_hops() {
 fn a_merge_source_feeds_a_middle_hop_and_every_event_of_both_arrives() {
     use handoff::workload::MergeSource;
     let _serial = serial();
-    let c = handoff::catalog::Catalog::builtin();
+    let c = handoff_transports::builtin();
     for (driver, hop) in [
         ("threads", "crossbeam-bounded"),
         ("tokio-multi:2", "tokio-mpsc-bounded"),

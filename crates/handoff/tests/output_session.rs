@@ -5,7 +5,7 @@ use handoff::plan::Plan;
 use handoff::prelude::*;
 use handoff::report::{RunReport, Verdict};
 use handoff::session::{self, SessionOptions};
-use handoff::testing;
+use handoff_testing as testing;
 use std::sync::mpsc;
 
 /// A plain std channel: the passing reference beside the faulty ones.

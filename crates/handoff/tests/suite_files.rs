@@ -300,7 +300,7 @@ fn bodies_suite_spans_100_bytes_to_1_mib_moved_alike() {
 fn pipeline_suite_is_the_reference_scenario() {
     use handoff::workload::{Delivery, Pacing};
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../suites/pipeline.toml");
-    let s = Plan::load(&path, &Catalog::builtin()).unwrap_or_else(|e| panic!("{e}"));
+    let s = Plan::load(&path, &handoff_transports::builtin()).unwrap_or_else(|e| panic!("{e}"));
     assert!(s
         .trials
         .iter()
@@ -439,7 +439,7 @@ include!("../../handoff-brokers/src/options.rs");
 
 /// The built-in catalog with [`COMMAND_PEERS`], as a suite written for the command sees it.
 fn command_catalog() -> Catalog {
-    let mut c = Catalog::builtin();
+    let mut c = handoff_transports::builtin();
     for name in COMMAND_PEERS {
         let mut info = handoff::transport::TransportInfo::new(
             name,

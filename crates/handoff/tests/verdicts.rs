@@ -4,8 +4,8 @@ use handoff::outcome::{SampleStatus, ViolationKind};
 use handoff::payload::PayloadKind;
 use handoff::report::Verdict;
 use handoff::session::{self, SessionOptions};
-use handoff::testing;
 use handoff::workload::{Messages, TrialSpec, WorkloadKind};
+use handoff_testing as testing;
 use std::collections::BTreeMap;
 
 fn spec(transport: &str, workload: WorkloadKind, producers: usize) -> TrialSpec {
@@ -252,7 +252,7 @@ fn clean_samples_record_cpu_time_on_both_sides() {
 /// reads that thread's clock); a same-thread callback's time is the producer's already.
 #[test]
 fn callback_streams_record_the_consumer_where_it_has_a_thread_of_its_own() {
-    let c = handoff::catalog::Catalog::builtin();
+    let c = handoff_transports::builtin();
     for (name, own_thread) in [("disruptor", true), ("direct-callback", false)] {
         let o = c
             .lookup(name)

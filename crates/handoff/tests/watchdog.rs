@@ -11,8 +11,8 @@ use handoff::executor::{
 use handoff::outcome::{SampleOutcome, SampleStatus};
 use handoff::payload::PayloadKind;
 use handoff::placement::Placement;
-use handoff::testing;
 use handoff::workload::{Messages, Pacing, TrialSpec, WorkloadKind};
+use handoff_testing as testing;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 

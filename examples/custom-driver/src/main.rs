@@ -178,7 +178,7 @@ fn run_to_completion(tasks: Vec<TaskFuture>) {
 
 /// The built-in catalog, and the `one-thread` driver.
 fn catalog() -> Catalog {
-    let mut catalog = Catalog::builtin();
+    let mut catalog = handoff_transports::builtin();
     catalog.register_driver(OneThread);
     catalog
 }

@@ -153,7 +153,7 @@ impl Transport for MySpinQueue {
 }
 
 fn main() -> std::process::ExitCode {
-    let mut catalog = Catalog::builtin();
+    let mut catalog = handoff_transports::builtin();
     catalog.register(Entry::pull(MySpinQueue));
     handoff_cli::main_with(catalog)
 }

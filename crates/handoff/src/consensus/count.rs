@@ -132,7 +132,7 @@ mod tests {
         let mut plan = crate::plan::Plan::parse(
             &format!("[[benchmark]]\nworkload = \"spsc\"\ntransports = [\"{transport}\"]\n"),
             "t.toml",
-            &crate::catalog::Catalog::builtin(),
+            &crate::test_catalog::catalog(),
         )
         .unwrap();
         let mut t = plan.trials.remove(0);

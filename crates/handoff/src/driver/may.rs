@@ -6,7 +6,7 @@
 //! pending, parks the coroutine (not its worker thread) until the future's waker unparks it: an
 //! async transport runs on `may` as it runs on tokio. The `may-mpsc` transport's own waits park
 //! the coroutine directly, its futures never pending (see
-//! [`crate::transports::MayChannel`]).
+//! `handoff_transports::MayChannel`).
 //!
 //! `may`'s scheduler is process-wide and its worker count is fixed when it first starts: the first
 //! `may:N` trial of a process sets it, and a later trial asking for another count in the same

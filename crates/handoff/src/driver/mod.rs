@@ -52,7 +52,7 @@
 //!     }
 //! }
 //!
-//! let mut catalog = handoff::catalog::Catalog::builtin();
+//! let mut catalog = handoff_transports::builtin();
 //! catalog.register_driver(RoundRobin);
 //! assert!(catalog.driver("round-robin").is_ok());
 //! ```

@@ -377,7 +377,6 @@ fn run_typed<M: HopPayload>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::Catalog;
     use crate::workload::{Hop, Pacing};
 
     fn pipeline(hops: &[&str], delivery: Delivery) -> TrialSpec {
@@ -422,7 +421,7 @@ mod tests {
     /// preflight refuses such a trial with exit 2 instead of reporting it `invalid`).
     #[test]
     fn the_delivery_mode_is_checked_against_the_hops_before_running() {
-        let c = Catalog::builtin();
+        let c = crate::test_catalog::catalog();
         let status = |spec: &TrialSpec| check(&c, spec).map_err(|o| o.status.clone());
         match status(&pipeline(&["rtrb", "rtrb"], Delivery::Latest)) {
             Err(SampleStatus::Invalid(why)) => {

@@ -177,7 +177,6 @@ pub(crate) fn check_support(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::Catalog;
     use crate::payload::PayloadKind;
     use std::collections::BTreeMap;
 
@@ -216,7 +215,7 @@ mod tests {
     /// A ring that overwrites when full runs a flood only if it holds the whole sample.
     #[test]
     fn an_overwriting_ring_runs_a_flood_only_when_it_holds_the_sample() {
-        let catalog = Catalog::builtin();
+        let catalog = crate::test_catalog::catalog();
         let info = catalog.lookup("tokio-broadcast").unwrap().info();
         assert!(matches!(info.semantics.bound, Bound::Overwriting { .. }));
         let auto = Messages::Auto {

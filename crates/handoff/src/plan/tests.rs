@@ -65,7 +65,7 @@ impl crate::transport::Transport for OptQueue {
 }
 
 fn catalog() -> Catalog {
-    let mut c = Catalog::builtin();
+    let mut c = crate::test_catalog::catalog();
     c.register(crate::catalog::Entry::pull(OptQueue("opt-queue")));
     c.register(crate::catalog::Entry::pull(OptQueue("opt-queue-b")));
     c

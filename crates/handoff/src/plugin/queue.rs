@@ -12,9 +12,9 @@
 //! empty once every sender is gone looks once more, then ends the stream.
 
 use super::table::Funcs;
+use crate::adapter::Backoff;
 use crate::message::Message;
 use crate::transport::{BuildError, ChannelConfig, Endpoints, Receiver, Sender, TrySendError};
-use crate::transports::Backoff;
 use std::ffi::{c_char, c_void, CStr};
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicUsize, Ordering};
