@@ -27,9 +27,20 @@ use handoff::transport;
 
 use handoff::prelude::*;
 use handoff::transport::OptionTable;
-use handoff_mpsc::Wake;
 use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+
+/// Who wakes a waiting side: the same three policies as the reference MPSC queues' `wake`, declared
+/// here so that this baseline depends on no other transport's crate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Wake {
+    /// A waiting side sleeps; it is signalled only when one sleeps.
+    Edge,
+    /// Nobody sleeps: the harness's shared spin.
+    Spin,
+    /// As `Edge`, with a signal on every push.
+    Every,
+}
 
 struct State<M> {
     queue: VecDeque<M>,
