@@ -77,6 +77,7 @@ impl From<handoff::preflight::PreflightError> for CliError {
 /// Built with this crate's `testing` feature (its own tests), the test-only faulty transports
 /// are added to `catalog`.
 pub fn main_with(catalog: Catalog) -> ExitCode {
+    handoff::environment::set_git_commit(env!("HANDOFF_GIT_COMMIT"));
     #[cfg(feature = "testing")]
     let catalog = {
         let mut catalog = catalog;

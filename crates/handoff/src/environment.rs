@@ -52,7 +52,7 @@ pub fn detect() -> Environment {
         rustc: env!("HANDOFF_RUSTC_VERSION").to_string(),
         build_profile: env!("HANDOFF_BUILD_PROFILE").to_string(),
         tool_version: env!("CARGO_PKG_VERSION").to_string(),
-        git_commit: env!("HANDOFF_GIT_COMMIT").to_string(),
+        git_commit: git_commit(),
         invariant_tsc: flags.as_ref().map(|f| {
             let has = |x: &str| f.split_whitespace().any(|y| y == x);
             has("constant_tsc") && has("nonstop_tsc")
@@ -60,6 +60,25 @@ pub fn detect() -> Environment {
         clock_source: read("/sys/devices/system/clocksource/clocksource0/current_clocksource"),
         machine: Some(host_name()),
     }
+}
+
+/// The git commit of the program's build, set once by the program (`handoff_cli::main_with`
+/// sets the command's own stamp) before anything is measured.
+static GIT_COMMIT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// Sets the git commit [`detect`] reports (a short hash, `-dirty` for an edited tree). The first
+/// call wins; a program that never calls it reports `unknown`. It is the program's to stamp,
+/// not this library's: a stamp compiled in here would rebuild the engine and every adapter
+/// crate on every commit.
+pub fn set_git_commit(commit: &str) {
+    let _ = GIT_COMMIT.set(commit.to_string());
+}
+
+fn git_commit() -> String {
+    GIT_COMMIT
+        .get()
+        .cloned()
+        .unwrap_or_else(|| "unknown".to_string())
 }
 
 /// This machine's host name (`unknown` where it cannot be read).
