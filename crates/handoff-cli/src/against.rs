@@ -50,6 +50,61 @@ pub fn identify() -> Result<u8, CliError> {
     Ok(crate::exit::OK)
 }
 
+/// Prints the code identity of each named transport's trials in this build (every transport's
+/// when none is named) as one line of JSON, a map from name to identity (`handoff __code`).
+/// Transports whose code cannot be identified here are left out.
+pub fn code(catalog: &handoff::catalog::Catalog, names: &[String]) -> Result<u8, CliError> {
+    let all: Vec<&str> = if names.is_empty() {
+        catalog
+            .entries()
+            .iter()
+            .map(|e| e.info().name.as_str())
+            .collect()
+    } else {
+        names.iter().map(String::as_str).collect()
+    };
+    let map = handoff::code::identities(catalog, all);
+    println!(
+        "{}",
+        serde_json::to_string(&map).expect("code identities serialise")
+    );
+    Ok(crate::exit::OK)
+}
+
+/// The code identities of `names` in the other build, asked of its executable. A build that
+/// cannot say (one older than code identities) gives none, said once on standard error: its
+/// rows then say their code is unknown.
+pub fn code_of(
+    program: &Path,
+    names: &[&str],
+    quiet: bool,
+) -> std::collections::BTreeMap<String, handoff::report::CodeIdentity> {
+    let asked = Command::new(program)
+        .arg("__code")
+        .args(names)
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output();
+    let parsed = asked.ok().filter(|o| o.status.success()).and_then(|o| {
+        serde_json::from_slice::<std::collections::BTreeMap<String, handoff::report::CodeIdentity>>(
+            &o.stdout,
+        )
+        .ok()
+    });
+    match parsed {
+        Some(map) => map,
+        None => {
+            if !quiet {
+                eprintln!(
+                    "handoff: --against {}: that build cannot identify its code (older than code identities); every row's code is unknown",
+                    program.display()
+                );
+            }
+            Default::default()
+        }
+    }
+}
+
 /// Finds or builds OTHER; `quiet` keeps a build's compiler output off standard error.
 pub fn resolve(other: &str, quiet: bool) -> Result<OtherBuild, CliError> {
     let path = Path::new(other);

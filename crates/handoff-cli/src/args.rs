@@ -56,6 +56,13 @@ pub enum Command {
     /// Internal: say which handoff this is, as one line of JSON (used by `run --against`).
     #[command(name = "__identify", hide = true)]
     Identify,
+    /// Internal: the code identity of each named transport's trials in this build, as one line
+    /// of JSON (used by `run --against`).
+    #[command(name = "__code", hide = true)]
+    Code {
+        /// Transport names (every transport of the catalog when none is named).
+        names: Vec<String>,
+    },
     /// Internal: serve one trial in a child process (used by `run`).
     #[command(name = "__worker", hide = true)]
     Worker(WorkerArgs),

@@ -88,7 +88,10 @@ pub fn main_with(catalog: Catalog) -> ExitCode {
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     if !matches!(
         cli.command,
-        Command::Worker(_) | Command::DescribePlugin { .. } | Command::Identify
+        Command::Worker(_)
+            | Command::DescribePlugin { .. }
+            | Command::Identify
+            | Command::Code { .. }
     ) {
         end_workers_on_signals();
     }
@@ -110,6 +113,7 @@ pub fn main_with(catalog: Catalog) -> ExitCode {
         Command::Baseline(a) => baseline::baseline(&a),
         Command::DescribePlugin { path } => plugins::describe(&path),
         Command::Identify => against::identify(),
+        Command::Code { names } => against::code(&catalog, &names),
         Command::Worker(a) => {
             // The protocol moves off the standard streams, which the transport may print on.
             handoff::worker::serve_stdio(&catalog, &a.plugin)

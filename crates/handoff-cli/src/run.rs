@@ -75,9 +75,14 @@ pub fn run(
     let against = match &args.against {
         Some(other) => {
             let b = crate::against::resolve(other, args.quiet)?;
+            let mut names: Vec<&str> = suite.trials.iter().map(|t| t.transport.as_str()).collect();
+            names.sort_unstable();
+            names.dedup();
+            let code = crate::against::code_of(&b.program, &names, args.quiet);
             Some(Against {
                 label: b.label,
                 commit: b.commit,
+                code,
                 worker: WorkerCommand {
                     program: b.program,
                     args: worker,

@@ -80,6 +80,7 @@ pub fn stream() -> TrialResult {
         cpu: None,
         printed: None,
         origin: Default::default(),
+        code: None,
     };
     with_rates(r, &[100e6, 101e6, 99e6, 100e6, 100.5e6])
 }

@@ -14,6 +14,7 @@
 //! Its JSON form is the report format (`schema_version` [`report::SCHEMA_VERSION`]).
 #![deny(missing_docs)]
 
+pub mod code;
 pub mod consensus;
 pub mod cpu;
 pub mod environment;

@@ -10,6 +10,8 @@ use crate::semantics::{Locality, Semantics};
 use crate::stats::Summary;
 use crate::workload::WorkloadKind;
 use serde::{Deserialize, Serialize};
+
+pub use crate::code::{CodeIdentity, CodeMatch};
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -411,6 +413,10 @@ pub struct TrialResult {
     /// compiled into handoff, and in reports written before it was recorded.
     #[serde(default, skip_serializing_if = "crate::origin::Origin::is_default")]
     pub origin: crate::origin::Origin,
+    /// The identity of the machine code this transport's trials ran in the build that measured
+    /// it (see [`crate::code`]); absent where the build did not digest it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<crate::code::CodeIdentity>,
 }
 
 /// Above this share of hand-offs that stayed on one worker thread, a result is a *same-worker*

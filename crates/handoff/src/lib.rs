@@ -42,6 +42,7 @@ pub mod adapter;
 pub(crate) mod async_blocking;
 pub mod bench;
 pub mod catalog;
+pub mod code;
 pub mod compare;
 pub(crate) mod consecutive;
 pub mod consensus;

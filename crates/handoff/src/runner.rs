@@ -143,6 +143,27 @@ pub struct Entry {
     /// How it runs across two processes, if it can.
     #[cfg(target_os = "linux")]
     remote: Option<Arc<dyn crate::engine::processes::Remote>>,
+    /// The entry points of its trials' code, as addresses in this process: what the code
+    /// identity of this transport is digested from (see [`crate::code`]).
+    roots: Vec<usize>,
+    /// The crate its trials are compiled in (the crate of the transport's type, which
+    /// instantiates the engine for it): every function compiled for it is part of its code.
+    code_crate: &'static str,
+}
+
+/// The crate that defines `T` (the first segment of its type name).
+fn crate_of<T>() -> &'static str {
+    let name = std::any::type_name::<T>();
+    name.split("::").next().unwrap_or(name)
+}
+
+/// The entry points of the code a runner of type `R` runs: its sample runner and its hop
+/// builder, from which every instantiation of the engine for its transport is reached.
+fn roots<R: Runner>() -> Vec<usize> {
+    vec![
+        <R as Runner>::run_sample_with as *const () as usize,
+        <R as Runner>::hops as *const () as usize,
+    ]
 }
 
 impl Entry {
@@ -153,6 +174,8 @@ impl Entry {
             runner: Arc::new(PullRunner(Arc::new(t))),
             #[cfg(target_os = "linux")]
             remote: None,
+            roots: roots::<PullRunner<T>>(),
+            code_crate: crate_of::<T>(),
         }
     }
 
@@ -163,6 +186,8 @@ impl Entry {
             runner: Arc::new(CallbackRunner(Arc::new(t))),
             #[cfg(target_os = "linux")]
             remote: None,
+            roots: roots::<CallbackRunner<T>>(),
+            code_crate: crate_of::<T>(),
         }
     }
 
@@ -174,6 +199,8 @@ impl Entry {
             runner: Arc::new(AsyncRunner(Arc::new(t))),
             #[cfg(target_os = "linux")]
             remote: None,
+            roots: roots::<AsyncRunner<T>>(),
+            code_crate: crate_of::<T>(),
         }
     }
 
@@ -186,6 +213,12 @@ impl Entry {
             info: t.info(),
             runner: Arc::new(PullRunner(t.clone())),
             remote: Some(Arc::new(crate::engine::processes::RemoteRunner(t))),
+            roots: {
+                let mut r = roots::<PullRunner<T>>();
+                r.push(<crate::engine::processes::RemoteRunner<T> as crate::engine::processes::Remote>::run as *const () as usize);
+                r
+            },
+            code_crate: crate_of::<T>(),
         }
     }
 
@@ -211,5 +244,36 @@ impl Entry {
     /// The sample runner.
     pub fn runner(&self) -> &dyn Runner {
         &*self.runner
+    }
+
+    /// Makes its code identity the functions its trials call through pointers known only at
+    /// run time (a plugin's table), whose addresses this process knows, and what its runner
+    /// calls: not the whole crate of its type, which for a plugin is the harness itself, where
+    /// every transport's engine is named.
+    pub fn with_code_roots(mut self, extra: Vec<usize>) -> Entry {
+        if !self.roots.is_empty() {
+            self.roots.extend(extra);
+            self.code_crate = "";
+        }
+        self
+    }
+
+    /// Declares that its code cannot be identified in this process (its code is loaded
+    /// elsewhere, or it cannot run here): comparisons then say its code is unknown.
+    pub fn without_code_identity(mut self) -> Entry {
+        self.roots.clear();
+        self
+    }
+
+    /// The addresses, in this process, of the functions its trials enter: the roots of its
+    /// code identity (see [`crate::code`]).
+    pub fn code_roots(&self) -> &[usize] {
+        &self.roots
+    }
+
+    /// The crate its trials are compiled in: every function compiled for it is part of its
+    /// code identity (see [`crate::code`]); empty for a plugin's transport.
+    pub fn code_crate(&self) -> &'static str {
+        self.code_crate
     }
 }

@@ -112,6 +112,9 @@ pub struct Against {
     pub commit: Option<String>,
     /// Its worker command (its executable with `__worker` and the same plugins).
     pub worker: WorkerCommand,
+    /// The code identity of each transport's trials in that build (`handoff __code` of its
+    /// executable), by transport name; empty when it could not say.
+    pub code: std::collections::BTreeMap<String, crate::report::CodeIdentity>,
 }
 
 /// Progress events, for a progress display.
@@ -308,11 +311,18 @@ pub fn run(
         let judged = nearest(limits.as_ref(), &reprobes, timed);
         // The group's trials are done: their results are final, and said as they are.
         for t in group.iter() {
-            let result = summary::summarise(catalog, t.ran(), judged, &environment);
+            let mut result = summary::summarise(catalog, t.ran(), judged, &environment);
             if t.side == Side::Other {
+                result.code = opts
+                    .against
+                    .as_ref()
+                    .and_then(|a| a.code.get(&result.transport).cloned());
                 twins[t.index] = Some(result);
                 continue;
             }
+            result.code = catalog
+                .get(&result.transport)
+                .and_then(crate::code::identity);
             on(Event::TrialDone {
                 trial: t.index,
                 result: &result,

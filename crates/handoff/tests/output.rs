@@ -147,6 +147,7 @@ fn stream(
         cpu: None,
         printed: None,
         origin: Default::default(),
+        code: None,
     }
 }
 

@@ -172,6 +172,7 @@ fn result(
         cpu: None,
         printed: None,
         origin: Default::default(),
+        code: None,
     }
 }
 

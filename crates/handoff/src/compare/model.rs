@@ -79,6 +79,13 @@ pub enum Change {
     Slower,
     /// Not significant, or within the threshold.
     Same,
+    /// Significant beyond the threshold, but the transport ran the same machine code in both
+    /// builds (their code identities are equal): the machine's drift or the code's placement
+    /// moved the figure, not the change. Never a regression.
+    Drift {
+        /// Whether the after side measured better.
+        better: bool,
+    },
     /// No p-value these sample counts can give reaches alpha.
     TooFewSamples {
         /// Samples needed on each side.
@@ -98,6 +105,7 @@ impl Change {
             Change::Faster => "faster",
             Change::Slower => "slower",
             Change::Same => "~",
+            Change::Drift { .. } => "drift (same code)",
             Change::TooFewSamples { .. } => "too few samples",
             Change::NotComparable { .. } => "not comparable",
         }
@@ -140,6 +148,10 @@ pub struct Row {
     /// Remarks on this row (parameters that differ, two regimes).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// Whether the transport ran the same machine code on both sides (their code identities,
+    /// see [`crate::report::CodeMatch`]); absent when either side's is unknown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<crate::report::CodeMatch>,
 }
 
 impl Row {
@@ -361,6 +373,7 @@ pub(super) fn compare_result(
         change: Change::NotComparable { reason },
         regression: false,
         notes: Vec::new(),
+        code: None,
     };
     if before.verdict.is_failure() || after.verdict.is_failure() || fb.is_empty() || fa.is_empty() {
         let why = |r: &TrialResult, side: &str| {
@@ -381,7 +394,9 @@ pub(super) fn compare_result(
             .first()
             .or(fb.first())
             .map_or(Metric::Throughput, |m| m.0);
-        return vec![not_comparable(metric, reason)];
+        let mut row = not_comparable(metric, reason);
+        row.code = crate::report::CodeMatch::of(before.code.as_ref(), after.code.as_ref());
+        return vec![row];
     }
     let mut rows = Vec::new();
     for (metric, xa) in &fa {
@@ -399,6 +414,10 @@ pub(super) fn compare_result(
             xa,
             j,
         ));
+    }
+    let code = crate::report::CodeMatch::of(before.code.as_ref(), after.code.as_ref());
+    for row in &mut rows {
+        row.code = code;
     }
     rows
 }
@@ -447,6 +466,7 @@ pub(crate) fn judge(
         change,
         regression,
         notes: Vec::new(),
+        code: None,
     }
 }
 
@@ -510,7 +530,24 @@ pub(super) fn adjust_for_many(rows: &mut [Row], j: &Judgement) {
         let r = &mut rows[i];
         r.p_adjusted = Some(q);
         (r.change, r.regression) = verdict(r.metric, r.ratio, Some(q), j);
+        same_code_is_drift(r);
     }
+}
+
+/// A significant change of a figure whose transport ran the same machine code on both sides
+/// is not the change's: it is said as drift (the machine's, or the placement of the same code)
+/// and is never a regression.
+fn same_code_is_drift(r: &mut Row) {
+    if r.code != Some(crate::report::CodeMatch::Same) {
+        return;
+    }
+    let better = match r.change {
+        Change::Faster => true,
+        Change::Slower => false,
+        _ => return,
+    };
+    r.change = Change::Drift { better };
+    r.regression = false;
 }
 
 /// When a lone change cannot be shown among `m` figures with these sample counts: the

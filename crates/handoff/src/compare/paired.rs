@@ -141,6 +141,7 @@ pub(super) fn judge(
         change,
         regression,
         notes,
+        code: None,
     }
 }
 
@@ -216,6 +217,51 @@ mod tests {
         assert_eq!(c.regressions().count(), 0);
         let (status, _) = crate::gates::judge(&c, "HEAD~1", false);
         assert_eq!(status, crate::gates::GateStatus::Passed);
+    }
+
+    /// Sets the code identity of this build's result and the other build's.
+    fn with_code(mut report: RunReport, this: &str, other: &str) -> RunReport {
+        let id = |d: &str| {
+            Some(crate::report::CodeIdentity {
+                digest: d.into(),
+                functions: 10,
+                bytes: 1000,
+            })
+        };
+        report.results[0].code = id(this);
+        report.paired.as_mut().unwrap().results[0].code = id(other);
+        report
+    }
+
+    #[test]
+    fn a_significant_change_of_the_same_code_is_drift_not_the_change() {
+        let (this, other) = drifting(12, 0.90);
+        let j = Judgement {
+            max_regression: Some(0.05),
+            ..Judgement::default()
+        };
+        // The same instructions in both builds: the 10% is the machine's or the placement's.
+        let c = paired(&with_code(run(&this, &other), "aa", "aa"), j.clone()).unwrap();
+        let r = &c.rows[0];
+        assert_eq!(r.code, Some(crate::report::CodeMatch::Same));
+        assert_eq!(r.change, Change::Drift { better: false }, "{r:?}");
+        assert!(!r.regression);
+        assert_eq!(r.mark(), "drift (same code)");
+        assert_eq!(c.regressions().count(), 0);
+        let (status, _) = crate::gates::judge(&c, "HEAD~1", false);
+        assert_eq!(status, crate::gates::GateStatus::Passed);
+        // The code changed: the same figures are the change, and a regression.
+        let c = paired(&with_code(run(&this, &other), "aa", "bb"), j.clone()).unwrap();
+        let r = &c.rows[0];
+        assert_eq!(r.code, Some(crate::report::CodeMatch::Changed));
+        assert_eq!(r.change, Change::Slower, "{r:?}");
+        assert!(r.regression);
+        // Unknown on either side: judged as before, and said to be unknown.
+        let c = paired(&run(&this, &other), j).unwrap();
+        assert_eq!(
+            (c.rows[0].code, c.rows[0].change.clone()),
+            (None, Change::Slower)
+        );
     }
 
     #[test]

@@ -217,6 +217,7 @@ pub fn unavailable(mut info: TransportInfo, why: &str) -> Entry {
         info,
         source: Source::Unavailable(why.to_string()),
     })
+    .without_code_identity()
 }
 
 /// Loads the plugin library at `path` into this process and registers its transports: what a
@@ -266,7 +267,18 @@ fn add(
         }
     }
     for (info, source) in entries {
-        catalog.register(Entry::pull(PluginTransport { info, source }));
+        // A plugin's own code is reached through its table, at run time: its functions are
+        // roots of its code identity where they are in this executable (a peer built in, a
+        // library loaded here); a library only a worker loads has no identity here.
+        let table = match &source {
+            Source::Ready(f) => Some(f.addresses()),
+            _ => None,
+        };
+        let entry = Entry::pull(PluginTransport { info, source });
+        catalog.register(match table {
+            Some(extra) => entry.with_code_roots(extra),
+            None => entry.without_code_identity(),
+        });
     }
     Ok(())
 }

@@ -38,6 +38,25 @@ pub(crate) struct Funcs {
     pub destroy: unsafe extern "C" fn(*mut std::ffi::c_void),
 }
 
+impl Funcs {
+    /// The addresses of every function of the table, for the code identity of a transport
+    /// whose functions are in this executable (see [`crate::code`]).
+    pub(crate) fn addresses(&self) -> Vec<usize> {
+        let mut all = vec![
+            self.create as *const () as usize,
+            self.try_push as *const () as usize,
+            self.try_pop as *const () as usize,
+            self.destroy as *const () as usize,
+        ];
+        all.extend(self.try_push_batch.map(|f| f as *const () as usize));
+        all.extend(self.drain.map(|f| f as *const () as usize));
+        all.extend(self.push.map(|f| f as *const () as usize));
+        all.extend(self.pop.map(|f| f as *const () as usize));
+        all.extend(self.close.map(|f| f as *const () as usize));
+        all
+    }
+}
+
 /// A plugin's table, checked.
 #[derive(Debug)]
 pub(crate) struct Checked {

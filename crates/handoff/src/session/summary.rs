@@ -159,6 +159,7 @@ pub(super) fn summarise(
             .get(&spec.transport)
             .map(|e| e.info().origin.clone())
             .unwrap_or_default(),
+        code: None,
     };
     result.lints = lints::evaluate(
         &result,

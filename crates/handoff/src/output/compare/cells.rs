@@ -5,7 +5,7 @@ use crate::compare::model::{Change, Comparison, Row};
 use handoff_model::fmt;
 use std::collections::BTreeMap;
 
-pub(super) const COLUMNS: [&str; 8] = [
+pub(super) const COLUMNS: [&str; 9] = [
     "result",
     "metric",
     "before",
@@ -14,9 +14,10 @@ pub(super) const COLUMNS: [&str; 8] = [
     "95% interval",
     "p adj.",
     "verdict",
+    "code",
 ];
 
-pub(super) fn cells(r: &Row) -> [String; 8] {
+pub(super) fn cells(r: &Row) -> [String; 9] {
     let side = |s: Option<crate::compare::model::Side>| {
         s.map_or("–".to_string(), |s| {
             format!("{} (n={})", r.metric.format(s.median), s.n)
@@ -50,7 +51,50 @@ pub(super) fn cells(r: &Row) -> [String; 8] {
         interval,
         p,
         verdict,
+        code(r).to_string(),
     ]
+}
+
+/// Which transports ran other machine code in the two builds, and which the same; `None`
+/// when no row's code is known.
+fn code_line(c: &Comparison) -> Option<String> {
+    use crate::report::CodeMatch;
+    let mut by: BTreeMap<&'static str, std::collections::BTreeSet<&str>> = BTreeMap::new();
+    for r in &c.rows {
+        let k = match r.code {
+            Some(CodeMatch::Changed) => "changed",
+            Some(CodeMatch::Same) => "same",
+            None => "unknown",
+        };
+        by.entry(k).or_default().insert(&r.transport);
+    }
+    if !by.contains_key("changed") && !by.contains_key("same") {
+        return None;
+    }
+    let list = |k: &str| {
+        by.get(k)
+            .map(|s| s.iter().copied().collect::<Vec<_>>().join(", "))
+    };
+    let mut parts = Vec::new();
+    if let Some(l) = list("changed") {
+        parts.push(format!("code changed in {l}"));
+    }
+    if let Some(l) = list("same") {
+        parts.push(format!("the same code in {l}"));
+    }
+    if let Some(l) = list("unknown") {
+        parts.push(format!("unknown in {l}"));
+    }
+    Some(format!("code: {}", parts.join("; ")))
+}
+
+/// Whether the row's transport ran the same machine code on both sides.
+fn code(r: &Row) -> &'static str {
+    match r.code {
+        Some(crate::report::CodeMatch::Same) => "same",
+        Some(crate::report::CodeMatch::Changed) => "changed",
+        None => "?",
+    }
 }
 
 fn signed_percent(x: f64) -> String {
@@ -105,6 +149,9 @@ pub(super) fn footer(c: &Comparison) -> Vec<String> {
             r.rows
         ));
     }
+    if let Some(line) = code_line(c) {
+        lines.push(line);
+    }
     let mut reasons: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for r in &c.rows {
         match &r.change {
@@ -118,6 +165,12 @@ pub(super) fn footer(c: &Comparison) -> Vec<String> {
                 .entry(format!("not comparable: {reason}"))
                 .or_default()
                 .push(r.identity.to_string()),
+            Change::Drift { .. } => reasons
+                .entry(
+                    "drift (same code): significant, but the transport ran the same machine code in both builds, so the machine's drift or the code's placement moved it, not the change".to_string(),
+                )
+                .or_default()
+                .push(format!("{} {}", r.identity, r.metric)),
             _ => {}
         }
         for n in &r.notes {
