@@ -241,7 +241,7 @@ mod tests {
             ..Judgement::default()
         };
         // The same instructions in both builds: the 10% is the machine's or the placement's.
-        let c = paired(&with_code(run(&this, &other), "aa", "aa"), j.clone()).unwrap();
+        let c = paired(&with_code(run(&this, &other), "aa", "aa"), j).unwrap();
         let r = &c.rows[0];
         assert_eq!(r.code, Some(crate::report::CodeMatch::Same));
         assert_eq!(r.change, Change::Drift { better: false }, "{r:?}");
@@ -251,7 +251,7 @@ mod tests {
         let (status, _) = crate::gates::judge(&c, "HEAD~1", false);
         assert_eq!(status, crate::gates::GateStatus::Passed);
         // The code changed: the same figures are the change, and a regression.
-        let c = paired(&with_code(run(&this, &other), "aa", "bb"), j.clone()).unwrap();
+        let c = paired(&with_code(run(&this, &other), "aa", "bb"), j).unwrap();
         let r = &c.rows[0];
         assert_eq!(r.code, Some(crate::report::CodeMatch::Changed));
         assert_eq!(r.change, Change::Slower, "{r:?}");
