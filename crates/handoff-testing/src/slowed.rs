@@ -186,7 +186,8 @@ impl<T: Transport> Transport for Slowed<T> {
 
 /// Registers `slowed-ring`.
 pub fn register_all(c: &mut Catalog) {
-    c.register(Entry::pull(ring()));
+    // Slowed from outside its code (the environment): no code identity (see `planted`).
+    c.register(Entry::pull(ring()).without_code_identity());
 }
 
 #[cfg(test)]
