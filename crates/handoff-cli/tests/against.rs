@@ -85,6 +85,12 @@ fn a_run_against_itself_prints_a_paired_table_and_exits_0() {
         stdout.contains("before: --against ") && stdout.contains("(commit "),
         "{stdout}"
     );
+    // One executable on both sides: every row ran the same code, and says so.
+    assert!(
+        stdout.contains("code: the same code in crossbeam-bounded, rtrb"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("changed"), "{stdout}");
 }
 
 #[test]
