@@ -151,12 +151,12 @@ impl Image {
         };
         let parsed = object::File::parse(&*bytes).map_err(|e| not_elf(e.to_string()))?;
         let file = &parsed;
-        if file.format() != object::BinaryFormat::Elf
-            || file.architecture() != object::Architecture::X86_64
-        {
+        if file.format() != object::BinaryFormat::Elf {
+            return Err(not_elf(format!("a {:?} file", file.format())));
+        }
+        if file.architecture() != object::Architecture::X86_64 {
             return Err(not_elf(format!(
-                "{:?} {:?}",
-                file.format(),
+                "an ELF file for {:?}",
                 file.architecture()
             )));
         }

@@ -28,8 +28,8 @@
 //!    pointers by their functions, thread-local offsets by a marker. The canonical name is the
 //!    symbol without the suffixes that depend on where the function was compiled
 //!    (`.llvm.<digits>`, the numbers of `.cold.N`, `.part.N`, `.constprop.N`; `anon.<hash>.N`
-//!    is `anon`); mangled names are kept as they are (a Rust legacy symbol's hash depends on
-//!    the item's path and crate, not on its code or placement).
+//!    is `anon`); mangled names are kept as they are (the hash in a Rust legacy symbol depends
+//!    on the item, its crate and its generic arguments, not on its code or placement).
 //! 4. The digest of the whole is taken over the sorted list of the canonical names and own
 //!    digests of the functions reached; [`CodeDigest`] also counts them and their bytes.
 //!
@@ -98,7 +98,7 @@ pub enum CodeError {
     /// An address given as a root lies in no function.
     #[error("address {0:#x} is in no function of the executable")]
     NotAFunction(usize),
-    /// This platform's executables are not read.
-    #[error("code identity needs an x86-64 Linux executable")]
+    /// This platform's running executable is not read ([`Image::current`] off x86-64 Linux).
+    #[error("the running executable can be read on x86-64 Linux only")]
     Unsupported,
 }

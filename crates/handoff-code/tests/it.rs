@@ -100,7 +100,9 @@ fn a_thread_body_is_reached_from_the_root_alone_through_the_closure_table() {
         "the closure's body is not reached from the function spawning it ({} functions)",
         names.len()
     );
-    let names = img.reached_names(&[spawns as *const () as usize], &[]).unwrap();
+    let names = img
+        .reached_names(&[spawns as *const () as usize], &[])
+        .unwrap();
     assert!(
         names.iter().any(|n| n.contains("13thread_marker")),
         "the thread's function is not reached ({} functions)",
@@ -178,6 +180,7 @@ fn an_address_in_no_function_and_files_that_are_not_executables_are_refused() {
     std::fs::write(&arm, other).unwrap();
     let e = Image::open(&arm).unwrap_err().to_string();
     assert!(e.contains("not an ELF x86-64 executable"), "{e}");
+    assert!(e.contains("an ELF file for Aarch64"), "{e}");
     let _ = std::fs::remove_dir_all(dir);
 }
 
