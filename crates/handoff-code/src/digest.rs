@@ -17,14 +17,6 @@ impl Fnv {
         }
     }
 
-    pub(crate) fn u8(&mut self, x: u8) {
-        self.bytes(&[x]);
-    }
-
-    pub(crate) fn u16(&mut self, x: u16) {
-        self.bytes(&x.to_le_bytes());
-    }
-
     pub(crate) fn u64(&mut self, x: u64) {
         self.bytes(&x.to_le_bytes());
     }

@@ -6,61 +6,37 @@
 //! function did not change" says little about what the processor runs. This crate answers the
 //! question from the executable itself:
 //!
-//! 1. [`Image`] reads an ELF x86-64 executable: its function symbols (`.symtab`, else
-//!    `.dynsym`), its sections, its data symbols and its dynamic relocations.
-//! 2. [`Image::reach`] starts at the functions containing the given addresses and follows,
-//!    breadth first, every direct call and jump out of a function, every function whose
-//!    address is taken (`lea`), every pointer the code loads from the global offset table, and
-//!    every table of code pointers whose address the code takes: a Rust trait object's table
-//!    of methods, the boxed closure a thread runs, a C table of function pointers. A table's
-//!    pointers are the words the loader relocates (position-independent executables) or the
-//!    words that hold addresses of code (others); where a table ends is read from the data
-//!    symbol holding it, or else from the shape of a trait object's table (a drop, a size, an
-//!    alignment, then methods, up to the next such header), or else at the first word that is
-//!    neither a pointer nor a small integer.
-//! 3. Each function reached is digested (FNV-1a, 64 bits: the same on every platform and
-//!    toolchain) by its instructions: each one's opcode and operands (registers, immediates,
-//!    memory base, index, scale and displacement), with placement taken out: a branch inside
-//!    the function by its offset from the start, a call, jump or reference to another function
-//!    by that function's canonical name and the offset into it, a call to another object's
-//!    function (a PLT stub, a relocated slot) by the symbol's name, a reference to data by a
-//!    marker (and the data symbol's name where the symbol has a stable one), a table's code
-//!    pointers by their functions, thread-local offsets by a marker. The canonical name is the
-//!    symbol without the suffixes that depend on where the function was compiled
-//!    (`.llvm.<digits>`, the numbers of `.cold.N`, `.part.N`, `.constprop.N`; `anon.<hash>.N`
-//!    is `anon`); mangled names are kept as they are (the hash in a Rust legacy symbol depends
-//!    on the item, its crate and its generic arguments, not on its code or placement).
-//! 4. The digest of the whole is taken over the sorted list of the canonical names and own
-//!    digests of the functions reached; [`CodeDigest`] also counts them and their bytes.
+//! 1. [`Image`] reads an ELF x86-64 executable: its function symbols, its sections and its
+//!    dynamic relocations.
+//! 2. [`Image::reach`] starts at the functions containing the given addresses and follows every
+//!    direct call and jump, every function whose address is taken, and every table of code
+//!    pointers the code refers to (a Rust vtable, the boxed closure a thread runs), until
+//!    nothing new is reached.
+//! 3. Each function reached is digested by its instructions with its placement taken out: a
+//!    branch inside the function by its offset, a call or a reference to another function by
+//!    that function's name (compiler-made suffixes that depend on the module, such as
+//!    `.llvm.<n>`, removed) and the offset into it, a reference to data by a marker. The digest
+//!    of the whole is taken over the sorted names and digests of the functions reached.
 //!
 //! Equal digests mean the same instructions, however differently the two executables place
-//! them (another link order, functions added elsewhere in the binary); a different digest
-//! means some instruction the entry points can reach differs. Each function's own digest is
-//! kept in the [`Image`], so digesting many root sets over one executable decodes each
-//! function once.
+//! them; a different digest means some instruction the entry points can reach differs.
 //!
-//! **Limits.** x86-64 ELF only; elsewhere [`Image::current`] returns
-//! [`CodeError::Unsupported`] ([`Image::open`] reads an x86-64 file on any platform). Calls
-//! through pointers made at run time (a table built on the heap, a plugin loaded by `dlopen`)
-//! are not followed: give their functions as roots where the program knows them. What is
-//! statically reachable is more than what a given run executes (a trait object's table brings
-//! in every method of it). Data the code reads (constants, strings) is not digested, only the
-//! code and the code pointers of tables. Where a table's end cannot be told from the file
-//! (no data symbol, an unusual layout), a table may be read a few words short or long.
-//! Functions without a symbol cannot be told apart; a stripped executable is refused. At most
-//! 200 000 functions are followed from one set of roots.
+//! **Limits.** x86-64 ELF only (elsewhere [`Image::current`] says so). Calls through pointers
+//! made at run time (a plugin's table loaded by `dlopen`) are not followed: give their
+//! functions as roots where the program knows them. Data the code reads (constants, jump tables)
+//! is not digested, only the code. Functions without a symbol cannot be told apart; a stripped
+//! executable is refused.
 
 #![deny(missing_docs)]
 
 mod digest;
 mod elf;
-mod names;
 mod walk;
 
 pub use elf::Image;
 
 /// The digest of the code reached from a set of roots.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CodeDigest {
     /// 16 hex digits over every function reached (see the crate's documentation).
     pub digest: String,
@@ -98,7 +74,7 @@ pub enum CodeError {
     /// An address given as a root lies in no function.
     #[error("address {0:#x} is in no function of the executable")]
     NotAFunction(usize),
-    /// This platform's running executable is not read ([`Image::current`] off x86-64 Linux).
-    #[error("the running executable can be read on x86-64 Linux only")]
+    /// This platform's executables are not read.
+    #[error("code identity needs an x86-64 Linux executable")]
     Unsupported,
 }
