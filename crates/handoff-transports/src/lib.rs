@@ -14,10 +14,10 @@
 //!
 //! # The adapters
 //! Adapters for third-party and standard-library transports, all alike: a unit struct naming the transport, thin producer and consumer handles, and
-//! a [`TransportInfo`](crate::transport::TransportInfo) that declares the semantics honestly.
+//! a [`TransportInfo`](handoff::transport::TransportInfo) that declares the semantics honestly.
 //!
 //! Every pull and async transport is stated in one shape (see [`handoff::adapter`]): a row with its name,
-//! description, semantics (a `const` [`Semantics`](crate::semantics::Semantics) built from
+//! description, semantics (a `const` [`Semantics`](handoff::semantics::Semantics) built from
 //! `spsc()`, `mpsc()` or `mpmc()`), options, handle types and channel creation. Handles that
 //! only wrap a crate's channel ends are rows too, one expression per operation. Handles with
 //! logic of their own are written out: the spinning queues and rings (sharing the retry loops of
@@ -61,13 +61,13 @@
 //! are in the `handoff-transport-ipc` crate, with their own table.
 //!
 //! The async transports (the last eight) implement
-//! [`AsyncTransport`](crate::transport_async::AsyncTransport) and run under every driver: tasks
+//! [`AsyncTransport`](handoff::transport_async::AsyncTransport) and run under every driver: tasks
 //! on a tokio runtime, or OS threads each driving its loop with one `block_on`.
 //!
 //! # Spinning
 //! Adapters that spin on `try_*` operations count every failed attempt in a plain `u64` of the
 //! handle (reported by `failed_attempts()`, never as throughput) and wait between attempts with
-//! one shared [`Backoff`]: a spin-loop hint, and a yield of the time slice after
+//! one shared [`Backoff`](handoff::adapter::Backoff): a spin-loop hint, and a yield of the time slice after
 //! `SPINS_BEFORE_YIELD` failures in a row, so that they keep making progress when a trial runs
 //! more threads than there are cores. That is every adapter that busy-waits: `rtrb`, `ringbuf`,
 //! the crossbeam queues, the disruptor's producers, `mutex-deque` `wake=spin` and the reference

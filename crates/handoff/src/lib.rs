@@ -18,7 +18,7 @@
 //! # The library's API
 //!
 //! What a program needs to benchmark its own transport or to embed the harness:
-//! * [`prelude`]: the traits a transport implements ([`transport`], [`transport_async`]), the
+//! * [`prelude`]: the traits a transport implements ([`mod@transport`], [`transport_async`]), the
 //!   [`message::Message`] it carries and the [`semantics::Semantics`] it declares;
 //! * [`catalog`]: the transports by name (the shipped ones are in the `handoff-transports`
 //!   crate, each adapter compiled in a crate of its own; [`adapter`] is what they are made of),
