@@ -105,12 +105,12 @@ fn registered_async_transports_declare_their_semantics() {
             "MPMC, per-producer FIFO, bounded, async, cross-thread",
         ),
         (
-            "may-mpsc",
-            "MPSC, per-producer FIFO, unbounded, async, cross-thread",
-        ),
-        (
             "kanal-async",
             "MPMC, per-producer FIFO, bounded, async, cross-thread",
+        ),
+        (
+            "may-mpsc",
+            "MPSC, per-producer FIFO, unbounded, async, cross-thread",
         ),
     ];
     let mut catalog = Catalog::new();
