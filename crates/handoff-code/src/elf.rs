@@ -1,7 +1,7 @@
 //! An executable read for its code: functions by address, executable ranges, and the code
 //! pointers its dynamic relocations put into data.
 
-use crate::{CodeDigest, CodeError};
+use crate::CodeError;
 use object::{Object, ObjectSection, ObjectSymbol, RelocationFlags, RelocationTarget, SymbolKind};
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -181,75 +181,6 @@ impl Image {
             relocs,
             seen: Mutex::new(HashMap::new()),
         })
-    }
-
-    /// The digest of the code reachable from these runtime addresses (function entry points,
-    /// e.g. `some_fn as usize`, or any address inside a function) and from every function
-    /// compiled for the named crates (see [`Image::functions_of`]).
-    pub fn reach(&self, roots: &[usize], crates: &[&str]) -> Result<CodeDigest, CodeError> {
-        crate::walk::reach(self, roots, crates)
-    }
-
-    /// The names (layout-dependent suffixes removed) of every function reachable from these
-    /// roots, sorted: what [`Image::reach`] digests.
-    pub fn reached_names(
-        &self,
-        roots: &[usize],
-        crates: &[&str],
-    ) -> Result<Vec<String>, CodeError> {
-        crate::walk::reached(self, roots, crates).map(|set| {
-            let mut names: Vec<String> = set
-                .into_iter()
-                .map(|i| self.funcs[i].name.clone())
-                .collect();
-            names.sort();
-            names
-        })
-    }
-
-    /// Every function reachable from these roots with its size and its own digest, sorted by
-    /// name: what tells which functions differ between two builds.
-    pub fn reached_functions(
-        &self,
-        roots: &[usize],
-        crates: &[&str],
-    ) -> Result<Vec<(String, u64, String)>, CodeError> {
-        let mut all: Vec<(String, u64, String)> = crate::walk::reached(self, roots, crates)?
-            .into_iter()
-            .map(|i| {
-                let f = &self.funcs[i];
-                (
-                    f.name.clone(),
-                    f.size,
-                    format!("{:016x}", crate::walk::own_digest(self, i)),
-                )
-            })
-            .collect();
-        all.sort();
-        Ok(all)
-    }
-
-    /// The runtime address of the function whose symbol is `name` (exactly, or with its
-    /// suffixes removed), if there is one.
-    pub fn function_address(&self, name: &str) -> Option<usize> {
-        let want = canonical(name);
-        self.funcs
-            .iter()
-            .find(|f| f.name == want)
-            .map(|f| f.addr.wrapping_add(self.bias) as usize)
-    }
-
-    /// The symbols (suffixes removed) of every function whose symbol contains `text`, sorted.
-    pub fn function_names_containing(&self, text: &str) -> Vec<String> {
-        let mut names: Vec<String> = self
-            .funcs
-            .iter()
-            .filter(|f| f.name.contains(text))
-            .map(|f| f.name.clone())
-            .collect();
-        names.sort();
-        names.dedup();
-        names
     }
 
     /// The functions compiled for the named crates: whose symbol (in Rust's v0 scheme) names

@@ -1,13 +1,84 @@
 //! From roots to every function they reach, each digested without its placement.
 
 use crate::digest::Fnv;
-use crate::elf::Image;
+use crate::elf::{canonical, Image};
 use crate::{CodeDigest, CodeError};
 use iced_x86::{Decoder, DecoderOptions, Instruction, Mnemonic, OpKind, Register};
 use std::collections::BTreeSet;
 
 /// At most this many functions are followed from one set of roots.
 const MAX_FUNCTIONS: usize = 200_000;
+
+impl Image {
+    /// The digest of the code reachable from these runtime addresses (function entry points,
+    /// e.g. `some_fn as usize`, or any address inside a function) and from every function
+    /// compiled for the named crates (see [`Image::functions_of`]).
+    pub fn reach(&self, roots: &[usize], crates: &[&str]) -> Result<CodeDigest, CodeError> {
+        reach(self, roots, crates)
+    }
+
+    /// The names (layout-dependent suffixes removed) of every function reachable from these
+    /// roots, sorted: what [`Image::reach`] digests.
+    pub fn reached_names(
+        &self,
+        roots: &[usize],
+        crates: &[&str],
+    ) -> Result<Vec<String>, CodeError> {
+        reached(self, roots, crates).map(|set| {
+            let mut names: Vec<String> = set
+                .into_iter()
+                .map(|i| self.funcs[i].name.clone())
+                .collect();
+            names.sort();
+            names
+        })
+    }
+
+    /// Every function reachable from these roots with its size and its own digest, sorted by
+    /// name: what tells which functions differ between two builds.
+    pub fn reached_functions(
+        &self,
+        roots: &[usize],
+        crates: &[&str],
+    ) -> Result<Vec<(String, u64, String)>, CodeError> {
+        let mut all: Vec<(String, u64, String)> = reached(self, roots, crates)?
+            .into_iter()
+            .map(|i| {
+                let f = &self.funcs[i];
+                (
+                    f.name.clone(),
+                    f.size,
+                    format!("{:016x}", own_digest(self, i)),
+                )
+            })
+            .collect();
+        all.sort();
+        Ok(all)
+    }
+
+    /// The runtime address of the function whose symbol is `name` (exactly, or with its
+    /// suffixes removed), if there is one.
+    pub fn function_address(&self, name: &str) -> Option<usize> {
+        let want = canonical(name);
+        self.funcs
+            .iter()
+            .find(|f| f.name == want)
+            .map(|f| f.addr.wrapping_add(self.bias) as usize)
+    }
+
+    /// The symbols (suffixes removed) of every function whose symbol contains `text`, sorted.
+    pub fn function_names_containing(&self, text: &str) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .funcs
+            .iter()
+            .filter(|f| f.name.contains(text))
+            .map(|f| f.name.clone())
+            .collect();
+        names.sort();
+        names.dedup();
+        names
+    }
+}
 
 /// The digest of everything reachable from `roots` and from the functions of `crates`.
 pub(crate) fn reach(
