@@ -70,6 +70,11 @@ impl From<handoff::preflight::PreflightError> for CliError {
     }
 }
 
+/// The source identity of each crate this executable is built from (see `build/sources.rs`).
+mod sources {
+    include!(concat!(env!("OUT_DIR"), "/sources.rs"));
+}
+
 /// Parses the command line and runs it with `catalog`. Trials run in child processes started
 /// from this same executable (`__worker`), so the catalog must be the same in every process:
 /// build it deterministically at the top of `main`.
@@ -78,6 +83,7 @@ impl From<handoff::preflight::PreflightError> for CliError {
 /// are added to `catalog`.
 pub fn main_with(catalog: Catalog) -> ExitCode {
     handoff::environment::set_git_commit(env!("HANDOFF_GIT_COMMIT"));
+    handoff::code::set_sources(sources::SOURCES);
     #[cfg(feature = "testing")]
     let catalog = {
         let mut catalog = catalog;

@@ -10,6 +10,11 @@
 //! of the two builds can tell a change of the code from the machine's drift or the placement of
 //! the same code.
 //!
+//! Beside the code, each identity carries the digest of the sources its crate is built from,
+//! its own and its dependencies' ([`set_sources`]: the program stamps them when it is built), so
+//! that a transport whose code changed while its sources did not is named as moved by the
+//! compiler, not by an edit.
+//!
 //! Reading the executable and decoding its code is done once per process; each function's
 //! digest is kept, so the digests of a whole catalog cost one pass over the code they reach.
 //! Where the executable cannot be read (not ELF x86-64, stripped of its symbols), every
@@ -27,6 +32,27 @@ fn image() -> Result<&'static handoff_code::Image, &'static str> {
         .get_or_init(|| handoff_code::Image::current().map_err(|e| e.to_string()))
         .as_ref()
         .map_err(|e| e.as_str())
+}
+
+/// The source identity of each crate, by crate name, as the program was built.
+static SOURCES: OnceLock<&'static [(&'static str, &'static str)]> = OnceLock::new();
+
+/// Records the source identity of each crate this program is built from, as `(crate name,
+/// digest)` (the `handoff` command's build script computes them from its workspace). The first
+/// call wins; a program that never calls it gives identities whose sources are unknown. It is
+/// the program's to stamp, not this library's: a table compiled in here would rebuild the engine
+/// and every adapter on every edit.
+pub fn set_sources(table: &'static [(&'static str, &'static str)]) {
+    let _ = SOURCES.set(table);
+}
+
+/// The source identity of `krate`, if the program stamped one.
+fn source_of(krate: &str) -> Option<String> {
+    SOURCES
+        .get()?
+        .iter()
+        .find(|(k, _)| *k == krate)
+        .map(|(_, d)| (*d).to_string())
 }
 
 /// Why this build's code identities are unknown, if they are.
@@ -57,6 +83,7 @@ pub fn identity(entry: &Entry) -> Option<CodeIdentity> {
             digest: d.digest,
             functions: d.functions,
             bytes: d.bytes,
+            source: source_of(entry.code_crate()),
         });
     seen.lock()
         .unwrap_or_else(|e| e.into_inner())

@@ -226,6 +226,7 @@ mod tests {
                 digest: d.into(),
                 functions: 10,
                 bytes: 1000,
+                source: None,
             })
         };
         report.results[0].code = id(this);

@@ -63,12 +63,13 @@ fn code_line(c: &Comparison) -> Option<String> {
     for r in &c.rows {
         let k = match r.code {
             Some(CodeMatch::Changed) => "changed",
+            Some(CodeMatch::ChangedSourceSame) => "compiler",
             Some(CodeMatch::Same) => "same",
             None => "unknown",
         };
         by.entry(k).or_default().insert(&r.transport);
     }
-    if !by.contains_key("changed") && !by.contains_key("same") {
+    if by.keys().all(|k| *k == "unknown") {
         return None;
     }
     let list = |k: &str| {
@@ -78,6 +79,11 @@ fn code_line(c: &Comparison) -> Option<String> {
     let mut parts = Vec::new();
     if let Some(l) = list("changed") {
         parts.push(format!("code changed in {l}"));
+    }
+    if let Some(l) = list("compiler") {
+        parts.push(format!(
+            "code changed from the same sources in {l} (the compiler moved it, not an edit)"
+        ));
     }
     if let Some(l) = list("same") {
         parts.push(format!("the same code in {l}"));
@@ -93,6 +99,7 @@ fn code(r: &Row) -> &'static str {
     match r.code {
         Some(crate::report::CodeMatch::Same) => "same",
         Some(crate::report::CodeMatch::Changed) => "changed",
+        Some(crate::report::CodeMatch::ChangedSourceSame) => "changed, same source",
         None => "?",
     }
 }
