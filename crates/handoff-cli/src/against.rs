@@ -23,6 +23,18 @@ pub struct OtherBuild {
     pub program: PathBuf,
     /// The commit it was built from, when known.
     pub commit: Option<String>,
+    /// The checkout and full commit it was built from, when OTHER named a revision (not an
+    /// executable): what `--link-orders` links again.
+    pub revision: Option<Revision>,
+}
+
+/// A revision of a checkout.
+#[derive(Clone, Debug)]
+pub struct Revision {
+    /// The checkout's top directory.
+    pub top: PathBuf,
+    /// The full commit.
+    pub commit: String,
 }
 
 /// What `handoff __identify` prints: one line of JSON.
@@ -117,6 +129,7 @@ pub fn resolve(other: &str, quiet: bool) -> Result<OtherBuild, CliError> {
             label: other.to_string(),
             program,
             commit,
+            revision: None,
         });
     }
     if path.is_dir() {
@@ -156,13 +169,14 @@ pub fn resolve(other: &str, quiet: bool) -> Result<OtherBuild, CliError> {
         label: other.to_string(),
         program,
         commit: Some(commit[..commit.len().min(12)].to_string()),
+        revision: Some(Revision { top, commit }),
     })
 }
 
 /// The profile this executable was built with, which the other build's is made to match, as
 /// cargo names it in the target directory and in the build's identity (`debug` for the dev
 /// profile).
-fn profile() -> &'static str {
+pub(crate) fn profile() -> &'static str {
     if cfg!(debug_assertions) {
         "debug"
     } else {
@@ -194,45 +208,73 @@ fn build(top: &Path, commit: &str, named: &str, quiet: bool) -> Result<PathBuf, 
         ),
     };
     std::fs::create_dir_all(&base).map_err(|e| failed(format!("{}: {e}", base.display())))?;
-    let tree = base.join(format!("src-{short}-{}", std::process::id()));
     eprintln!(
         "handoff: --against {}: building commit {short} ({} profile) into {}; this takes minutes once, then it is kept",
         escaped(named),
         profile(),
         kept.display()
     );
-    git(
-        &[
-            "worktree",
-            "add",
-            "--detach",
-            "--force",
-            &tree.to_string_lossy(),
-            commit,
-        ],
-        Some(top),
-    )
-    .map_err(&failed)?;
-    let result = cargo_build(&tree, &base.join("target"), quiet);
+    let tree = Worktree::add(top, commit).map_err(&failed)?;
+    let result = cargo_build(&tree.path, &base.join("target"), quiet);
     let built = base.join("target").join(profile()).join("handoff");
-    let copied = result.and_then(|()| {
-        let dir = kept.parent().expect("the kept executable has a directory");
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        // Copied under a temporary name, then renamed: a build cut short never leaves a
-        // half-written executable where the cache looks.
-        let part = dir.join("handoff.part");
-        std::fs::copy(&built, &part).map_err(|e| format!("{}: {e}", built.display()))?;
-        std::fs::rename(&part, &kept).map_err(|e| format!("{}: {e}", kept.display()))
-    });
     // The worktree goes whatever happened.
-    let _ = git(
-        &["worktree", "remove", "--force", &tree.to_string_lossy()],
-        Some(top),
-    );
-    let _ = std::fs::remove_dir_all(&tree);
-    let _ = git(&["worktree", "prune"], Some(top));
+    let copied = result.and_then(|()| keep(&built, &kept));
+    drop(tree);
     copied.map_err(failed)?;
     Ok(kept)
+}
+
+/// A detached worktree of a checkout at one commit, removed when dropped.
+pub(crate) struct Worktree {
+    top: PathBuf,
+    /// Its directory.
+    pub(crate) path: PathBuf,
+}
+
+impl Worktree {
+    /// Checks `commit` of the checkout at `top` out under `top/target/against/`.
+    pub(crate) fn add(top: &Path, commit: &str) -> Result<Worktree, String> {
+        let short = &commit[..commit.len().min(12)];
+        let path = top
+            .join("target")
+            .join("against")
+            .join(format!("src-{short}-{}", std::process::id()));
+        let tree = Worktree {
+            top: top.to_path_buf(),
+            path,
+        };
+        git(
+            &[
+                "worktree",
+                "add",
+                "--detach",
+                "--force",
+                &tree.path.to_string_lossy(),
+                commit,
+            ],
+            Some(top),
+        )?;
+        Ok(tree)
+    }
+}
+
+impl Drop for Worktree {
+    fn drop(&mut self) {
+        let path = self.path.to_string_lossy().into_owned();
+        let _ = git(&["worktree", "remove", "--force", &path], Some(&self.top));
+        let _ = std::fs::remove_dir_all(&self.path);
+        let _ = git(&["worktree", "prune"], Some(&self.top));
+    }
+}
+
+/// Copies the executable `built` to `kept`, under a temporary name first and then renamed: a
+/// copy cut short never leaves a half-written executable where the cache looks.
+pub(crate) fn keep(built: &Path, kept: &Path) -> Result<(), String> {
+    let dir = kept.parent().expect("a kept executable has a directory");
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let part = kept.with_extension("part");
+    std::fs::copy(built, &part).map_err(|e| format!("{}: {e}", built.display()))?;
+    std::fs::rename(&part, kept).map_err(|e| format!("{}: {e}", kept.display()))
 }
 
 /// `cargo build` of the handoff executable in `tree`, into `target`.
@@ -266,7 +308,7 @@ fn cargo_build(tree: &Path, target: &Path, quiet: bool) -> Result<(), String> {
 }
 
 /// Runs git with `args` (in `dir`, else here) and returns its trimmed output, or why not.
-fn git(args: &[&str], dir: Option<&Path>) -> Result<String, String> {
+pub(crate) fn git(args: &[&str], dir: Option<&Path>) -> Result<String, String> {
     let mut cmd = Command::new("git");
     cmd.args(args).stdin(Stdio::null());
     if let Some(d) = dir {

@@ -368,6 +368,14 @@ pub struct RunArgs {
         conflicts_with = "in_process"
     )]
     pub against: Option<String>,
+    /// With --against: link each build in this many function orders (2 to 16; the same
+    /// machine code, placed anew by the linker each time), run timed sample k of both sides in
+    /// order k mod N, and judge each change against the spread between orders instead of
+    /// between pairs. Each side's orders are built before the run (a relink each, seconds; this
+    /// checkout's first build into target/against/this takes minutes). Needs a linker with
+    /// --shuffle-sections (rust-lld, Rust's default on x86-64 Linux) and OTHER a git revision.
+    #[arg(long, value_name = "N", requires = "against", value_parser = clap::value_parser!(u8).range(2..=16))]
+    pub link_orders: Option<u8>,
     /// With --baseline or --against: the largest significant slowdown allowed (e.g. 5%).
     #[arg(long, requires = "reference")]
     pub max_regression: Option<crate::percent::Percent>,

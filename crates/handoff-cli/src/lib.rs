@@ -20,6 +20,7 @@ pub mod exit;
 pub mod flags;
 pub mod history;
 pub mod journal;
+pub mod link_orders;
 pub mod list;
 pub mod percent;
 pub mod plugins;

@@ -42,8 +42,18 @@ pub fn run(
     if args.quick {
         suite.quick();
     }
+    let orders = usize::from(args.link_orders.unwrap_or(0));
+    if let (Some(n), true) = (args.samples, orders > 0) {
+        if n.size() < 2 * orders {
+            return Err(CliError::bad_input(format!(
+                "--link-orders {orders} needs at least {} timed samples (two pairs per order); --samples {} gives fewer",
+                2 * orders,
+                n.size()
+            )));
+        }
+    }
     if args.against.is_some() && args.samples.is_none() {
-        enough_pairs(&mut suite.trials);
+        enough_pairs(&mut suite.trials, PAIRED_SAMPLES.max(3 * orders));
     }
     // Only a transport the user named alone must run everything asked of it; in a selection,
     // what one transport cannot run is skipped and said so, once per transport and cause.
@@ -79,6 +89,26 @@ pub fn run(
             names.sort_unstable();
             names.dedup();
             let code = crate::against::code_of(&b.program, &names, args.quiet);
+            let orders = match orders {
+                0 => None,
+                n => {
+                    let built =
+                        crate::link_orders::link_orders(catalog, &b, n, &names, args.quiet)?;
+                    let serve = |programs: Vec<std::path::PathBuf>| {
+                        programs
+                            .into_iter()
+                            .map(|program| WorkerCommand {
+                                program,
+                                args: worker.clone(),
+                            })
+                            .collect()
+                    };
+                    Some(handoff::session::OrderedBuilds {
+                        this: serve(built.this),
+                        other: serve(built.other),
+                    })
+                }
+            };
             Some(Against {
                 label: b.label,
                 commit: b.commit,
@@ -87,6 +117,7 @@ pub fn run(
                     program: b.program,
                     args: worker,
                 },
+                orders,
             })
         }
         None => None,
@@ -342,17 +373,17 @@ impl OutputFormat {
 /// least that can reach 5% at all; see `handoff::compare::paired`).
 pub const PAIRED_SAMPLES: usize = 12;
 
-/// Raises every trial to [`PAIRED_SAMPLES`] timed samples (a paired run without `--samples`), and
-/// says so when it did.
-fn enough_pairs(trials: &mut [handoff::workload::TrialSpec]) {
+/// Raises every trial to `least` timed samples (a paired run without `--samples`:
+/// [`PAIRED_SAMPLES`], or three pairs per link order), and says so when it did.
+fn enough_pairs(trials: &mut [handoff::workload::TrialSpec], least: usize) {
     let mut raised = 0;
-    for t in trials.iter_mut().filter(|t| t.samples < PAIRED_SAMPLES) {
-        t.samples = PAIRED_SAMPLES;
+    for t in trials.iter_mut().filter(|t| t.samples < least) {
+        t.samples = least;
         raised += 1;
     }
     if raised > 0 {
         eprintln!(
-            "handoff: --against: {} of {} raised to {PAIRED_SAMPLES} timed samples, so the pairs can show a change (--samples sets it)",
+            "handoff: --against: {} of {} raised to {least} timed samples, so the pairs can show a change (--samples sets it)",
             handoff::model::fmt::plural(raised, "trial"),
             trials.len()
         );

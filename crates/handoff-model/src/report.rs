@@ -76,6 +76,14 @@ pub struct PairedBuild {
     pub commit: Option<String>,
     /// Its results, one per result of this run, in the same order.
     pub results: Vec<TrialResult>,
+    /// In how many function orders each side was linked (`--link-orders`): timed sample `k`
+    /// of both sides ran on order `k mod link_orders`. 0 when each side was one build.
+    #[serde(default, skip_serializing_if = "is_no_orders")]
+    pub link_orders: usize,
+}
+
+fn is_no_orders(n: &usize) -> bool {
+    *n == 0
 }
 
 /// Results whose regimes followed the same rounds (found by

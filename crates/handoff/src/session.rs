@@ -115,6 +115,34 @@ pub struct Against {
     /// The code identity of each transport's trials in that build (`handoff __code` of its
     /// executable), by transport name; empty when it could not say.
     pub code: std::collections::BTreeMap<String, crate::report::CodeIdentity>,
+    /// Each side linked in several function orders, when asked (`--link-orders`); `None` runs
+    /// this executable and [`Self::worker`] as they are.
+    pub orders: Option<OrderedBuilds>,
+}
+
+/// Both builds of a paired run, each linked in the same number of function orders
+/// (`--link-orders`): timed sample `k` of a trial runs, on each side, in the worker of order
+/// `k mod len` (untimed samples cycle through the orders too), so the placement of the code is
+/// sampled with the machine's noise and the comparison judges the change against the spread
+/// between orders (see [`mod@crate::compare::link_orders`]).
+#[derive(Clone, Debug)]
+pub struct OrderedBuilds {
+    /// This build's worker command in each order.
+    pub this: Vec<WorkerCommand>,
+    /// The other build's, as many.
+    pub other: Vec<WorkerCommand>,
+}
+
+impl OrderedBuilds {
+    /// The number of orders (the fewer of the two sides', at least 1).
+    pub fn len(&self) -> usize {
+        self.this.len().min(self.other.len()).max(1)
+    }
+
+    /// Whether there is no order at all (never, for a run: [`Self::len`] is at least 1).
+    pub fn is_empty(&self) -> bool {
+        self.this.is_empty() || self.other.is_empty()
+    }
 }
 
 /// Progress events, for a progress display.
@@ -226,6 +254,7 @@ pub fn run(
         catalog: catalog.clone(),
         isolation: opts.isolation.clone(),
         other: opts.against.as_ref().map(|a| a.worker.clone()),
+        orders: opts.against.as_ref().and_then(|a| a.orders.clone()),
     });
     let (order, ranges) = schedule::groups(&specs, &opts.isolation, paired);
     // In a paired run every sample runs in a worker process of its own: a worker's placement in
@@ -339,6 +368,7 @@ pub fn run(
         label: a.label.clone(),
         commit: a.commit.clone(),
         results: twins.into_iter().flatten().collect(),
+        link_orders: a.orders.as_ref().map_or(0, OrderedBuilds::len),
     });
     let results: Vec<TrialResult> = results.into_iter().flatten().collect();
 

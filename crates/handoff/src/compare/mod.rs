@@ -14,6 +14,7 @@
 
 pub(crate) mod bootstrap;
 pub(crate) mod fdr;
+pub mod link_orders;
 pub(crate) mod mann_kendall;
 pub(crate) mod mann_whitney;
 pub(crate) mod metric;
@@ -21,6 +22,7 @@ pub mod model;
 pub(crate) mod normal;
 pub mod paired;
 pub(crate) mod signed_rank;
+pub(crate) mod student_t;
 pub(crate) mod warnings;
 
 pub use model::{compare, Change, Comparison, Judgement, Row, DEFAULT_THRESHOLD};

@@ -152,6 +152,10 @@ pub struct Row {
     /// see [`crate::report::CodeMatch`]); absent when either side's is unknown.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code: Option<crate::report::CodeMatch>,
+    /// In a paired run whose sides were each linked in several function orders, the test over
+    /// the orders that judged the row (see [`mod@super::link_orders`]); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link_orders: Option<super::link_orders::LinkOrders>,
 }
 
 impl Row {
@@ -167,13 +171,19 @@ impl Row {
 
     /// The p-value of the row's test, before any adjustment; `None` when nothing was tested.
     pub fn p_raw(&self) -> Option<f64> {
-        self.test.map(|t| t.p).or(self.signed_rank.map(|t| t.p))
+        self.link_orders
+            .map(|l| l.p)
+            .or(self.test.map(|t| t.p))
+            .or(self.signed_rank.map(|t| t.p))
     }
 
     /// The smallest p-value the row's samples allow, whichever test judged it.
     fn floor(&self) -> Option<f64> {
         let (b, a) = (self.before?.n, self.after?.n);
-        Some(if self.signed_rank.is_some() {
+        Some(if self.link_orders.is_some() {
+            // A t-test's p-value has no floor.
+            0.0
+        } else if self.signed_rank.is_some() {
             signed_rank::min_p(b.min(a))
         } else {
             mann_whitney::min_p(b, a)
@@ -374,6 +384,7 @@ pub(super) fn compare_result(
         regression: false,
         notes: Vec::new(),
         code: None,
+        link_orders: None,
     };
     if before.verdict.is_failure() || after.verdict.is_failure() || fb.is_empty() || fa.is_empty() {
         let why = |r: &TrialResult, side: &str| {
@@ -467,6 +478,7 @@ pub(crate) fn judge(
         regression,
         notes: Vec::new(),
         code: None,
+        link_orders: None,
     }
 }
 

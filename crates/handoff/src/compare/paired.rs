@@ -32,6 +32,7 @@ pub fn paired(report: &RunReport, judgement: Judgement) -> Option<Comparison> {
     for (after, before) in report.results.iter().zip(&other.results) {
         let differ = Identity::of(after) != Identity::of(before);
         for mut row in model::compare_result(before, after, &judgement, judge) {
+            over_link_orders(&mut row, before, after, other.link_orders, &judgement);
             if differ {
                 row.notes.push(format!(
                     "the other build reported this trial as {}",
@@ -75,6 +76,42 @@ pub fn paired(report: &RunReport, judgement: Judgement) -> Option<Comparison> {
         warnings,
         paired: true,
     })
+}
+
+/// Where each side was linked in several function orders (`--link-orders`), judges `row`'s
+/// change over the orders instead of the pairs (see [`super::link_orders`]): its ratio,
+/// interval, p-value and verdict are the orders'. A ramp's result, or a metric whose samples do
+/// not line up with the timed samples, keeps the pairs' judgement, with a note.
+fn over_link_orders(
+    row: &mut Row,
+    before: &crate::report::TrialResult,
+    after: &crate::report::TrialResult,
+    orders: usize,
+    j: &Judgement,
+) {
+    if orders < 2 || row.before.is_none() || row.after.is_none() {
+        return;
+    }
+    let figures = |r: &crate::report::TrialResult| {
+        super::metric::figures(r)
+            .into_iter()
+            .find(|(m, v)| *m == row.metric && v.len() == r.samples.len())
+            .map(|(_, v)| v)
+    };
+    let judged = match (&after.ramp, figures(before), figures(after)) {
+        (None, Some(b), Some(a)) => super::link_orders::judge(&b, &a, orders),
+        _ => None,
+    };
+    let Some(l) = judged else {
+        row.notes.push(format!(
+            "judged over pairs, not over the {orders} link orders (its samples cannot be matched to their orders)"
+        ));
+        return;
+    };
+    row.ratio = Some(l.ratio);
+    row.interval = Some(l.interval(j.alpha));
+    (row.change, row.regression) = model::verdict(row.metric, Some(l.ratio), Some(l.p), j);
+    row.link_orders = Some(l);
 }
 
 /// Judges one metric of a pair of results: `before[k]` (the other build) and `after[k]` (this
@@ -142,6 +179,7 @@ pub(super) fn judge(
         regression,
         notes,
         code: None,
+        link_orders: None,
     }
 }
 
@@ -158,6 +196,7 @@ mod tests {
             label: "HEAD~1".into(),
             commit: Some("abc1234".into()),
             results: vec![fixture::with_rates(fixture::stream(), other)],
+            link_orders: 0,
         });
         report
     }

@@ -206,7 +206,7 @@ pub(super) fn run_rounds(trials: &mut [Trial], group: (usize, usize), on: &mut d
                 continue;
             }
             let i = t.index;
-            let o = t.sample(t.messages, None);
+            let o = t.timed_sample(t.messages);
             let label = t.label();
             on(Event::Sample {
                 trial: i,

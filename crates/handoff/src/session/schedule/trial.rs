@@ -19,6 +19,8 @@ pub(in crate::session) struct Launcher {
     pub(in crate::session) isolation: Isolation,
     /// In a paired run, the other build's worker command.
     pub(in crate::session) other: Option<WorkerCommand>,
+    /// In a paired run linked in several orders, both sides' worker command in each order.
+    pub(in crate::session) orders: Option<crate::session::OrderedBuilds>,
 }
 
 /// Which build a trial runs on: this one, or in a paired run the other (see
@@ -48,6 +50,10 @@ pub(in crate::session) struct Trial {
     pub(in crate::session) ramp: Option<RampOutcome>,
     /// What its workers printed.
     printed: Arc<Mutex<Printed>>,
+    /// The link order its next executor starts in (see [`crate::session::OrderedBuilds`]).
+    order: usize,
+    /// Untimed samples run, which cycle through the orders.
+    untimed: usize,
 }
 
 impl Trial {
@@ -72,6 +78,8 @@ impl Trial {
             last_placement: Placement::default(),
             ramp: None,
             printed: Arc::default(),
+            order: 0,
+            untimed: 0,
         }
     }
 
@@ -83,7 +91,19 @@ impl Trial {
                 catalog,
                 isolation,
                 other,
+                orders,
             } = &*self.launcher;
+            if let Some(o) = orders {
+                // Each side's worker in this sample's order; the build serving it knows its
+                // own catalog, and says what it cannot run.
+                let cmds = match self.side {
+                    Side::This => &o.this,
+                    Side::Other => &o.other,
+                };
+                if let Some(cmd) = cmds.get(self.order % o.len()) {
+                    return Box::new(Child::start(cmd, self.spec.clone(), self.printed.clone()));
+                }
+            }
             if self.side == Side::Other {
                 // The other build knows its own catalog: what it cannot run, it says.
                 return match other {
@@ -116,6 +136,24 @@ impl Trial {
     /// Runs one sample of `messages` (at `rate`, for an open-loop step) under this trial's next
     /// layout.
     pub(in crate::session) fn sample(&mut self, messages: u64, rate: Option<u64>) -> SampleOutcome {
+        self.order = self.untimed;
+        self.untimed += 1;
+        self.run(messages, rate)
+    }
+
+    /// Runs the trial's next timed sample of `messages`: timed sample `k` runs in link order
+    /// `k mod orders` on both sides, so its pair shares its order number.
+    pub(in crate::session) fn timed_sample(&mut self, messages: u64) -> SampleOutcome {
+        self.order = self.outcomes.len();
+        self.run(messages, None)
+    }
+
+    /// Runs one sample in the current order.
+    fn run(&mut self, messages: u64, rate: Option<u64>) -> SampleOutcome {
+        if self.launcher.orders.is_some() {
+            // A worker runs in one order: the next sample's may be another.
+            self.close();
+        }
         let request = SampleRequest {
             messages,
             rate,
