@@ -117,8 +117,10 @@ pub fn code_of(
     }
 }
 
-/// Finds or builds OTHER; `quiet` keeps a build's compiler output off standard error.
-pub fn resolve(other: &str, quiet: bool) -> Result<OtherBuild, CliError> {
+/// Finds or builds OTHER; `quiet` keeps a build's compiler output off standard error. A
+/// revision built now is linked in `orders` function orders as well (see
+/// [`crate::link_orders`]), while its worktree stands.
+pub fn resolve(other: &str, orders: usize, quiet: bool) -> Result<OtherBuild, CliError> {
     let path = Path::new(other);
     if path.is_file() {
         let program = path
@@ -163,7 +165,7 @@ pub fn resolve(other: &str, quiet: bool) -> Result<OtherBuild, CliError> {
             top.display()
         )));
     }
-    let program = build(&top, &commit, other, quiet)?;
+    let program = build(&top, &commit, other, orders, quiet)?;
     identity_of(&program, other)?;
     Ok(OtherBuild {
         label: other.to_string(),
@@ -186,7 +188,13 @@ pub(crate) fn profile() -> &'static str {
 
 /// Builds `commit` of the checkout at `top` (cached by commit and profile) and returns its
 /// executable.
-fn build(top: &Path, commit: &str, named: &str, quiet: bool) -> Result<PathBuf, CliError> {
+fn build(
+    top: &Path,
+    commit: &str,
+    named: &str,
+    orders: usize,
+    quiet: bool,
+) -> Result<PathBuf, CliError> {
     let base = top.join("target").join("against");
     let short = &commit[..commit.len().min(12)];
     let kept = base.join(format!("{short}-{}", profile())).join("handoff");
@@ -218,7 +226,9 @@ fn build(top: &Path, commit: &str, named: &str, quiet: bool) -> Result<PathBuf, 
     let result = cargo_build(&tree.path, &base.join("target"), quiet);
     let built = base.join("target").join(profile()).join("handoff");
     // The worktree goes whatever happened.
-    let copied = result.and_then(|()| keep(&built, &kept));
+    let copied = result
+        .and_then(|()| keep(&built, &kept))
+        .and_then(|()| crate::link_orders::link_revision(&tree.path, top, commit, orders, quiet));
     drop(tree);
     copied.map_err(failed)?;
     Ok(kept)
@@ -411,10 +421,10 @@ mod tests {
 
     #[test]
     fn a_directory_or_an_unknown_revision_is_bad_input() {
-        let e = resolve("/", true).unwrap_err();
+        let e = resolve("/", 0, true).unwrap_err();
         assert_eq!(e.code, crate::exit::BAD_INPUT);
         assert!(e.message.contains("a directory"), "{}", e.message);
-        let e = resolve("no-such-revision-or-file-xyz", true).unwrap_err();
+        let e = resolve("no-such-revision-or-file-xyz", 0, true).unwrap_err();
         assert_eq!(e.code, crate::exit::BAD_INPUT);
         assert!(
             e.message
@@ -426,7 +436,7 @@ mod tests {
 
     #[test]
     fn a_program_that_is_not_handoff_is_refused() {
-        let e = resolve("/bin/true", true).unwrap_err();
+        let e = resolve("/bin/true", 0, true).unwrap_err();
         assert_eq!(e.code, crate::exit::BAD_INPUT);
         assert!(
             e.message.contains("not a handoff executable"),

@@ -52,29 +52,20 @@ pub fn link_orders(
     let short = &rev.commit[..rev.commit.len().min(12)];
     let profile = against::profile();
 
-    // The other build's orders, kept by commit; a worktree only if one is missing.
-    let kept_dir = base.join(format!("{short}-{profile}"));
-    let other_orders: Vec<PathBuf> = (1..=n)
-        .map(|seed| kept_dir.join(format!("handoff-order-{seed}")))
-        .collect();
-    let missing: Vec<usize> = (1..=n)
-        .filter(|seed| !other_orders[seed - 1].is_file())
-        .collect();
-    if !missing.is_empty() {
+    // The other build's orders, kept by commit; a worktree only if one is missing (they are
+    // linked with the build when it is made for the run: see `against::resolve`).
+    let other_orders = kept_orders(&rev.top, &rev.commit, n);
+    if other_orders.iter().any(|p| !p.is_file()) {
         say(
             quiet,
             &format!(
-                "linking commit {short} in {} order(s) (a build of the commit first: minutes, unless its crates are built)",
-                missing.len()
+                "linking commit {short} in {n} order(s) (its build was made without them: it is built again first, minutes)"
             ),
         );
         let tree = against::Worktree::add(&rev.top, &rev.commit)
             .map_err(|e| failed(&format!("commit {short}"), e))?;
-        for seed in missing {
-            relink(&tree.path, &base.join("target"), seed, true, quiet)
-                .and_then(|built| against::keep(&built, &other_orders[seed - 1]))
-                .map_err(|e| failed(&format!("commit {short}"), e))?;
-        }
+        link_revision(&tree.path, &rev.top, &rev.commit, n, quiet)
+            .map_err(|e| failed(&format!("commit {short}"), e))?;
     }
 
     // This build's orders, from the checkout as it is.
@@ -99,6 +90,38 @@ pub fn link_orders(
         this: this_orders,
         other: other_orders,
     })
+}
+
+/// Where the orders of `commit`'s build are kept (seeds 1 to `n`).
+fn kept_orders(top: &Path, commit: &str, n: usize) -> Vec<PathBuf> {
+    let short = &commit[..commit.len().min(12)];
+    let dir = top
+        .join("target")
+        .join("against")
+        .join(format!("{short}-{}", against::profile()));
+    (1..=n)
+        .map(|seed| dir.join(format!("handoff-order-{seed}")))
+        .collect()
+}
+
+/// Links the build of `commit`, checked out in the worktree `tree` of the checkout at `top`,
+/// in the orders 1 to `n` that are not kept yet, and keeps them. Run in the worktree the build
+/// was just made in, each is a relink of the executable only.
+pub(crate) fn link_revision(
+    tree: &Path,
+    top: &Path,
+    commit: &str,
+    n: usize,
+    quiet: bool,
+) -> Result<(), String> {
+    let target = top.join("target").join("against").join("target");
+    for (seed, kept) in (1..=n).zip(kept_orders(top, commit, n)) {
+        if !kept.is_file() {
+            relink(tree, &target, seed, true, quiet)
+                .and_then(|built| against::keep(&built, &kept))?;
+        }
+    }
+    Ok(())
 }
 
 /// Refuses this side's orders if they run other code than this executable for any of `names`

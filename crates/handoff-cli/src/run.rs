@@ -84,7 +84,7 @@ pub fn run(
     // with the same arguments (plugins) as this one.
     let against = match &args.against {
         Some(other) => {
-            let b = crate::against::resolve(other, args.quiet)?;
+            let b = crate::against::resolve(other, orders, args.quiet)?;
             let mut names: Vec<&str> = suite.trials.iter().map(|t| t.transport.as_str()).collect();
             names.sort_unstable();
             names.dedup();

@@ -303,6 +303,126 @@ fn what_cannot_be_paired_is_refused_before_anything_runs() {
     assert!(err.contains("--max-regression"), "{err}");
 }
 
+#[test]
+fn link_orders_are_refused_where_they_cannot_be_made() {
+    let run = |args: &[&str]| {
+        let out = handoff()
+            .args(["run", "-t", "rtrb", "-w", "spsc", "--no-store"])
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
+    };
+    let exe = exe().display().to_string();
+    // An executable has no sources to link again.
+    let (code, err) = run(&["--against", &exe, "--link-orders", "3"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("cannot be linked again"), "{err}");
+    // Two pairs per order at least.
+    let (code, err) = run(&["--against", &exe, "--link-orders", "4", "--samples", "7"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("needs at least 8 timed samples"), "{err}");
+    // One order is no spread; orders without a second build mean nothing.
+    let (code, err) = run(&["--against", &exe, "--link-orders", "1"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("--link-orders"), "{err}");
+    let (code, err) = run(&["--link-orders", "3"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("--against"), "{err}");
+}
+
+/// A script that runs this handoff with `planted-delay` delaying each message by `ns`: a "link
+/// order" whose placement costs that much.
+fn order_costing(dir: &Path, name: &str, ns: u64) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(
+        &path,
+        format!(
+            "#!/bin/sh\nexec env HANDOFF_PLANTED_DELAY_NS={ns} '{}' \"$@\"\n",
+            exe().display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+/// The session runs timed sample `k` of both sides on order `k mod n`: with orders that add 0,
+/// 8 and 40 µs a message on both sides (to the channel's 2 µs of fixed work), every sample's
+/// rate says which order ran it, and the comparison judges over the three orders.
+#[test]
+fn timed_sample_k_of_both_sides_runs_on_link_order_k_mod_n() {
+    use handoff::executor::WorkerCommand;
+    use handoff::session::{Against, Isolation, OrderedBuilds, SessionOptions};
+    let dir = tempfile::tempdir().unwrap();
+    let delays = [0_u64, 8_000, 40_000];
+    let orders = |side: &str| -> Vec<WorkerCommand> {
+        delays
+            .iter()
+            .enumerate()
+            .map(|(i, ns)| WorkerCommand {
+                program: order_costing(dir.path(), &format!("{side}-{i}"), *ns),
+                args: vec!["__worker".into()],
+            })
+            .collect()
+    };
+    let mut catalog = handoff_transports::builtin();
+    handoff_testing::register_all(&mut catalog);
+    let plan = handoff::plan::Plan::parse(
+        "[[benchmark]]\nworkload = \"spsc\"\ntransports = [\"planted-delay\"]\nmessages = 4000\nsamples = 9\nwarmup = 1\n",
+        "orders.toml",
+        &catalog,
+    )
+    .unwrap();
+    let me = WorkerCommand {
+        program: exe(),
+        args: vec!["__worker".into()],
+    };
+    let opts = SessionOptions {
+        isolation: Isolation::Subprocess(me.clone()),
+        against: Some(Against {
+            label: "orders".into(),
+            commit: None,
+            worker: me,
+            code: Default::default(),
+            orders: Some(OrderedBuilds {
+                this: orders("this"),
+                other: orders("other"),
+            }),
+        }),
+        ..SessionOptions::in_process("orders")
+    };
+    let report = handoff::session::run(&catalog, plan.trials, &opts, &mut |_| {});
+    let other = report.paired.as_ref().expect("a paired run");
+    assert_eq!(other.link_orders, 3);
+    for (side, result) in [("this", &report.results[0]), ("other", &other.results[0])] {
+        let rates: Vec<f64> = result.samples.iter().map(|s| s.msgs_per_s).collect();
+        assert_eq!(rates.len(), 9, "{side}: {rates:?}");
+        // 42 µs a message is at most 23 810 a second, 10 µs at most 100 000: a sample run on
+        // another order than k mod 3 breaks one of these bounds (each order costs at least four
+        // times the one before; an upper bound is a floor of work, a lower one allows a sample
+        // four times its nominal time, 8 ms for order 0).
+        for (k, r) in rates.iter().enumerate() {
+            let (low, high) = match k % 3 {
+                2 => (0.0, 23_810.0),
+                1 => (23_810.0, 100_000.0),
+                _ => (100_000.0, f64::INFINITY),
+            };
+            assert!(
+                *r > low && *r <= high,
+                "{side} sample {k} at {r:.0}/s is not order {}'s: {rates:?}",
+                k % 3
+            );
+        }
+    }
+    let c = handoff::compare::paired::paired(&report, Default::default()).unwrap();
+    let l = c.rows[0].link_orders.expect("judged over the orders");
+    assert_eq!((l.orders, l.pairs), (3, 9), "{:?}", c.rows[0]);
+}
+
 /// The sensitivity study's script runs both methods and prints its table (one short
 /// repetition here; docs/compare.md shows the full study and its command).
 #[test]

@@ -94,6 +94,30 @@ fn code_line(c: &Comparison) -> Option<String> {
     Some(format!("code: {}", parts.join("; ")))
 }
 
+/// How far the link orders alone moved each transport's figure (the spread between orders, the
+/// floor under which no change is told from placement); `None` without link orders.
+fn orders_line(c: &Comparison) -> Option<String> {
+    let spreads: Vec<String> = c
+        .rows
+        .iter()
+        .filter_map(|r| {
+            let l = r.link_orders?;
+            Some(format!(
+                "{} {} ±{}",
+                r.transport,
+                r.metric,
+                fmt::percent(l.spread.exp_m1())
+            ))
+        })
+        .collect();
+    (!spreads.is_empty()).then(|| {
+        format!(
+            "spread between link orders (one order's ratio, standard deviation): {}",
+            spreads.join(", ")
+        )
+    })
+}
+
 /// Whether the row's transport ran the same machine code on both sides.
 fn code(r: &Row) -> &'static str {
     match r.code {
@@ -123,10 +147,18 @@ pub(super) fn header(c: &Comparison) -> Vec<(&'static str, String)> {
         )
     };
     let tested = c.rows.iter().filter(|r| r.p_adjusted.is_some()).count();
-    let test = if c.paired {
-        "paired: both builds ran in one run, their samples alternating within each round; Wilcoxon signed-rank on the per-pair log ratios, change = median per-pair ratio"
-    } else {
-        "Mann–Whitney U on per-sample figures"
+    let orders = c
+        .rows
+        .iter()
+        .filter_map(|r| r.link_orders.map(|l| l.orders))
+        .max();
+    let test = match (c.paired, orders) {
+        (true, Some(n)) => format!(
+            "paired over {n} link orders: each build linked in {n} function orders, timed sample k of both on order k mod {n}; one-sample t-test ({} df) on the orders' mean log ratios, change = their geometric mean",
+            n - 1
+        ),
+        (true, None) => "paired: both builds ran in one run, their samples alternating within each round; Wilcoxon signed-rank on the per-pair log ratios, change = median per-pair ratio".to_string(),
+        (false, _) => "Mann–Whitney U on per-sample figures".to_string(),
     };
     let mut judged = format!(
         "{test}, p adjusted for the {tested} figure(s) judged (Benjamini–Hochberg), alpha {}; changes under {} are ~",
@@ -157,6 +189,9 @@ pub(super) fn footer(c: &Comparison) -> Vec<String> {
         ));
     }
     if let Some(line) = code_line(c) {
+        lines.push(line);
+    }
+    if let Some(line) = orders_line(c) {
         lines.push(line);
     }
     let mut reasons: BTreeMap<String, Vec<String>> = BTreeMap::new();
