@@ -8,6 +8,7 @@
 //! (`__identify`; a build older than that answers `--version`), so that a program that is not
 //! handoff is refused before anything runs.
 
+use crate::revision::{cargo_build, git, keep, link_revision, profile, Worktree};
 use crate::CliError;
 use handoff::model::foreign::escaped;
 use std::path::{Path, PathBuf};
@@ -175,17 +176,6 @@ pub fn resolve(other: &str, orders: usize, quiet: bool) -> Result<OtherBuild, Cl
     })
 }
 
-/// The profile this executable was built with, which the other build's is made to match, as
-/// cargo names it in the target directory and in the build's identity (`debug` for the dev
-/// profile).
-pub(crate) fn profile() -> &'static str {
-    if cfg!(debug_assertions) {
-        "debug"
-    } else {
-        "release"
-    }
-}
-
 /// Builds `commit` of the checkout at `top` (cached by commit and profile) and returns its
 /// executable.
 fn build(
@@ -228,114 +218,10 @@ fn build(
     // The worktree goes whatever happened.
     let copied = result
         .and_then(|()| keep(&built, &kept))
-        .and_then(|()| crate::link_orders::link_revision(&tree.path, top, commit, orders, quiet));
+        .and_then(|()| link_revision(&tree.path, top, commit, orders, quiet));
     drop(tree);
     copied.map_err(failed)?;
     Ok(kept)
-}
-
-/// A detached worktree of a checkout at one commit, removed when dropped.
-pub(crate) struct Worktree {
-    top: PathBuf,
-    /// Its directory.
-    pub(crate) path: PathBuf,
-}
-
-impl Worktree {
-    /// Checks `commit` of the checkout at `top` out under `top/target/against/`.
-    pub(crate) fn add(top: &Path, commit: &str) -> Result<Worktree, String> {
-        let short = &commit[..commit.len().min(12)];
-        let path = top
-            .join("target")
-            .join("against")
-            .join(format!("src-{short}-{}", std::process::id()));
-        let tree = Worktree {
-            top: top.to_path_buf(),
-            path,
-        };
-        git(
-            &[
-                "worktree",
-                "add",
-                "--detach",
-                "--force",
-                &tree.path.to_string_lossy(),
-                commit,
-            ],
-            Some(top),
-        )?;
-        Ok(tree)
-    }
-}
-
-impl Drop for Worktree {
-    fn drop(&mut self) {
-        let path = self.path.to_string_lossy().into_owned();
-        let _ = git(&["worktree", "remove", "--force", &path], Some(&self.top));
-        let _ = std::fs::remove_dir_all(&self.path);
-        let _ = git(&["worktree", "prune"], Some(&self.top));
-    }
-}
-
-/// Copies the executable `built` to `kept`, under a temporary name first and then renamed: a
-/// copy cut short never leaves a half-written executable where the cache looks.
-pub(crate) fn keep(built: &Path, kept: &Path) -> Result<(), String> {
-    let dir = kept.parent().expect("a kept executable has a directory");
-    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let part = kept.with_extension("part");
-    std::fs::copy(built, &part).map_err(|e| format!("{}: {e}", built.display()))?;
-    std::fs::rename(&part, kept).map_err(|e| format!("{}: {e}", kept.display()))
-}
-
-/// `cargo build` of the handoff executable in `tree`, into `target`.
-fn cargo_build(tree: &Path, target: &Path, quiet: bool) -> Result<(), String> {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut cmd = Command::new(cargo);
-    cmd.current_dir(tree)
-        .args(["build", "-p", "handoff-cli", "--bin", "handoff", "--locked"])
-        .env("CARGO_TARGET_DIR", target)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null());
-    if profile() == "release" {
-        cmd.arg("--release");
-    }
-    if quiet {
-        cmd.stderr(Stdio::null());
-    }
-    let status = cmd.status().map_err(|e| format!("cannot run cargo: {e}"))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "cargo build exited with {status}{}",
-            if quiet {
-                " (run without --quiet to see why)"
-            } else {
-                ""
-            }
-        ))
-    }
-}
-
-/// Runs git with `args` (in `dir`, else here) and returns its trimmed output, or why not.
-pub(crate) fn git(args: &[&str], dir: Option<&Path>) -> Result<String, String> {
-    let mut cmd = Command::new("git");
-    cmd.args(args).stdin(Stdio::null());
-    if let Some(d) = dir {
-        cmd.current_dir(d);
-    }
-    let out = cmd.output().map_err(|e| format!("cannot run git: {e}"))?;
-    if out.status.success() {
-        Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
-    } else {
-        let err = String::from_utf8_lossy(&out.stderr);
-        Err(err
-            .lines()
-            .next()
-            .unwrap_or("git failed")
-            .trim()
-            .to_string())
-    }
 }
 
 /// Asks `program` who it is: its commit when it says (`__identify`), `None` for an older handoff

@@ -27,6 +27,7 @@ pub mod plugins;
 pub mod progress;
 pub mod recommend;
 pub mod record;
+pub mod revision;
 pub mod run;
 pub mod show;
 pub mod source;

@@ -16,10 +16,10 @@
 //! (this executable is older than the checkout's sources) is refused.
 
 use crate::against::{self, OtherBuild};
+use crate::revision::{self, kept_orders, link_revision, relink};
 use crate::CliError;
 use handoff::model::foreign::escaped;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 /// Each side's executables, one per order (seed 1 first).
 pub struct Orders {
@@ -50,7 +50,7 @@ pub fn link_orders(
     };
     let base = rev.top.join("target").join("against");
     let short = &rev.commit[..rev.commit.len().min(12)];
-    let profile = against::profile();
+    let profile = revision::profile();
 
     // The other build's orders, kept by commit; a worktree only if one is missing (they are
     // linked with the build when it is made for the run: see `against::resolve`).
@@ -62,7 +62,7 @@ pub fn link_orders(
                 "linking commit {short} in {n} order(s) (its build was made without them: it is built again first, minutes)"
             ),
         );
-        let tree = against::Worktree::add(&rev.top, &rev.commit)
+        let tree = revision::Worktree::add(&rev.top, &rev.commit)
             .map_err(|e| failed(&format!("commit {short}"), e))?;
         link_revision(&tree.path, &rev.top, &rev.commit, n, quiet)
             .map_err(|e| failed(&format!("commit {short}"), e))?;
@@ -81,7 +81,7 @@ pub fn link_orders(
     for seed in 1..=n {
         let kept = this_dir.join(format!("handoff-order-{seed}"));
         relink(&rev.top, &base.join("this"), seed, false, quiet)
-            .and_then(|built| against::keep(&built, &kept))
+            .and_then(|built| revision::keep(&built, &kept))
             .map_err(|e| failed("this checkout", e))?;
         this_orders.push(kept);
     }
@@ -90,38 +90,6 @@ pub fn link_orders(
         this: this_orders,
         other: other_orders,
     })
-}
-
-/// Where the orders of `commit`'s build are kept (seeds 1 to `n`).
-fn kept_orders(top: &Path, commit: &str, n: usize) -> Vec<PathBuf> {
-    let short = &commit[..commit.len().min(12)];
-    let dir = top
-        .join("target")
-        .join("against")
-        .join(format!("{short}-{}", against::profile()));
-    (1..=n)
-        .map(|seed| dir.join(format!("handoff-order-{seed}")))
-        .collect()
-}
-
-/// Links the build of `commit`, checked out in the worktree `tree` of the checkout at `top`,
-/// in the orders 1 to `n` that are not kept yet, and keeps them. Run in the worktree the build
-/// was just made in, each is a relink of the executable only.
-pub(crate) fn link_revision(
-    tree: &Path,
-    top: &Path,
-    commit: &str,
-    n: usize,
-    quiet: bool,
-) -> Result<(), String> {
-    let target = top.join("target").join("against").join("target");
-    for (seed, kept) in (1..=n).zip(kept_orders(top, commit, n)) {
-        if !kept.is_file() {
-            relink(tree, &target, seed, true, quiet)
-                .and_then(|built| against::keep(&built, &kept))?;
-        }
-    }
-    Ok(())
 }
 
 /// Refuses this side's orders if they run other code than this executable for any of `names`
@@ -149,46 +117,6 @@ fn same_code_as_me(
             differ.join(", ")
         )))
     }
-}
-
-/// Links the `handoff` executable of the workspace in `tree` (built into `target`) with its
-/// sections shuffled by `seed`, and returns where cargo left it.
-fn relink(
-    tree: &Path,
-    target: &Path,
-    seed: usize,
-    locked: bool,
-    quiet: bool,
-) -> Result<PathBuf, String> {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut cmd = Command::new(cargo);
-    cmd.current_dir(tree)
-        .args(["rustc", "-p", "handoff-cli", "--bin", "handoff"])
-        .env("CARGO_TARGET_DIR", target)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null());
-    if against::profile() == "release" {
-        cmd.arg("--release");
-    }
-    if locked {
-        cmd.arg("--locked");
-    }
-    cmd.args([
-        "--",
-        "-C",
-        &format!("link-arg=-Wl,--shuffle-sections=*={seed}"),
-    ]);
-    if quiet {
-        cmd.stderr(Stdio::null());
-    }
-    let status = cmd.status().map_err(|e| format!("cannot run cargo: {e}"))?;
-    if !status.success() {
-        return Err(format!(
-            "cargo rustc exited with {status} (is the linker lld, which knows --shuffle-sections?{})",
-            if quiet { " run without --quiet to see why" } else { "" }
-        ));
-    }
-    Ok(target.join(against::profile()).join("handoff"))
 }
 
 fn say(quiet: bool, what: &str) {
