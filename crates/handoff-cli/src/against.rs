@@ -8,7 +8,7 @@
 //! (`__identify`; a build older than that answers `--version`), so that a program that is not
 //! handoff is refused before anything runs.
 
-use crate::revision::{cargo_build, git, keep, link_revision, profile, Worktree};
+use crate::revision::{cargo_build, git, keep, kept_dir, link_revision, profile, Worktree};
 use crate::CliError;
 use handoff::model::foreign::escaped;
 use std::path::{Path, PathBuf};
@@ -187,7 +187,7 @@ fn build(
 ) -> Result<PathBuf, CliError> {
     let base = top.join("target").join("against");
     let short = &commit[..commit.len().min(12)];
-    let kept = base.join(format!("{short}-{}", profile())).join("handoff");
+    let kept = kept_dir(top, commit).join("handoff");
     if kept.is_file() {
         if !quiet {
             eprintln!(

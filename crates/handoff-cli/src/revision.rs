@@ -70,12 +70,14 @@ pub(crate) fn keep(built: &Path, kept: &Path) -> Result<(), String> {
     std::fs::rename(&part, kept).map_err(|e| format!("{}: {e}", kept.display()))
 }
 
-/// `cargo build` of the handoff executable in `tree`, into `target`.
-pub(crate) fn cargo_build(tree: &Path, target: &Path, quiet: bool) -> Result<(), String> {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut cmd = Command::new(cargo);
+/// Cargo's `sub` command (`build`, `rustc`) for the handoff executable of the workspace in
+/// `tree`, into `target`, in this executable's profile; its compiler output on standard error
+/// unless `quiet`.
+fn cargo(sub: &str, tree: &Path, target: &Path, quiet: bool) -> Command {
+    let program = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut cmd = Command::new(program);
     cmd.current_dir(tree)
-        .args(["build", "-p", "handoff-cli", "--bin", "handoff", "--locked"])
+        .args([sub, "-p", "handoff-cli", "--bin", "handoff"])
         .env("CARGO_TARGET_DIR", target)
         .stdin(Stdio::null())
         .stdout(Stdio::null());
@@ -85,19 +87,29 @@ pub(crate) fn cargo_build(tree: &Path, target: &Path, quiet: bool) -> Result<(),
     if quiet {
         cmd.stderr(Stdio::null());
     }
+    cmd
+}
+
+/// Runs `cmd` (cargo's `sub` command), or says why it failed.
+fn status(mut cmd: Command, sub: &str, hint: &str, quiet: bool) -> Result<(), String> {
     let status = cmd.status().map_err(|e| format!("cannot run cargo: {e}"))?;
     if status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "cargo build exited with {status}{}",
-            if quiet {
-                " (run without --quiet to see why)"
-            } else {
-                ""
-            }
-        ))
+        return Ok(());
     }
+    let why = match (hint.is_empty(), quiet) {
+        (true, false) => String::new(),
+        (true, true) => " (run without --quiet to see why)".to_string(),
+        (false, false) => format!(" ({hint})"),
+        (false, true) => format!(" ({hint}; run without --quiet to see why)"),
+    };
+    Err(format!("cargo {sub} exited with {status}{why}"))
+}
+
+/// `cargo build` of the handoff executable in `tree`, into `target`.
+pub(crate) fn cargo_build(tree: &Path, target: &Path, quiet: bool) -> Result<(), String> {
+    let mut cmd = cargo("build", tree, target, quiet);
+    cmd.arg("--locked");
+    status(cmd, "build", "", quiet)
 }
 
 /// Runs git with `args` (in `dir`, else here) and returns its trimmed output, or why not.
@@ -121,13 +133,17 @@ pub(crate) fn git(args: &[&str], dir: Option<&Path>) -> Result<String, String> {
     }
 }
 
+/// Where the build of `commit` of the checkout at `top` is kept, with its orders.
+pub(crate) fn kept_dir(top: &Path, commit: &str) -> PathBuf {
+    let short = &commit[..commit.len().min(12)];
+    top.join("target")
+        .join("against")
+        .join(format!("{short}-{}", profile()))
+}
+
 /// Where the orders of `commit`'s build are kept (seeds 1 to `n`).
 pub(crate) fn kept_orders(top: &Path, commit: &str, n: usize) -> Vec<PathBuf> {
-    let short = &commit[..commit.len().min(12)];
-    let dir = top
-        .join("target")
-        .join("against")
-        .join(format!("{short}-{}", profile()));
+    let dir = kept_dir(top, commit);
     (1..=n)
         .map(|seed| dir.join(format!("handoff-order-{seed}")))
         .collect()
@@ -161,16 +177,7 @@ pub(crate) fn relink(
     locked: bool,
     quiet: bool,
 ) -> Result<PathBuf, String> {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut cmd = Command::new(cargo);
-    cmd.current_dir(tree)
-        .args(["rustc", "-p", "handoff-cli", "--bin", "handoff"])
-        .env("CARGO_TARGET_DIR", target)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null());
-    if profile() == "release" {
-        cmd.arg("--release");
-    }
+    let mut cmd = cargo("rustc", tree, target, quiet);
     if locked {
         cmd.arg("--locked");
     }
@@ -179,15 +186,11 @@ pub(crate) fn relink(
         "-C",
         &format!("link-arg=-Wl,--shuffle-sections=*={seed}"),
     ]);
-    if quiet {
-        cmd.stderr(Stdio::null());
-    }
-    let status = cmd.status().map_err(|e| format!("cannot run cargo: {e}"))?;
-    if !status.success() {
-        return Err(format!(
-            "cargo rustc exited with {status} (is the linker lld, which knows --shuffle-sections?{})",
-            if quiet { " run without --quiet to see why" } else { "" }
-        ));
-    }
+    status(
+        cmd,
+        "rustc",
+        "is the linker lld, which knows --shuffle-sections?",
+        quiet,
+    )?;
     Ok(target.join(profile()).join("handoff"))
 }

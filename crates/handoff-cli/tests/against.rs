@@ -266,19 +266,21 @@ fn the_other_build_s_results_are_kept_in_the_report() {
     assert_eq!(distinct.len(), 12);
 }
 
+/// `handoff run -t rtrb -w spsc --no-store ARGS`: its exit code and standard error.
+fn run(args: &[&str]) -> (Option<i32>, String) {
+    let out = handoff()
+        .args(["run", "-t", "rtrb", "-w", "spsc", "--no-store"])
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
+}
+
 #[test]
 fn what_cannot_be_paired_is_refused_before_anything_runs() {
-    let run = |args: &[&str]| {
-        let out = handoff()
-            .args(["run", "-t", "rtrb", "-w", "spsc", "--no-store"])
-            .args(args)
-            .output()
-            .unwrap();
-        (
-            out.status.code(),
-            String::from_utf8_lossy(&out.stderr).to_string(),
-        )
-    };
     let (code, err) = run(&["--against", "no-such-revision-xyz"]);
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("--against no-such-revision-xyz: "), "{err}");
@@ -305,17 +307,6 @@ fn what_cannot_be_paired_is_refused_before_anything_runs() {
 
 #[test]
 fn link_orders_are_refused_where_they_cannot_be_made() {
-    let run = |args: &[&str]| {
-        let out = handoff()
-            .args(["run", "-t", "rtrb", "-w", "spsc", "--no-store"])
-            .args(args)
-            .output()
-            .unwrap();
-        (
-            out.status.code(),
-            String::from_utf8_lossy(&out.stderr).to_string(),
-        )
-    };
     let exe = exe().display().to_string();
     // An executable has no sources to link again.
     let (code, err) = run(&["--against", &exe, "--link-orders", "3"]);
