@@ -28,33 +28,33 @@ refused! {
 handles! {
     /// Producer handle of `async-channel-bounded`.
     AsyncChannelTx(async_channel::Sender<M>): AsyncSender {
-        #[inline] send(tx, msg) => tx.send(msg).await.map_err(|e| e.0);
-        #[inline] try_send(tx, msg) => tx.try_send(msg).map_err(Refused::refused);
+        #[inline(always)] send(tx, msg) => tx.send(msg).await.map_err(|e| e.0);
+        #[inline(always)] try_send(tx, msg) => tx.try_send(msg).map_err(Refused::refused);
     }
 
     /// Consumer handle of `async-channel-bounded`.
     AsyncChannelRx(async_channel::Receiver<M>): AsyncReceiver {
-        #[inline] recv(rx) => rx.recv().await.ok();
+        #[inline(always)] recv(rx) => rx.recv().await.ok();
     }
 
     /// Producer handle of `flume-async`.
     FlumeAsyncTx(flume::Sender<M>): AsyncSender {
-        #[inline] send(tx, msg) => tx.send_async(msg).await.map_err(|e| e.0);
-        #[inline] try_send(tx, msg) => tx.try_send(msg).map_err(Refused::refused);
+        #[inline(always)] send(tx, msg) => tx.send_async(msg).await.map_err(|e| e.0);
+        #[inline(always)] try_send(tx, msg) => tx.try_send(msg).map_err(Refused::refused);
     }
 
     /// Consumer handle of `flume-async`.
     FlumeAsyncRx(flume::Receiver<M>): AsyncReceiver {
-        #[inline] recv(rx) => rx.recv_async().await.ok();
+        #[inline(always)] recv(rx) => rx.recv_async().await.ok();
     }
 
     /// Producer handle of `kanal-async`.
     KanalAsyncTx(kanal::AsyncSender<M>): AsyncSender {
-        #[inline] send(tx, msg) => {
+        #[inline(always)] send(tx, msg) => {
             let (producer, seq) = (msg.producer(), msg.seq());
             tx.send(msg).await.map_err(|_| M::build(producer, seq))
         };
-        #[inline] try_send(tx, msg) => {
+        #[inline(always)] try_send(tx, msg) => {
             let mut slot = Some(msg);
             let sent = tx.try_send_option(&mut slot);
             try_send_outcome(sent, slot)
@@ -63,7 +63,7 @@ handles! {
 
     /// Consumer handle of `kanal-async`.
     KanalAsyncRx(kanal::AsyncReceiver<M>): AsyncReceiver {
-        #[inline] recv(rx) => rx.recv().await.ok();
+        #[inline(always)] recv(rx) => rx.recv().await.ok();
     }
 }
 

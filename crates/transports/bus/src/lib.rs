@@ -45,7 +45,7 @@ impl<M> BusTx<M> {
 }
 
 impl<M: Message> Sender<M> for BusTx<M> {
-    #[inline]
+    #[inline(always)]
     fn send(&mut self, msg: M) -> Result<(), M> {
         if self.abandoned() {
             return Err(msg);
@@ -54,7 +54,7 @@ impl<M: Message> Sender<M> for BusTx<M> {
         Ok(())
     }
 
-    #[inline]
+    #[inline(always)]
     fn try_send(&mut self, msg: M) -> Result<(), TrySendError<M>> {
         if self.abandoned() {
             return Err(TrySendError::Disconnected(msg));
@@ -64,7 +64,7 @@ impl<M: Message> Sender<M> for BusTx<M> {
 }
 
 impl<M: Message> Receiver<M> for BusRx<M> {
-    #[inline]
+    #[inline(always)]
     fn recv(&mut self) -> Option<M> {
         self.reader.recv().ok()
     }

@@ -16,13 +16,13 @@ refused! { crossbeam_channel::TrySendError { Full, Disconnected } }
 handles! {
     /// Producer handle of the crossbeam channels.
     CrossbeamTx(crossbeam_channel::Sender<M>): Sender {
-        #[inline] send(tx, msg) => tx.send(msg).map_err(|e| e.0);
-        #[inline] try_send(tx, msg) => tx.try_send(msg).map_err(Refused::refused);
+        #[inline(always)] send(tx, msg) => tx.send(msg).map_err(|e| e.0);
+        #[inline(always)] try_send(tx, msg) => tx.try_send(msg).map_err(Refused::refused);
     }
 
     /// Consumer handle of the crossbeam channels.
     CrossbeamRx(crossbeam_channel::Receiver<M>): Receiver {
-        #[inline] recv(rx) => rx.recv().ok();
+        #[inline(always)] recv(rx) => rx.recv().ok();
     }
 }
 

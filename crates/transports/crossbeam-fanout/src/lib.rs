@@ -37,11 +37,12 @@ impl<M: Message> FanoutTx<M> {
 }
 
 impl<M: Message> Sender<M> for FanoutTx<M> {
-    #[inline]
+    #[inline(always)]
     fn send(&mut self, msg: M) -> Result<(), M> {
         self.send_all(msg)
     }
 
+    #[inline(always)]
     fn try_send(&mut self, msg: M) -> Result<(), TrySendError<M>> {
         if self.lanes.iter().any(|l| l.is_full()) {
             return Err(TrySendError::Full(msg));
@@ -51,7 +52,7 @@ impl<M: Message> Sender<M> for FanoutTx<M> {
 }
 
 impl<M: Message> Receiver<M> for FanoutRx<M> {
-    #[inline]
+    #[inline(always)]
     fn recv(&mut self) -> Option<M> {
         self.0.recv().ok()
     }

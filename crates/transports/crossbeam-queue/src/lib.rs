@@ -93,7 +93,7 @@ pub struct QueueRx<Q> {
 }
 
 impl<M: Message, Q: SpinQueue<M>> Sender<M> for QueueTx<Q> {
-    #[inline]
+    #[inline(always)]
     fn send(&mut self, msg: M) -> Result<(), M> {
         let shared = &*self.shared;
         if !Q::BOUNDED && shared.ends.receivers.load(AtomicOrdering::Relaxed) == 0 {
@@ -104,7 +104,7 @@ impl<M: Message, Q: SpinQueue<M>> Sender<M> for QueueTx<Q> {
         send_spinning(&mut &*shared, &mut self.failed, msg, push, gone)
     }
 
-    #[inline]
+    #[inline(always)]
     fn try_send(&mut self, msg: M) -> Result<(), TrySendError<M>> {
         let shared = &*self.shared;
         if shared.ends.receivers.load(AtomicOrdering::Relaxed) == 0 {
@@ -119,7 +119,7 @@ impl<M: Message, Q: SpinQueue<M>> Sender<M> for QueueTx<Q> {
 }
 
 impl<M: Message, Q: SpinQueue<M>> Receiver<M> for QueueRx<Q> {
-    #[inline]
+    #[inline(always)]
     fn recv(&mut self) -> Option<M> {
         // The acquire load synchronises with every sender's release decrement, hence with every
         // push: the pop after it sees whatever is left.

@@ -67,7 +67,7 @@ pub struct DirectHandle<S> {
 }
 
 impl<M: Message, S: Sink<M>> Sender<M> for DirectTx<M, S> {
-    #[inline]
+    #[inline(always)]
     fn send(&mut self, msg: M) -> Result<(), M> {
         // SAFETY: `ctx` is the live boxed `SinkGuard<S>` this handle owns, accessed only through
         // `&mut self` here, and `callback` is `trampoline::<M, S>`, whose types match `ctx` and

@@ -145,7 +145,7 @@ pub struct DisruptorHandle<M, S> {
 }
 
 impl<M: Message, S: Sink<M>> Sender<M> for DisruptorTx<M, S> {
-    #[inline]
+    #[inline(always)]
     fn send(&mut self, msg: M) -> Result<(), M> {
         let mut msg = Some(msg);
         let mut backoff = Backoff::new();

@@ -17,13 +17,13 @@ refused! { flume::TrySendError { Full, Disconnected } }
 handles! {
     /// Producer handle of the flume channels.
     FlumeTx(flume::Sender<M>): Sender {
-        #[inline] send(tx, msg) => tx.send(msg).map_err(|e| e.0);
-        #[inline] try_send(tx, msg) => tx.try_send(msg).map_err(Refused::refused);
+        #[inline(always)] send(tx, msg) => tx.send(msg).map_err(|e| e.0);
+        #[inline(always)] try_send(tx, msg) => tx.try_send(msg).map_err(Refused::refused);
     }
 
     /// Consumer handle of the flume channels.
     FlumeRx(flume::Receiver<M>): Receiver {
-        #[inline] recv(rx) => rx.recv().ok();
+        #[inline(always)] recv(rx) => rx.recv().ok();
     }
 }
 

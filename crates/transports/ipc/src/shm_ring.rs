@@ -292,7 +292,7 @@ impl<M: Message> ShmTx<M> {
 }
 
 impl<M: Message> Sender<M> for ShmTx<M> {
-    #[inline]
+    #[inline(always)]
     fn send(&mut self, msg: M) -> Result<(), M> {
         let (mut round, mut slept) = (0, false);
         loop {
@@ -307,6 +307,7 @@ impl<M: Message> Sender<M> for ShmTx<M> {
         }
     }
 
+    #[inline(always)]
     fn send_batch<I: Iterator<Item = M>>(&mut self, msgs: &mut I) -> Result<(), M> {
         let (mut round, mut slept) = (0, false);
         let mut next = None;
@@ -330,6 +331,7 @@ impl<M: Message> Sender<M> for ShmTx<M> {
     }
 
     /// A full ring refuses the message whole: open-loop runs count it as refused.
+    #[inline(always)]
     fn try_send(&mut self, msg: M) -> Result<(), TrySendError<M>> {
         if self.end.try_push(|at| write(&msg, at)) {
             Ok(())
@@ -377,7 +379,7 @@ impl<M: Message> ShmRx<M> {
 }
 
 impl<M: Message> Receiver<M> for ShmRx<M> {
-    #[inline]
+    #[inline(always)]
     fn recv(&mut self) -> Option<M> {
         let (mut round, mut slept) = (0, false);
         loop {
@@ -393,6 +395,7 @@ impl<M: Message> Receiver<M> for ShmRx<M> {
         }
     }
 
+    #[inline(always)]
     fn recv_batch<F: FnMut(M)>(&mut self, max: usize, mut f: F) -> usize {
         let (mut round, mut slept) = (0, false);
         loop {
@@ -408,6 +411,7 @@ impl<M: Message> Receiver<M> for ShmRx<M> {
         }
     }
 
+    #[inline(always)]
     fn recv_runs<F: FnMut(&[M])>(&mut self, max: usize, mut f: F) -> usize {
         let (mut round, mut slept) = (0, false);
         loop {

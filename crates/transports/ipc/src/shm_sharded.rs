@@ -224,7 +224,7 @@ impl<M: Message> ShardedRx<M> {
 }
 
 impl<M: Message> Receiver<M> for ShardedRx<M> {
-    #[inline]
+    #[inline(always)]
     fn recv(&mut self) -> Option<M> {
         let mut got = None;
         self.wait_for(|end, _| {
@@ -234,11 +234,13 @@ impl<M: Message> Receiver<M> for ShardedRx<M> {
         got
     }
 
+    #[inline(always)]
     fn recv_batch<F: FnMut(M)>(&mut self, max: usize, mut f: F) -> usize {
         self.wait_for(|end, _| end.pop_each(max, read::<M>, &mut f))
             .unwrap_or(0)
     }
 
+    #[inline(always)]
     fn recv_runs<F: FnMut(&[M])>(&mut self, max: usize, mut f: F) -> usize {
         self.wait_for(|end, run| {
             run.clear();

@@ -85,7 +85,7 @@ impl<W: Write, M: Message> WireTx<W, M> {
 }
 
 impl<W: Write + Send + 'static, M: Message> Sender<M> for WireTx<W, M> {
-    #[inline]
+    #[inline(always)]
     fn send(&mut self, msg: M) -> Result<(), M> {
         self.encode(&msg);
         if self.flush_buf() {
@@ -96,6 +96,7 @@ impl<W: Write + Send + 'static, M: Message> Sender<M> for WireTx<W, M> {
         }
     }
 
+    #[inline(always)]
     fn send_batch<I: Iterator<Item = M>>(&mut self, msgs: &mut I) -> Result<(), M> {
         for m in msgs {
             self.encode(&m);
@@ -175,7 +176,7 @@ impl<R: Read, M: Message> WireRx<R, M> {
 }
 
 impl<R: Read + Send + 'static, M: Message> Receiver<M> for WireRx<R, M> {
-    #[inline]
+    #[inline(always)]
     fn recv(&mut self) -> Option<M> {
         loop {
             if let Some(m) = self.take() {
@@ -187,6 +188,7 @@ impl<R: Read + Send + 'static, M: Message> Receiver<M> for WireRx<R, M> {
         }
     }
 
+    #[inline(always)]
     fn recv_batch<F: FnMut(M)>(&mut self, max: usize, mut f: F) -> usize {
         if self.end - self.at < self.size && !self.fill_whole() {
             return 0;

@@ -19,11 +19,11 @@ use handoff::prelude::*;
 handles! {
     /// Producer handle of `kanal-bounded`.
     KanalTx(kanal::Sender<M>): Sender {
-        #[inline] send(tx, msg) => {
+        #[inline(always)] send(tx, msg) => {
             let (producer, seq) = (msg.producer(), msg.seq());
             tx.send(msg).map_err(|_| M::build(producer, seq))
         };
-        #[inline] try_send(tx, msg) => {
+        #[inline(always)] try_send(tx, msg) => {
             let mut slot = Some(msg);
             let sent = tx.try_send_option(&mut slot);
             try_send_outcome(sent, slot)
@@ -32,7 +32,7 @@ handles! {
 
     /// Consumer handle of `kanal-bounded`.
     KanalRx(kanal::Receiver<M>): Receiver {
-        #[inline] recv(rx) => rx.recv().ok();
+        #[inline(always)] recv(rx) => rx.recv().ok();
     }
 }
 

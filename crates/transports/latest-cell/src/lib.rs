@@ -44,6 +44,7 @@ pub struct LatestTx<M>(Arc<Shared<M>>);
 pub struct LatestRx<M>(Arc<Shared<M>>);
 
 impl<M: Message> Sender<M> for LatestTx<M> {
+    #[inline(always)]
     fn send(&mut self, msg: M) -> Result<(), M> {
         let mut state = self.0.lock();
         if !state.receiver_alive {
@@ -60,6 +61,7 @@ impl<M: Message> Sender<M> for LatestTx<M> {
         Ok(())
     }
 
+    #[inline(always)]
     fn try_send(&mut self, msg: M) -> Result<(), TrySendError<M>> {
         // Never full: a send replaces.
         self.send(msg).map_err(TrySendError::Disconnected)
@@ -79,6 +81,7 @@ impl<M> Drop for LatestTx<M> {
 }
 
 impl<M: Message> Receiver<M> for LatestRx<M> {
+    #[inline(always)]
     fn recv(&mut self) -> Option<M> {
         let mut state = self.0.lock();
         loop {

@@ -28,13 +28,14 @@ pub struct MayTx<M>(may::sync::mpsc::Sender<M>);
 pub struct MayRx<M>(may::sync::mpsc::Receiver<M>);
 
 impl<M: Message> AsyncSender<M> for MayTx<M> {
-    #[inline]
+    #[inline(always)]
     fn send(&mut self, msg: M) -> impl Future<Output = Result<(), M>> + Send {
         let r = self.0.send(msg).map_err(|e| e.0);
         async move { r }
     }
 
     /// Unbounded: a send never waits, so it is never refused.
+    #[inline(always)]
     fn try_send(&mut self, msg: M) -> Result<(), TrySendError<M>> {
         self.0
             .send(msg)
@@ -43,7 +44,7 @@ impl<M: Message> AsyncSender<M> for MayTx<M> {
 }
 
 impl<M: Message> AsyncReceiver<M> for MayRx<M> {
-    #[inline]
+    #[inline(always)]
     fn recv(&mut self) -> impl Future<Output = Option<M>> + Send {
         // Parks the coroutine (or thread) until a message or the end of the stream.
         let m = self.0.recv().ok();

@@ -95,6 +95,7 @@ const WAKE: OptionTable<Wake> = OptionTable {
 };
 
 impl<M: Message> Sender<M> for MutexDequeTx<M> {
+    #[inline(always)]
     fn send(&mut self, msg: M) -> Result<(), M> {
         let shared = &*self.shared;
         let mut state = shared.lock();
@@ -124,6 +125,7 @@ impl<M: Message> Sender<M> for MutexDequeTx<M> {
         Ok(())
     }
 
+    #[inline(always)]
     fn try_send(&mut self, msg: M) -> Result<(), TrySendError<M>> {
         let shared = &*self.shared;
         let mut state = shared.lock();
@@ -160,6 +162,7 @@ impl<M: Message> MutexDequeTx<M> {
 }
 
 impl<M: Message> Receiver<M> for MutexDequeRx<M> {
+    #[inline(always)]
     fn recv(&mut self) -> Option<M> {
         let shared = &*self.shared;
         let mut state = shared.lock();

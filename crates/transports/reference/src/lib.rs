@@ -143,6 +143,7 @@ impl<M: Message> Sender<M> for SpscTx<M> {
         send_batch_spinning(&mut self.end, &mut self.failed, msgs, run, push, gone)
     }
 
+    #[inline(always)]
     fn try_send(&mut self, msg: M) -> Result<(), TrySendError<M>> {
         if self.end.is_abandoned() {
             return Err(TrySendError::Disconnected(msg));
@@ -226,6 +227,7 @@ impl<M: Message> Sender<M> for MpscTx<M> {
         send_batch_spinning(&mut self.end, &mut self.failed, msgs, run, push, gone)
     }
 
+    #[inline(always)]
     fn try_send(&mut self, msg: M) -> Result<(), TrySendError<M>> {
         self.end.try_send(msg).map_err(Refused::refused)
     }
@@ -289,6 +291,7 @@ impl<M: Message> Sender<M> for VyukovTx<M> {
     }
 
     // Unbounded: never full.
+    #[inline(always)]
     fn try_send(&mut self, msg: M) -> Result<(), TrySendError<M>> {
         self.end.send(msg).map_err(TrySendError::Disconnected)
     }

@@ -32,14 +32,14 @@ pub struct RingbufRx<M> {
 }
 
 impl<M: Message> Sender<M> for RingbufTx<M> {
-    #[inline]
+    #[inline(always)]
     fn send(&mut self, msg: M) -> Result<(), M> {
         let push = |p: &mut HeapProd<M>, m| p.try_push(m);
         let gone = |p: &HeapProd<M>| !p.read_is_held();
         send_spinning(&mut self.producer, &mut self.failed, msg, push, gone)
     }
 
-    #[inline]
+    #[inline(always)]
     fn try_send(&mut self, msg: M) -> Result<(), TrySendError<M>> {
         match self.producer.try_push(msg) {
             Ok(()) => Ok(()),
@@ -54,7 +54,7 @@ impl<M: Message> Sender<M> for RingbufTx<M> {
 }
 
 impl<M: Message> Receiver<M> for RingbufRx<M> {
-    #[inline]
+    #[inline(always)]
     fn recv(&mut self) -> Option<M> {
         let pop = |c: &mut HeapCons<M>| c.try_pop();
         let gone = |c: &HeapCons<M>| !c.write_is_held();

@@ -33,14 +33,14 @@ pub struct RtrbRx<M> {
 }
 
 impl<M: Message> Sender<M> for RtrbTx<M> {
-    #[inline]
+    #[inline(always)]
     fn send(&mut self, msg: M) -> Result<(), M> {
         let push = |p: &mut rtrb::Producer<M>, m| p.push(m).map_err(|rtrb::PushError::Full(m)| m);
         let gone = |p: &rtrb::Producer<M>| p.is_abandoned();
         send_spinning(&mut self.producer, &mut self.failed, msg, push, gone)
     }
 
-    #[inline]
+    #[inline(always)]
     fn try_send(&mut self, msg: M) -> Result<(), TrySendError<M>> {
         match self.producer.push(msg) {
             Ok(()) => Ok(()),
@@ -51,7 +51,7 @@ impl<M: Message> Sender<M> for RtrbTx<M> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn send_batch<I: Iterator<Item = M>>(&mut self, msgs: &mut I) -> Result<(), M> {
         while let Some(first) = msgs.next() {
             let mut backoff = Backoff::new();
@@ -107,14 +107,14 @@ impl<M: Message> Sender<M> for RtrbTx<M> {
 }
 
 impl<M: Message> Receiver<M> for RtrbRx<M> {
-    #[inline]
+    #[inline(always)]
     fn recv(&mut self) -> Option<M> {
         let pop = |c: &mut rtrb::Consumer<M>| c.pop().ok();
         let gone = |c: &rtrb::Consumer<M>| c.is_abandoned();
         recv_spinning(&mut self.consumer, &mut self.failed, pop, gone)
     }
 
-    #[inline]
+    #[inline(always)]
     fn recv_batch<F: FnMut(M)>(&mut self, max: usize, mut f: F) -> usize {
         let Some(chunk) = self.ready_chunk(max) else {
             return 0;
@@ -124,7 +124,7 @@ impl<M: Message> Receiver<M> for RtrbRx<M> {
         n
     }
 
-    #[inline]
+    #[inline(always)]
     fn recv_runs<F: FnMut(&[M])>(&mut self, max: usize, mut f: F) -> usize {
         let Some(chunk) = self.ready_chunk(max) else {
             return 0;

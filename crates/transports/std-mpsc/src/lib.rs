@@ -22,25 +22,25 @@ refused! { mpsc::TrySendError { Full, Disconnected } }
 handles! {
     /// Producer handle of `std-mpsc` and `std-mpsc-poll`.
     StdTx(mpsc::Sender<M>): Sender {
-        #[inline] send(tx, msg) => tx.send(msg).map_err(|e| e.0);
+        #[inline(always)] send(tx, msg) => tx.send(msg).map_err(|e| e.0);
         // Unbounded: never full.
-        #[inline] try_send(tx, msg) => tx.send(msg).map_err(|e| TrySendError::Disconnected(e.0));
+        #[inline(always)] try_send(tx, msg) => tx.send(msg).map_err(|e| TrySendError::Disconnected(e.0));
     }
 
     /// Producer handle of `std-sync-channel`.
     StdSyncTx(mpsc::SyncSender<M>): Sender {
-        #[inline] send(tx, msg) => tx.send(msg).map_err(|e| e.0);
-        #[inline] try_send(tx, msg) => tx.try_send(msg).map_err(Refused::refused);
+        #[inline(always)] send(tx, msg) => tx.send(msg).map_err(|e| e.0);
+        #[inline(always)] try_send(tx, msg) => tx.try_send(msg).map_err(Refused::refused);
     }
 
     /// Consumer handle of `std-mpsc` and `std-sync-channel` (blocking `recv`).
     StdRx(mpsc::Receiver<M>): Receiver {
-        #[inline] recv(rx) => rx.recv().ok();
+        #[inline(always)] recv(rx) => rx.recv().ok();
     }
 
     /// Consumer handle of `std-mpsc-poll` (`recv_timeout` in a loop).
     StdPollRx(mpsc::Receiver<M>): Receiver {
-        #[inline] recv(rx) => loop {
+        #[inline(always)] recv(rx) => loop {
             match rx.recv_timeout(POLL_TIMEOUT) {
                 Ok(m) => return Some(m),
                 Err(mpsc::RecvTimeoutError::Timeout) => continue,

@@ -54,25 +54,25 @@ refused! { mpsc::error::TrySendError { Full, Closed } }
 handles! {
     /// Producer handle of `tokio-mpsc-bounded`.
     TokioMpscTx(mpsc::Sender<M>): AsyncSender {
-        #[inline] send(tx, msg) => tx.send(msg).await.map_err(|e| e.0);
-        #[inline] try_send(tx, msg) => tx.try_send(msg).map_err(Refused::refused);
+        #[inline(always)] send(tx, msg) => tx.send(msg).await.map_err(|e| e.0);
+        #[inline(always)] try_send(tx, msg) => tx.try_send(msg).map_err(Refused::refused);
     }
 
     /// Consumer handle of `tokio-mpsc-bounded`.
     TokioMpscRx(mpsc::Receiver<M>): AsyncReceiver {
-        #[inline] recv_future(rx) => rx.recv();
+        #[inline(always)] recv_future(rx) => rx.recv();
     }
 
     /// Producer handle of `tokio-mpsc-unbounded`.
     TokioUnboundedTx(mpsc::UnboundedSender<M>): AsyncSender {
-        #[inline] send_ready(tx, msg) => tx.send(msg).map_err(|e| e.0);
+        #[inline(always)] send_ready(tx, msg) => tx.send(msg).map_err(|e| e.0);
         /// Unbounded: a send never waits, so it is never refused.
-        #[inline] try_send(tx, msg) => tx.send(msg).map_err(|e| TrySendError::Disconnected(e.0));
+        #[inline(always)] try_send(tx, msg) => tx.send(msg).map_err(|e| TrySendError::Disconnected(e.0));
     }
 
     /// Consumer handle of `tokio-mpsc-unbounded`.
     TokioUnboundedRx(mpsc::UnboundedReceiver<M>): AsyncReceiver {
-        #[inline] recv_future(rx) => rx.recv();
+        #[inline(always)] recv_future(rx) => rx.recv();
     }
 }
 
@@ -131,7 +131,7 @@ fn unwrap_arc<M: Message>(a: Arc<Mutex<M>>) -> M {
 }
 
 impl<M: Message> AsyncSender<M> for BroadcastTx<M> {
-    #[inline]
+    #[inline(always)]
     fn send(&mut self, msg: M) -> impl Future<Output = Result<(), M>> + Send {
         let r = self
             .0
@@ -142,6 +142,7 @@ impl<M: Message> AsyncSender<M> for BroadcastTx<M> {
     }
 
     /// A broadcast send never waits (it overwrites), so it is never refused.
+    #[inline(always)]
     fn try_send(&mut self, msg: M) -> Result<(), TrySendError<M>> {
         self.0
             .send(Arc::new(Mutex::new(msg)))
@@ -221,7 +222,7 @@ pub struct WatchTx<M>(watch::Sender<Option<Mutex<M>>>);
 pub struct WatchRx<M>(watch::Receiver<Option<Mutex<M>>>);
 
 impl<M: Message> AsyncSender<M> for WatchTx<M> {
-    #[inline]
+    #[inline(always)]
     fn send(&mut self, msg: M) -> impl Future<Output = Result<(), M>> + Send {
         let r = match self.0.send(Some(Mutex::new(msg))) {
             Ok(()) => Ok(()),
@@ -234,6 +235,7 @@ impl<M: Message> AsyncSender<M> for WatchTx<M> {
     }
 
     /// The send never waits (its future is ready at once), so it is never refused.
+    #[inline(always)]
     fn try_send(&mut self, msg: M) -> Result<(), TrySendError<M>> {
         futures_lite::future::block_on(AsyncSender::send(self, msg))
             .map_err(TrySendError::Disconnected)
@@ -291,7 +293,7 @@ pub struct OneshotTx<M>(Option<oneshot::Sender<Link<M>>>);
 pub struct OneshotRx<M>(Option<oneshot::Receiver<Link<M>>>);
 
 impl<M: Message> AsyncSender<M> for OneshotTx<M> {
-    #[inline]
+    #[inline(always)]
     fn send(&mut self, msg: M) -> impl Future<Output = Result<(), M>> + Send {
         let r = match self.0.take() {
             None => Err(msg),
@@ -310,6 +312,7 @@ impl<M: Message> AsyncSender<M> for OneshotTx<M> {
     }
 
     /// The send never waits (its future is ready at once), so it is never refused.
+    #[inline(always)]
     fn try_send(&mut self, msg: M) -> Result<(), TrySendError<M>> {
         futures_lite::future::block_on(AsyncSender::send(self, msg))
             .map_err(TrySendError::Disconnected)
