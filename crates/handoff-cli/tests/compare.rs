@@ -1,12 +1,17 @@
 //! End-to-end tests of `handoff compare` and of gates: the verdicts must be honest on real runs
 //! of the real binary (a planted slowdown is caught, a run against itself is not flagged) and
 //! on JSON reports scaled by hand.
+//!
+//! A test binary of its own: its runs are compared across time (`--baseline`, `compare`), so no
+//! other test may run beside them (cargo runs one test binary at a time).
 
 use assert_cmd::Command;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
+#[path = "it/support.rs"]
 mod support;
+
 use support::outcome;
 
 /// The tests here time real runs and judge their figures: they run one at a time, so that one

@@ -38,7 +38,7 @@
 //!   more threads than cores.
 //!
 //! The protocols (registration, retirement, the sleep/wake handshake, the Vyukov links) are
-//! model-checked with [loom] in `tests/loom.rs`.
+//! model-checked with [loom] in `tests/it/loom.rs`.
 //!
 //! # Examples
 //!

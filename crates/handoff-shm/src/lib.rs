@@ -12,10 +12,10 @@
 //!
 //! The protocol is described in `ring.rs` and `wait.rs`. Built with
 //! `RUSTFLAGS="--cfg handoff_loom"`, the ring's atomics, slots and futex are loom's
-//! (`memory.rs` is the seam) and `tests/loom.rs` checks the protocol over every interleaving:
+//! (`memory.rs` is the seam) and `tests/it/loom.rs` checks the protocol over every interleaving:
 //!
 //! ```text
-//! RUSTFLAGS="--cfg handoff_loom" cargo test -p handoff-shm --release --test loom
+//! RUSTFLAGS="--cfg handoff_loom" cargo test -p handoff-shm --release --test it
 //! ```
 //!
 //! Linux only (the futex and pidfd system calls).

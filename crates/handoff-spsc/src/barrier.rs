@@ -66,7 +66,7 @@
 //! Under loom the state is always `SYMMETRIC`: loom has no model of a barrier executed on
 //! another thread's behalf (a `membarrier`), so the model tests check the protocol with the
 //! symmetric pair; the asymmetric pair is argued above and in [`Waiter`](crate::Waiter), and
-//! `tests/barrier_switch.rs` runs sleeps and wake-ups across the switch on real hardware.
+//! `tests/it/barrier/switch.rs` runs sleeps and wake-ups across the switch on real hardware.
 //!
 //! Cost on the machine of `BENCHMARKS.md`: `heavy` takes about 11 µs when another thread of the
 //! process is running (the kernel interrupts its CPU), about 0.3 µs when none is; `light` is

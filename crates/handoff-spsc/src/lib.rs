@@ -36,7 +36,7 @@
 //!   and, on Linux, `libc` for `membarrier`. Without it the crate depends on neither and
 //!   [`Wait`] has the two spinning strategies.
 //!
-//! The code is checked by the [loom] model checker (`tests/loom.rs`), including the sleep and
+//! The code is checked by the [loom] model checker (`tests/it/loom.rs`), including the sleep and
 //! wake-up protocol of [`Wait::Block`].
 //!
 //! # Examples

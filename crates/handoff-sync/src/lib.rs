@@ -5,7 +5,7 @@
 //! the slots' `UnsafeCell`, spinning, yielding and the futex behind their blocking waits. In a
 //! normal build these are the standard library's types (and the `atomic-wait` futex); built with
 //! `RUSTFLAGS="--cfg handoff_loom"` they are [loom]'s, so that the crates' model tests
-//! (`tests/loom.rs`) run the very code that ships under loom's exhaustive scheduler.
+//! (`tests/it/loom.rs`) run the very code that ships under loom's exhaustive scheduler.
 //!
 //! The flag is `handoff_loom`, not `loom`: a crate that depends on these ones and runs its own
 //! loom tests with `--cfg loom` gets them in their normal form, not switched to loom under it.

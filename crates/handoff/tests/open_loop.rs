@@ -3,6 +3,9 @@
 //!
 //! Timing bounds here are deliberately generous: these tests check that each measurement sees
 //! what it must see (a 50 ms stall, a planted knee), not how fast this machine is.
+//!
+//! A test binary of its own: its tests spin on the clock, one at a time, and no test of another
+//! module may take their cores (cargo runs one test binary at a time).
 
 use handoff::executor::{run_sample, SampleRequest};
 use handoff::histogram;

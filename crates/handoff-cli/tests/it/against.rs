@@ -9,8 +9,7 @@ use serde_json::Value;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-mod support;
-use support::outcome;
+use crate::support::outcome;
 
 fn handoff() -> Command {
     let mut cmd = Command::cargo_bin("handoff").expect("binary built");

@@ -3,9 +3,9 @@
 //! cannot run). The source identities: a scratch workspace whose members are edited one at a
 //! time.
 
-#[path = "../build/sources.rs"]
+#[path = "../../build/sources.rs"]
 mod sources;
-#[path = "../build/stamp.rs"]
+#[path = "../../build/stamp.rs"]
 #[allow(dead_code)]
 mod stamp;
 

@@ -106,7 +106,7 @@ fn list_names_every_transport_and_hides_the_faulty_ones() {
         );
         crossing += usize::from(e.crosses_processes());
     }
-    // The IPC transports (named one by one in `handoff`'s `tests/ipc.rs`).
+    // The IPC transports (named one by one in `handoff`'s `tests/it/ipc.rs`).
     assert_eq!(crossing, 6);
     handoff()
         .args(["list", "--all"])

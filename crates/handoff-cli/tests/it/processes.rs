@@ -9,11 +9,10 @@ use assert_cmd::Command;
 use serde_json::Value;
 use std::time::{Duration, Instant};
 
-mod support;
-use support::marked;
+use crate::support::marked;
 
 /// Every IPC transport of the default build: those its catalog says cross processes (named
-/// one by one in `handoff`'s `tests/ipc.rs`).
+/// one by one in `handoff`'s `tests/it/ipc.rs`).
 fn ipc() -> Vec<String> {
     handoff_transports::builtin()
         .entries()

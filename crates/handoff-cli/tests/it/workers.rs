@@ -8,9 +8,8 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 #[cfg(target_os = "linux")]
-mod support;
 #[cfg(target_os = "linux")]
-use support::marked;
+use crate::support::marked;
 
 fn handoff() -> Command {
     let mut cmd = Command::cargo_bin("handoff").expect("binary built");

@@ -3,7 +3,7 @@
 //! bound):
 //!
 //! ```text
-//! RUSTFLAGS="--cfg handoff_loom" cargo test -p handoff-mpsc --test loom --release
+//! RUSTFLAGS="--cfg handoff_loom" cargo test -p handoff-mpsc --test it --release
 //! ```
 //!
 //! Models are kept small (two producers, one or two messages each): the state space grows

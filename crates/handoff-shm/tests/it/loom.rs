@@ -2,7 +2,7 @@
 //! bound):
 //!
 //! ```text
-//! RUSTFLAGS="--cfg handoff_loom" cargo test -p handoff-shm --release --test loom
+//! RUSTFLAGS="--cfg handoff_loom" cargo test -p handoff-shm --release --test it
 //! ```
 //!
 //! Under the model the ring's tags, counts and flags are loom's atomics and every slot's body a

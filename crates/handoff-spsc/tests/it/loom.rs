@@ -2,7 +2,7 @@
 //! over every interleaving (up to a preemption bound):
 //!
 //! ```text
-//! RUSTFLAGS="--cfg handoff_loom" cargo test -p handoff-spsc --test loom --release
+//! RUSTFLAGS="--cfg handoff_loom" cargo test -p handoff-spsc --test it --release
 //! ```
 //!
 //! Loom checks every slot access for data races (through the crate's loom seam), and reports a

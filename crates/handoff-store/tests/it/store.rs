@@ -11,7 +11,7 @@ use handoff_store::{Location, RunId, RunStart, Store};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// A real report (the output tests' golden file): every verdict, latency histograms, layouts.
-const GOLDEN: &str = include_str!("../../handoff/tests/golden/report.json");
+const GOLDEN: &str = include_str!("../../../handoff/tests/golden/report.json");
 
 fn golden() -> RunReport {
     serde_json::from_str(GOLDEN).expect("the golden report parses")

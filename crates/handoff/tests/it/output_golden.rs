@@ -7,7 +7,7 @@
 //! observed), ramps and pipelines, with lints both on every result and on some.
 //!
 //! After an intended change of the output, rewrite the stored files with
-//! `HANDOFF_BLESS=1 cargo test -p handoff --test output_golden` and review their diff.
+//! `HANDOFF_BLESS=1 cargo test -p handoff --test it output_golden` and review their diff.
 
 use handoff::environment::Environment;
 use handoff::gates::{GateOutcome, GateStatus};

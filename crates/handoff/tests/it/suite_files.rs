@@ -435,7 +435,7 @@ const COMMAND_PEERS: [&str; 5] = [
 
 // The options the broker transports declare when not built (`handoff_brokers::OPTIONS`, read
 // from that crate's source: this crate cannot depend on it), so that a suite giving them parses.
-include!("../../handoff-brokers/src/options.rs");
+include!("../../../handoff-brokers/src/options.rs");
 
 /// The built-in catalog with [`COMMAND_PEERS`], as a suite written for the command sees it.
 fn command_catalog() -> Catalog {
@@ -473,7 +473,7 @@ fn every_shipped_suite_parses_expands_and_shortens() {
             continue;
         }
         // A suite with plugins (and the C++ peers) needs the `handoff` command's catalog: the
-        // command's own tests run it end to end (handoff-cli, tests/plugins.rs).
+        // command's own tests run it end to end (handoff-cli, tests/it/plugins.rs).
         if !handoff::plan::plugins_of(&path).is_empty() {
             continue;
         }

@@ -1,5 +1,5 @@
-//! What the barrier tests share (each test is a file of its own: the barrier state is the
-//! process's).
+//! What the barrier tests share (each test runs in a process of its own: the barrier state is
+//! the process's).
 
 use handoff_spsc::{channel, Wait};
 use std::thread;

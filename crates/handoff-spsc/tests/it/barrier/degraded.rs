@@ -1,16 +1,13 @@
 //! A kernel that offers expedited barriers but refuses to register the process: wakers may
 //! already be using the free barrier, so sleepers must not block for them. The process moves to
 //! the degraded state, where a `Wait::Block` ring keeps working by yielding instead of sleeping.
-//! (One test per file: the state is the process's.)
+//! (It runs in a process of its own: the state is the process's.)
 
-#![cfg(all(not(handoff_loom), target_os = "linux"))]
-
-mod common;
+use super::common;
 
 use handoff_spsc::__barrier as barrier;
 
-#[test]
-fn refused_registration_after_a_yes_degrades_without_losing_messages() {
+pub fn refused_registration_after_a_yes_degrades_without_losing_messages() {
     barrier::refuse_registration_after_query();
     common::stream_with_sleeps();
     match barrier::state() {

@@ -1,14 +1,11 @@
 //! Rings that never sleep leave the process alone: no `membarrier` registration until a waiter
-//! first sleeps. (One test per file: the state is the process's.)
-
-#![cfg(not(handoff_loom))]
+//! first sleeps. (It runs in a process of its own: the state is the process's.)
 
 use handoff_spsc::{__barrier as barrier, channel, Wait};
 use std::thread;
 use std::time::Duration;
 
-#[test]
-fn registration_waits_for_the_first_sleep() {
+pub fn registration_waits_for_the_first_sleep() {
     // Spinning rings, and a blocking one whose sides never have to wait.
     for wait in [Wait::Spin, Wait::SpinThenYield, Wait::Block] {
         let (mut tx, mut rx) = channel::<u32>(4, wait).unwrap();

@@ -1,14 +1,11 @@
 //! A kernel that refuses the `membarrier` registration makes the wake protocol fall back to
-//! symmetric fences, without aborting. (One test per file: the state is the process's.)
+//! symmetric fences, without aborting. (It runs in a process of its own: the state is the process's.)
 
-#![cfg(not(handoff_loom))]
-
-mod common;
+use super::common;
 
 use handoff_spsc::__barrier as barrier;
 
-#[test]
-fn refused_registration_falls_back_to_symmetric_fences() {
+pub fn refused_registration_falls_back_to_symmetric_fences() {
     barrier::refuse_registration();
     common::stream_with_sleeps();
     // The kernel said no to the query: nobody tries to register.

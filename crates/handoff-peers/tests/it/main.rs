@@ -1,0 +1,4 @@
+//! The peers' integration tests in one test binary.
+
+mod peers;
+mod registered;
