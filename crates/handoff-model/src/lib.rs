@@ -18,7 +18,9 @@ pub mod code;
 pub mod consensus;
 pub mod cpu;
 pub mod environment;
-#[cfg(any(test, feature = "fixture"))]
+// Hand-built results for the tests of the crates above this one. Always compiled (it is small),
+// not behind a feature: a feature the tests turn on would make `cargo test` build this crate,
+// and every crate above it, a second time beside the build `cargo handoff run` makes.
 #[doc(hidden)]
 pub mod fixture;
 pub mod fmt;

@@ -464,3 +464,37 @@ fn the_sensitivity_script_judges_both_methods() {
         );
     }
 }
+
+/// The real-build study's edits still apply to this checkout (each anchor found exactly once),
+/// and its arguments are checked before anything is cloned or built. (The study itself builds
+/// the checkout three times over; docs/compare.md shows it and its command.)
+#[test]
+fn the_build_sensitivity_edits_apply_to_these_sources() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/build-sensitivity");
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new("python3")
+            .arg(&script)
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, stdout, stderr) = run(&["--check-edits"]);
+    assert_eq!(code, Some(0), "{stdout}\n{stderr}");
+    for edit in ["plant-spsc", "plant-crossbeam", "inert", "engine"] {
+        assert!(
+            stdout.contains(&format!("{edit}: crates/")),
+            "{edit}: {stdout}"
+        );
+    }
+    let (code, _, stderr) = run(&["--edits", "plant-spcs", "--check-edits"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("no edit named 'plant-spcs'"), "{stderr}");
+    let (code, _, stderr) = run(&["--orders", "8", "--samples", "10"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("fewer than 2 pairs"), "{stderr}");
+}
