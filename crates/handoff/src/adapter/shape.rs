@@ -74,9 +74,9 @@ macro_rules! transport {
 /// }
 /// ```
 ///
-/// The shipped adapters mark every operation `#[inline(always)]`: an operation is an expression
-/// around the wrapped channel's own call, and the engine's loop should hold that call as a
-/// user's loop would, never a call to the shim in between. Left to the compiler's judgement, an
+/// The shipped adapters mark every operation a thread calls per message `#[inline(always)]`: an
+/// operation is an expression around the wrapped channel's own call, and the engine's loop should
+/// hold that call as a user's loop would, never a call to the shim in between. Left to the compiler's judgement, an
 /// adapter compiled in a crate of its own kept some shims as a call per message (kanal's and
 /// ringbuf's receives), which ran their streams about 10% slower (BENCHMARKS §7).
 ///
