@@ -15,12 +15,15 @@
 //!   has processed it (`processed`: a pipeline's reactor says so after each run of its work, so
 //!   a commit follows each graph execution, as in the scenario's stream accumulator; a consumer
 //!   that never says so commits at the end of the stream). Commits are asynchronous: the
-//!   broker's answer is served by the consumer's next poll.
+//!   client reports no failure of one (it logs it), and a later commit makes up for it; the end
+//!   of the stream asks the group's offsets and commits the final ones again where they are
+//!   short (see [`commits`]).
 //! * Before the channel is handed over, each producer delivers an empty warm-up record to every
-//!   partition and the consumer fetches the last of each, starting there: connections, leaders,
-//!   the idempotent producer's id and the consumer's fetching are settled outside the timed
-//!   region (the client would otherwise take up to half a second or more over them at the first
-//!   send), and the stream is everything after the warm-ups.
+//!   partition and the consumer fetches the last of each, starting there, and commits that
+//!   start: connections, leaders, the idempotent producer's id, the consumer's fetching and
+//!   the group's coordinator are settled outside the timed region (the client would otherwise
+//!   take up to half a second or more over them at the first send), and the stream is
+//!   everything after the warm-ups.
 //!
 //! Delivery is at-least-once: records handed over but not committed would be read again by a
 //! consumer resuming from the group's offsets (this one never resumes, so a fault-free run
@@ -32,6 +35,8 @@
 //!
 //! The stream ends with each producer's end record in every partition: the consumer ends it
 //! once it has them all, whichever partition each producer's messages went to.
+
+mod commits;
 
 use crate::broker::KAFKA;
 use crate::record::{self, Decoded, Ends};
@@ -159,6 +164,9 @@ const _: () = assert!(POLL_EVERY.is_power_of_two());
 const READY: Duration = Duration::from_secs(10);
 /// The longest a dropped producer waits for its records to be delivered.
 const FLUSH: Duration = Duration::from_secs(30);
+/// The longest the end of the stream waits for the group's offsets to show the final ones
+/// (committing them again where they are short).
+const SETTLE: Duration = Duration::from_secs(60);
 
 /// The settings every client starts from.
 fn client_config() -> ClientConfig {
@@ -466,6 +474,17 @@ impl Transport for Kafka {
                 }
             }
         }
+        // The group's offsets start at the stream's start, committed synchronously: the group's
+        // coordinator is found (on a fresh broker, made) here rather than by the stream's first
+        // commit, and the group has nothing to catch up on before the stream.
+        let mut start = TopicPartitionList::with_capacity(partitions as usize);
+        for (p, &b) in begin.iter().enumerate() {
+            start
+                .add_partition_offset(&topic.name, p as i32, Offset::Offset(b))
+                .map_err(|e| KAFKA.refused("offsets", e))?;
+        }
+        commits::commit_until(&consumer, &start, deadline)
+            .map_err(|e| KAFKA.refused("committing the stream's start", e))?;
         let receiver = Rx {
             consumer,
             ends: Ends::new(cfg.producers * partitions as usize),
@@ -473,8 +492,10 @@ impl Transport for Kafka {
             begin,
             fetched: VecDeque::new(),
             taken: vec![None; partitions as usize],
+            position: vec![None; partitions as usize],
             commit: COMMIT.get(cfg),
             commits: 0,
+            settled: false,
             poll_wait: POLL,
             topic: Arc::new(topic),
         };
@@ -698,9 +719,13 @@ pub struct Rx<M> {
     fetched: VecDeque<(i32, i64, Decoded<M>)>,
     /// For each partition, the offset after the last record handed over, if not yet committed.
     taken: Vec<Option<i64>>,
+    /// For each partition, the offset after the last record handed over, committed or not.
+    position: Vec<Option<i64>>,
     commit: Commit,
-    /// Commits made.
+    /// Commits made during the stream.
     commits: u64,
+    /// Whether the end of the stream's commits are settled (see [`commits`]).
+    settled: bool,
     /// How long a refill waits for the first record ([`POLL`]; none when only looking).
     poll_wait: Duration,
     /// Dropped after the consumer: the topic and group are deleted once it is closed (and the
@@ -745,14 +770,33 @@ impl<M: Message> Rx<M> {
                 }
             }
         }
-        // Asynchronous: the broker's answer comes back on the consumer's queue and is served by
-        // its next poll (where a failure is seen). A synchronous commit would wait for every
-        // asynchronous one before it, which the consumer only serves while it polls: it stalled
-        // a ping-pong after 256 round trips.
+        // Asynchronous: the client sends it and goes on; a failure is only logged, and the next
+        // commit (or the end of the stream's, see `settle_commits`) makes up for it. A
+        // synchronous commit here stalled a ping-pong after 256 round trips.
         self.commits += 1;
         let mode = CommitMode::Async;
         if let Err(e) = self.consumer.commit(&tpl, mode) {
             panic!("kafka: committing offsets at {}: {e}", KAFKA.addr());
+        }
+    }
+}
+
+impl<M> Rx<M> {
+    /// At the end of the stream, once: the group's offsets confirmed at the end of what was
+    /// handed over, committed again where they are short (see [`commits`]). Past [`SETTLE`],
+    /// the consumer fails.
+    fn settle_commits(&mut self) {
+        if std::mem::replace(&mut self.settled, true) {
+            return;
+        }
+        let deadline = Instant::now() + SETTLE;
+        if let Err(e) = commits::confirm(&self.consumer, &self.topic.name, &self.position, deadline)
+        {
+            panic!(
+                "kafka: the stream's end not committed at {} after {SETTLE:?} ({} commits made): {e}",
+                KAFKA.addr(),
+                self.commits
+            );
         }
     }
 }
@@ -766,6 +810,7 @@ impl<M: Message> Receiver<M> for Rx<M> {
             if let Some((partition, offset, record)) = self.fetched.pop_front() {
                 if let Some(next) = self.taken.get_mut(partition as usize) {
                     *next = Some(offset + 1);
+                    self.position[partition as usize] = Some(offset + 1);
                 }
                 match record {
                     Decoded::Message(m) => return Some(m),
@@ -785,6 +830,7 @@ impl<M: Message> Receiver<M> for Rx<M> {
                 self.commit_taken();
             }
             if self.ends.all() {
+                self.settle_commits();
                 return None;
             }
             self.refill();
@@ -971,57 +1017,45 @@ mod tests {
         assert_eq!(v.count, n);
     }
 
-    /// Waits until the group's committed offsets reach the ends of the partitions.
-    fn committed_to_end(rx: &Rx<Word>) {
-        // Judged on progress, not on a deadline: a busy machine slows the coordinator's answers
-        // (a commit per message is thousands of them), and the test fails only once nothing
-        // has moved for COMMITTED_WAIT. The committed sum only grows, up to `high`, so the
-        // loop ends.
-        let mut moved = Instant::now();
-        let mut best = -1;
-        loop {
-            let mut ends = TopicPartitionList::new();
-            let mut high = 0;
-            for p in 0..rx.partitions {
-                let (_, h) = watermarks(
-                    rx.consumer.client(),
-                    &rx.topic.name,
-                    p,
-                    moved + COMMITTED_WAIT,
-                )
-                .expect("watermarks");
-                high += h;
-                ends.add_partition(&rx.topic.name, p);
-            }
-            let committed = match rx.consumer.committed_offsets(ends, METADATA_WAIT) {
-                Ok(c) => c,
-                // The coordinator may still be answering the last commits.
-                Err(_) if moved.elapsed() < COMMITTED_WAIT => continue,
-                Err(e) => {
-                    panic!("committed offsets, nothing committed for {COMMITTED_WAIT:?}: {e}")
-                }
-            };
-            let sum: i64 = committed
-                .elements()
-                .iter()
-                .map(|e| match e.offset() {
-                    Offset::Offset(o) => o,
-                    _ => 0,
-                })
-                .sum();
-            if sum == high {
-                return;
-            }
-            if sum > best {
-                best = sum;
-                moved = Instant::now();
-            }
-            assert!(
-                moved.elapsed() < COMMITTED_WAIT,
-                "committed {sum} of {high} records, none more for {COMMITTED_WAIT:?}"
-            );
-            std::thread::sleep(Duration::from_millis(50));
+    /// The group's committed offsets, summed over the partitions, and the partitions' ends,
+    /// likewise.
+    fn committed_and_ends(rx: &Rx<Word>) -> (i64, i64) {
+        let deadline = Instant::now() + COMMITTED_WAIT;
+        let mut ends = TopicPartitionList::new();
+        let mut high = 0;
+        for p in 0..rx.partitions {
+            let (_, h) =
+                watermarks(rx.consumer.client(), &rx.topic.name, p, deadline).expect("watermarks");
+            high += h;
+            ends.add_partition(&rx.topic.name, p);
         }
+        // A busy machine may time one question out; the answer itself is not waited for.
+        let committed = loop {
+            match rx.consumer.committed_offsets(ends.clone(), METADATA_WAIT) {
+                Ok(c) => break c,
+                Err(_) if Instant::now() < deadline => {}
+                Err(e) => panic!("committed offsets: {e}"),
+            }
+        };
+        let sum = committed
+            .elements()
+            .iter()
+            .map(|e| match e.offset() {
+                Offset::Offset(o) => o,
+                _ => 0,
+            })
+            .sum();
+        (sum, high)
+    }
+
+    /// The group's committed offsets are at the ends of the partitions as soon as the stream
+    /// has ended: its end confirmed them (see `commits`).
+    fn committed_to_end(rx: &Rx<Word>) {
+        let (committed, high) = committed_and_ends(rx);
+        assert_eq!(
+            committed, high,
+            "committed offsets against the partitions' ends"
+        );
     }
 
     #[test]
@@ -1055,6 +1089,35 @@ mod tests {
         let (v, rx) = stream(&cfg, 10_000, Sending::One);
         all_delivered(&v, 20_000);
         committed_to_end(&rx);
+    }
+
+    #[test]
+    #[ignore = "needs a Kafka broker: scripts/brokers start kafka (the test command starts it)"]
+    fn the_end_of_the_stream_commits_again_where_the_group_is_short() {
+        let cfg = config(1, &[("partitions", "2"), ("commit", "batch")]);
+        let (v, rx) = stream(&cfg, 1_000, Sending::One);
+        all_delivered(&v, 1_000);
+        // Confirmed at the end: nothing to make again.
+        let again = commits::confirm(
+            &rx.consumer,
+            &rx.topic.name,
+            &rx.position,
+            Instant::now() + COMMITTED_WAIT,
+        );
+        assert_eq!(again, Ok(0));
+        // The group short of what was handed over (as after failed commits): made again.
+        let (committed, high) = committed_and_ends(&rx);
+        assert_eq!(committed, high);
+        let further: Vec<_> = rx.position.iter().map(|p| p.map(|o| o + 5)).collect();
+        let again = commits::confirm(
+            &rx.consumer,
+            &rx.topic.name,
+            &further,
+            Instant::now() + COMMITTED_WAIT,
+        );
+        assert_eq!(again, Ok(1));
+        let (committed, _) = committed_and_ends(&rx);
+        assert_eq!(committed, high + 10);
     }
 
     /// Asks `probe` until its answer passes `want`, for up to [`COMMITTED_WAIT`] (commits are
