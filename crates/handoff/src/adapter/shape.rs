@@ -76,9 +76,11 @@ macro_rules! transport {
 ///
 /// The shipped adapters mark every operation a thread calls per message `#[inline(always)]`: an
 /// operation is an expression around the wrapped channel's own call, and the engine's loop should
-/// hold that call as a user's loop would, never a call to the shim in between. Left to the compiler's judgement, an
-/// adapter compiled in a crate of its own kept some shims as a call per message (kanal's and
-/// ringbuf's receives), which ran their streams about 10% slower (BENCHMARKS §7).
+/// hold that call as a user's loop would, never a call to the shim in between; so are the
+/// adapter's own helpers those operations call (the shared-memory receivers' polling loop).
+/// Left to the compiler's judgement, an adapter compiled in a crate of its own kept some shims
+/// as a call per message (kanal's and ringbuf's receives, `shm-sharded`'s wait), which ran
+/// their streams about 10% slower (BENCHMARKS §7).
 ///
 /// Operations: `send`, `try_send`, `send_batch(tx, msgs)`, `recv`, `recv_batch(rx, max, f)` and
 /// `recv_runs(rx, max, f)`, each the trait method of that name. For the async roles `send` and

@@ -365,7 +365,7 @@ impl<M: Message> ShmRx<M> {
     }
 
     /// Hands up to `max` ready messages to `f` as one run; how many (0 if none is ready).
-    #[inline]
+    #[inline(always)]
     fn pop_run(&mut self, max: usize, f: &mut impl FnMut(&[M])) -> usize {
         let run = &mut self.run;
         run.clear();

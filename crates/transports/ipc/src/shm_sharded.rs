@@ -172,7 +172,7 @@ impl<M: Message> ShardedRx<M> {
     /// Takes from the ring it is on, else from the next ones in turn, with `take` (which
     /// returns how many it took from one ring, 0 if none); marks rings done on the way.
     /// Returns how many it took, or `None` when every ring is done.
-    #[inline]
+    #[inline(always)]
     fn poll(
         &mut self,
         take: &mut impl FnMut(&mut Consumer, &mut Vec<M>) -> usize,
@@ -205,7 +205,7 @@ impl<M: Message> ShardedRx<M> {
     }
 
     /// Polls until something is taken (`Some(n)`) or every ring is done (`None`).
-    #[inline]
+    #[inline(always)]
     fn wait_for(
         &mut self,
         mut take: impl FnMut(&mut Consumer, &mut Vec<M>) -> usize,

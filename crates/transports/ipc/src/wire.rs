@@ -70,7 +70,7 @@ impl<W: Write, M: Message> WireTx<W, M> {
 
     /// Appends `msg`'s wire block to the batch buffer, written straight into its spare room
     /// (no zero-filling first: a 4 KiB body would be written twice).
-    #[inline]
+    #[inline(always)]
     fn encode(&mut self, msg: &M) {
         let at = self.buf.len();
         self.buf.reserve(self.size);
@@ -162,7 +162,7 @@ impl<R: Read, M: Message> WireRx<R, M> {
     }
 
     /// The next message from the buffer, if a whole one is there.
-    #[inline]
+    #[inline(always)]
     fn take(&mut self) -> Option<M> {
         if self.end - self.at < self.size {
             return None;
