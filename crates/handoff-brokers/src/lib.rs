@@ -149,7 +149,7 @@ fn unbuilt(info: TransportInfo, feature: &str) -> Entry {
     handoff::plugin::unavailable(
         info,
         &format!(
-            "built without the `{feature}` broker feature (cargo build --release -p handoff-cli --features brokers; see docs/brokers.md)"
+            "built without the `{feature}` broker feature (scripts/brokers install, then cargo build --release -p handoff-cli --features brokers; see docs/brokers.md)"
         ),
     )
 }

@@ -272,9 +272,9 @@ pub struct RunArgs {
     /// to 3600000, one hour).
     #[arg(long)]
     pub timeout_ms: Option<TimeoutMs>,
-    /// Open-loop rate, messages per second in total (1 to 10^9), or `ramp` to search for the
-    /// highest sustained rate (paced, ramp and pipeline workloads; repeatable or
-    /// comma-separated).
+    /// Open-loop rate, messages per second in total (1 to 10^9: 1000, 2.5k, 1M or 10k/s), or
+    /// `ramp` to search for the highest sustained rate (paced, ramp and pipeline workloads;
+    /// repeatable or comma-separated).
     #[arg(long, value_delimiter = ',')]
     pub rate: Vec<Rate>,
     /// A soak: each open-loop sample lasts this long at its rate (e.g. 5m, 90s) instead of a
@@ -393,6 +393,14 @@ pub struct RunArgs {
     /// No progress display.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// Write each table as soon as its trials are done, and the run's header, consensus and
+    /// gates at the end (the default when standard output is a terminal; the table format on
+    /// standard output only).
+    #[arg(long, conflicts_with_all = ["no_live", "out", "against"])]
+    pub live: bool,
+    /// Write the whole report at the end, even on a terminal.
+    #[arg(long)]
+    pub no_live: bool,
 
     /// Where to record the run.
     #[command(flatten)]

@@ -38,7 +38,8 @@ pub const CODES: &[(u8, &str)] = &[
         "bad input: unknown transport/workload/payload name (the closest names are suggested), \
          malformed suite file (file, line, what was expected), impossible parameters, nothing \
          left to run (every trial unsupported, or the one transport named cannot run what was \
-         asked), a value outside its range or a plan of more trials than `--max-trials` allows \
+         asked, whether refused before the run or when its channel could not be built, as for \
+         a broker that does not answer), a value outside its range or a plan of more trials than `--max-trials` allows \
          (see [Bounds](docs/suites.md#bounds)), an unknown run id or baseline, a malformed \
          store location, an output that cannot be written (missing directory, read-only file, \
          closed standard output: refused before anything runs), a run that cannot answer what \
@@ -122,8 +123,40 @@ use handoff::report::RunReport;
 
 /// The exit code a finished run ends with and, unless it is [`OK`], its cause in one line for
 /// standard error (`exit 1: 1 trial failed: kanal-bounded spsc (hung)`): the tables and the
-/// gates' outcomes say the same at length, but they may have gone to a file.
-pub fn of_run(report: &RunReport) -> (u8, Option<String>) {
+/// gates' outcomes say the same at length, but they may have gone to a file. `named_alone`: the
+/// run's one transport was named on the command line, so each of its trials must run.
+///
+/// A trial refused only when it ran (a broker transport whose server does not answer, a
+/// plugin's channel that cannot be built) counts as the preflight's refusals do: when nothing
+/// ran at all, or the one transport named could not run something asked of it, the run had
+/// nothing to measure and ends [`BAD_INPUT`], naming why.
+pub fn of_run(report: &RunReport, named_alone: bool) -> (u8, Option<String>) {
+    let refused: Vec<String> = report
+        .results
+        .iter()
+        .filter(|r| !r.verdict.ran())
+        .map(|r| {
+            let why = r.violation.as_deref().unwrap_or("refused");
+            format!(
+                "{} {} ({}: {why})",
+                r.transport,
+                r.workload.name(),
+                r.verdict
+            )
+        })
+        .collect();
+    let nothing_ran = !report.results.is_empty() && refused.len() == report.results.len();
+    if !refused.is_empty() && (nothing_ran || named_alone) {
+        let what = if nothing_ran {
+            "nothing ran"
+        } else {
+            "the transport named cannot run what was asked"
+        };
+        return (
+            BAD_INPUT,
+            Some(format!("exit {BAD_INPUT}: {what}: {}", listed(&refused))),
+        );
+    }
     if report.has_failures() {
         let mut causes = Vec::new();
         let failed: Vec<String> = report
@@ -238,5 +271,46 @@ mod tests {
         }
         assert!(!t.contains('`') && !t.contains("]("), "{t}");
         assert!(t.lines().all(|l| l.chars().count() <= 92), "{t}");
+    }
+
+    #[test]
+    fn a_run_where_nothing_ran_or_the_one_transport_named_could_not_is_bad_input() {
+        use handoff::report::Verdict;
+        use handoff_model::fixture::{environment, stream};
+        let refused = |transport: &str| {
+            let mut r = stream();
+            r.transport = transport.into();
+            r.verdict = Verdict::Unsupported;
+            r.violation = Some("kafka: the broker at 127.0.0.1:19092 does not answer".into());
+            r
+        };
+        let report = |results| RunReport {
+            results,
+            ..RunReport::begun("adhoc", environment())
+        };
+        let (code, cause) = of_run(&report(vec![refused("kafka")]), false);
+        assert_eq!(code, BAD_INPUT);
+        let cause = cause.unwrap();
+        assert!(
+            cause.starts_with("exit 2: nothing ran: kafka spsc (unsupported: kafka: the broker"),
+            "{cause}"
+        );
+        // In a selection, what one transport cannot run is skipped.
+        let mixed = report(vec![refused("kafka"), stream()]);
+        assert_eq!(of_run(&mixed, false), (OK, None));
+        // Named alone, it must run everything asked of it.
+        let (code, cause) = of_run(
+            &report(vec![refused("kafka"), {
+                let mut r = stream();
+                r.transport = "kafka".into();
+                r
+            }]),
+            true,
+        );
+        assert_eq!(code, BAD_INPUT);
+        assert!(cause
+            .unwrap()
+            .contains("the transport named cannot run what was asked"),);
+        assert_eq!(of_run(&report(vec![stream()]), true), (OK, None));
     }
 }

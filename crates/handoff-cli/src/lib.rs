@@ -32,6 +32,7 @@ pub mod run;
 pub mod show;
 pub mod source;
 pub mod store;
+mod usage_error;
 
 use args::{Cli, Command};
 use clap::{CommandFactory, FromArgMatches};
@@ -92,7 +93,23 @@ pub fn main_with(catalog: Catalog) -> ExitCode {
         handoff_testing::register_all(&mut catalog);
         catalog
     };
-    let matches = Cli::command().after_help(args::after_help()).get_matches();
+    let matches = match Cli::command()
+        .after_help(args::after_help())
+        .try_get_matches()
+    {
+        Ok(m) => m,
+        // Help and version as clap prints them (the help for no subcommand, exit 2).
+        Err(e)
+            if !e.use_stderr()
+                || e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand =>
+        {
+            e.exit()
+        }
+        Err(e) => {
+            eprintln!("{}", usage_error::one_line(&e.render().to_string()));
+            return ExitCode::from(exit::BAD_INPUT);
+        }
+    };
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     if !matches!(
         cli.command,

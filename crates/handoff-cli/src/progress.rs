@@ -252,6 +252,14 @@ impl Progress {
         }
     }
 
+    /// Runs `f` (which writes to the terminal) with the bar hidden, so neither mars the other.
+    pub fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
+        match &self.bar {
+            Some(b) => b.suspend(f),
+            None => f(),
+        }
+    }
+
     /// Removes the bar.
     pub fn finish(&self) {
         if let Some(b) = &self.bar {

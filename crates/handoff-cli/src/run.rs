@@ -17,11 +17,12 @@ use handoff::layout::LayoutMode;
 use handoff::model::foreign::{self, escaped, escaped_lines, NAME_CHARS, NOTE_CHARS};
 use handoff::model::gate::Gate;
 use handoff::output::compare::{self as compare_view, CompareFormat};
-use handoff::output::{self, Format};
+use handoff::output::{self, Format, LiveTables};
 use handoff::preflight::{self, Strictness};
 use handoff::probes::ProbeBudget;
 use handoff::report::RunReport;
 use handoff::session::{Against, Event, Isolation, SessionOptions};
+use std::io::IsTerminal;
 
 /// Runs `handoff run` and returns the exit code; `source` loads the baselines of regression
 /// gates.
@@ -51,9 +52,6 @@ pub fn run(
                 n.size()
             )));
         }
-    }
-    if args.against.is_some() && args.samples.is_none() {
-        enough_pairs(&mut suite.trials, PAIRED_SAMPLES.max(3 * orders));
     }
     // Only a transport the user named alone must run everything asked of it; in a selection,
     // what one transport cannot run is skipped and said so, once per transport and cause.
@@ -122,6 +120,10 @@ pub fn run(
         }
         None => None,
     };
+    // Said once the other build is found: a reference that names nothing is the one error.
+    if args.against.is_some() && args.samples.is_none() {
+        enough_pairs(&mut suite.trials, PAIRED_SAMPLES.max(3 * orders));
+    }
     let probes = (!args.no_probes && suite.probes).then_some(if args.quick {
         ProbeBudget::QUICK
     } else {
@@ -200,14 +202,26 @@ pub fn run(
         }
     };
     let mut progress = Progress::new(args.quiet);
+    let mut live = live_tables(args, format, &destination)?.then(|| LiveTables::new(&suite.trials));
     let mut report = bench::run(catalog, suite, &opts, strictness, &baselines, &mut |ev| {
+        let mut done = None;
         match &ev {
             Event::ProbesDone(limits) => journal.limits(limits),
             Event::Reprobed(limits) => journal.reprobe(limits),
-            Event::TrialDone { result, .. } => journal.result(result),
+            Event::TrialDone { trial, result } => {
+                journal.result(result);
+                done = Some((*trial, *result));
+            }
             _ => {}
         }
-        progress.on(ev)
+        progress.on(ev);
+        if let (Some(tables), Some((trial, result))) = (live.as_mut(), done) {
+            let shown = progress.suspend(|| tables.result(trial, result, &mut std::io::stdout()));
+            // Standard output gone: the report at the end says so, with the journal kept.
+            if shown.is_err() {
+                live = None;
+            }
+        }
     })?;
     progress.finish();
     report.environment.machine = Some(machine);
@@ -218,7 +232,10 @@ pub fn run(
         max_regression: args.max_regression.map(|p| p.0),
         ..Judgement::default()
     };
-    let written = write(&report, format, judgement, &destination);
+    let written = match &live {
+        Some(tables) => write_end(tables, &report, &destination),
+        None => write(&report, format, judgement, &destination),
+    };
     let recorded = recorder.map(|r| r.finish(&report));
     let kept = match (&written, &recorded) {
         (Ok(()), None | Some(Ok(_))) => {
@@ -257,7 +274,7 @@ pub fn run(
         }
         (_, written) => written.map_err(with_kept)?,
     }
-    let (code, cause) = exit::of_run(&report);
+    let (code, cause) = exit::of_run(&report, strictness == Strictness::Named);
     if let Some(cause) = cause {
         eprintln!("handoff: {}", escaped(&cause));
     }
@@ -388,6 +405,42 @@ fn enough_pairs(trials: &mut [handoff::workload::TrialSpec], least: usize) {
             trials.len()
         );
     }
+}
+
+/// Whether the tables are written as they come ([`LiveTables`]): `--live`, or on a terminal
+/// unless `--no-live`; only the table format of an unpaired run, on standard output.
+fn live_tables(
+    args: &RunArgs,
+    format: OutputFormat,
+    destination: &Destination,
+) -> Result<bool, CliError> {
+    let table = matches!(format, OutputFormat::Report(Format::Table));
+    let stdout = matches!(destination, Destination::Stdout);
+    if args.live && !table {
+        return Err(CliError::bad_input(format!(
+            "--live writes the table format as it comes; --format {} is written whole at the end",
+            args.format
+        )));
+    }
+    if args.live {
+        return Ok(true);
+    }
+    Ok(!args.no_live && table && stdout && std::io::stdout().is_terminal())
+}
+
+/// The end of a run whose tables were written as they came: the tables not written yet, then
+/// the header, consensus and gates (see [`LiveTables::finish`]).
+fn write_end(
+    tables: &LiveTables,
+    report: &RunReport,
+    destination: &Destination,
+) -> Result<(), CliError> {
+    let mut buf = Vec::new();
+    tables.finish(report, &mut buf).map_err(|e| CliError {
+        code: exit::RUN_ERROR,
+        message: format!("rendering: {e}"),
+    })?;
+    destination.write(&buf)
 }
 
 /// Renders `report` to its destination: the report itself, or its paired comparison.

@@ -37,15 +37,25 @@ pub fn open(arg: &StoreArg) -> Result<Store, CliError> {
     Store::open(&location(arg)?).map_err(error)
 }
 
-/// A store error as a command error with its exit code.
+/// A store error as a command error with its exit code; a store that cannot be reached says
+/// what to do about it.
 pub fn error(e: StoreError) -> CliError {
+    let hint = match &e {
+        StoreError::Unreachable { location, .. } if location.starts_with("postgres") => {
+            " (`run --no-store` records nothing; `--store` or HANDOFF_STORE names another store; for a throwaway PostgreSQL to try it with: scripts/postgres-for-tests start DIR, which prints its URL; see docs/history.md)"
+        }
+        StoreError::Unreachable { .. } => {
+            " (`run --no-store` records nothing; `--store` or HANDOFF_STORE names another store; see docs/history.md)"
+        }
+        _ => "",
+    };
     CliError {
         code: if e.is_bad_input() {
             exit::BAD_INPUT
         } else {
             exit::RUN_ERROR
         },
-        message: e.to_string(),
+        message: format!("{e}{hint}"),
     }
 }
 

@@ -92,6 +92,21 @@ pub fn plural(n: usize, word: &str) -> String {
     }
 }
 
+/// The first `shown` items joined with `, `, and how many more: one line stays one line
+/// (`a, b, c and 258 more`).
+pub fn first_few(items: &[String], shown: usize) -> String {
+    let mut text = items
+        .iter()
+        .take(shown)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if items.len() > shown {
+        text.push_str(&format!(" and {} more", items.len() - shown));
+    }
+    text
+}
+
 /// An exact count, always in one format: the largest unit it reaches (`k`, `M`, `G`) with as many
 /// decimals as it takes to lose nothing: `999`, `12 k`, `1.2 M`, `1.25 M`, `101.024 k`,
 /// `1.234567 M`. Message counts are parameters echoed with a result (and, under consensus, what

@@ -74,9 +74,9 @@ pub fn finish(
     report: &RunReport,
     finished_at: &str,
 ) -> Result<(), StoreError> {
-    // The run's own JSON carries everything but its results, which have their rows.
+    // The run's own JSON carries everything but its results, which have their rows (the
+    // limits probed again during the run included: results name them by index).
     let head = RunReport {
-        reprobes: Vec::new(),
         results: Vec::new(),
         ..report.clone()
     };

@@ -9,6 +9,7 @@ use crate::compare::metric::{self, Metric};
 use crate::compare::{compare, Change, Comparison, Judgement};
 use crate::report::{RunReport, TrialResult, Verdict};
 use crate::stats::median;
+use handoff_model::fmt::plural;
 use handoff_model::gate::{Gate, Over, Rate, UpTo};
 pub use handoff_model::gate::{GateOutcome, GateStatus};
 use std::collections::BTreeMap;
@@ -440,20 +441,31 @@ pub fn judge(c: &Comparison, baseline: &str, allow_unjudged: bool) -> (GateStatu
         .collect();
     let mut unjudged = Vec::new();
     let mut sustained = 0;
+    // Too few samples is said once for every figure it holds back (a `--quick` run holds back
+    // all of them), with what to run instead.
+    let mut too_few: Vec<String> = Vec::new();
+    let (mut need_most, mut took) = (0, 0);
     for r in &c.rows {
         match &r.change {
             Change::NotComparable { reason } => {
                 unjudged.push((format!("{} {}: ", r.identity, r.metric), reason.clone()));
             }
             Change::TooFewSamples { need } if r.metric != Metric::SustainedRate => {
-                unjudged.push((
-                    format!("{} {}: ", r.identity, r.metric),
-                    format!("too few samples for any change to be significant (at least {need} on each side)"),
-                ));
+                too_few.push(format!("{} {}", r.identity, r.metric));
+                need_most = need_most.max(*need);
+                for side in [&r.before, &r.after].into_iter().flatten() {
+                    took = took.max(side.n);
+                }
             }
             Change::TooFewSamples { .. } => sustained += 1,
             _ => {}
         }
+    }
+    if !too_few.is_empty() {
+        unjudged.push((
+            format!("{}: ", plural(too_few.len(), "figure")),
+            too_few_samples(need_most, took, &too_few),
+        ));
     }
     if c.rows.is_empty() {
         unjudged.push((
@@ -490,6 +502,20 @@ pub fn judge(c: &Comparison, baseline: &str, allow_unjudged: bool) -> (GateStatu
     ));
     details.extend(c.warnings.iter().map(|w| format!("warning: {w}")));
     (status, details)
+}
+
+/// Why figures held back by too few samples cannot be judged, and what to run: one line for
+/// all of them (`figures`: the first few are named).
+pub fn too_few_samples(need: usize, took: usize, figures: &[String]) -> String {
+    let quick = if took <= 3 {
+        " (`--quick` takes 3)"
+    } else {
+        ""
+    };
+    format!(
+        "too few samples for any change to be significant: at least {need} on each side, and these runs took at most {took} a result{quick}; run both with `--samples {need}` or more ({})",
+        handoff_model::fmt::first_few(figures, 3)
+    )
 }
 
 #[cfg(test)]

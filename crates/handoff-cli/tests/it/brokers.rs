@@ -196,6 +196,31 @@ fn a_broker_that_does_not_answer_leaves_its_trials_unsupported_and_the_run_going
         );
     }
     assert_eq!(of(&v, "crossbeam-bounded")[0]["verdict"], "pass");
+
+    // Named alone, a broker transport that cannot run is a run with nothing to measure.
+    let mut cmd = handoff();
+    cmd.env("HANDOFF_KAFKA_PORT", &port);
+    let (code, v, stderr) = json_run(
+        &mut cmd,
+        &[
+            "-t",
+            "kafka",
+            "-w",
+            "spsc",
+            "--messages",
+            "2000",
+            "--samples",
+            "1",
+        ],
+    );
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "exit 2: nothing ran: kafka spsc (unsupported: no broker at 127.0.0.1:{port}"
+        )),
+        "{stderr}"
+    );
+    assert_eq!(of(&v, "kafka")[0]["verdict"], "unsupported");
 }
 
 /// A Redis of this test's own (port and directory), so that stopping it disturbs no other test.

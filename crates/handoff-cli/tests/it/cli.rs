@@ -462,11 +462,16 @@ fn bad_input_gets_specific_errors_and_exit_2() {
     );
     bad_input(
         &["run", "-t", "rtrb", "--rate", "1000"],
-        "`rate` does not apply to workload `spsc`",
+        "--rate does not apply to workload `spsc` (",
+    );
+    // The command line's advice is the command line's, not a suite file's.
+    bad_input(
+        &["run", "-t", "rtrb", "--rate", "1000"],
+        "; drop it, or run `spsc` in a run of its own",
     );
     bad_input(
         &["run", "-t", "rtrb", "-w", "ping-pong", "--consumers", "2"],
-        "`consumers` does not apply to workload `ping-pong`",
+        "--consumers does not apply to workload `ping-pong`",
     );
     bad_input(
         &[
@@ -631,11 +636,11 @@ fn options_that_do_not_apply_are_refused_alike() {
     );
     bad_input(
         &["run", "-t", "rtrb", "-w", "spsc", "-c", "2"],
-        "`consumers` does not apply to workload `spsc`",
+        "--consumers does not apply to workload `spsc`",
     );
     bad_input(
         &["run", "-t", "rtrb", "-w", "spsc", "--producers", "4"],
-        "`producers` does not apply to workload `spsc`",
+        "--producers does not apply to workload `spsc`",
     );
     // A latest pipeline needs a conflating hop: refused before anything runs.
     bad_input(
@@ -860,4 +865,109 @@ fn the_layout_seed_is_recorded_per_sample_and_reproduces_the_run() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("--layout-seed"));
+}
+
+#[test]
+fn live_tables_come_before_the_header_and_the_run_wide_lines_after_it() {
+    let run = |flag: &str| {
+        let out = handoff()
+            .args([
+                "run",
+                flag,
+                "--quiet",
+                "--no-probes",
+                "--consensus",
+                "-t",
+                "crossbeam-bounded,std-mpsc",
+                "-w",
+                "spsc,ping-pong",
+                "--messages",
+                "5000",
+                "--samples",
+                "2",
+            ])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        assert_eq!(out.status.code(), Some(0), "{flag}: {text}");
+        text
+    };
+    let live = run("--live");
+    let whole = run("--no-live");
+    let header = live.find("run: suite").expect("a header");
+    let consensus = live.find("consensus:").expect("consensus lines");
+    for title in ["spsc · payload", "ping-pong · payload"] {
+        let table = live.find(title).expect(title);
+        assert!(table < header, "{title}'s table before the header:\n{live}");
+    }
+    assert!(header < consensus, "consensus after the header:\n{live}");
+    // Every row once, as in the whole report.
+    let rows = |text: &str, t: &str| {
+        text.lines()
+            .filter(|l| l.starts_with(&format!(" {t} ")))
+            .count()
+    };
+    for t in ["crossbeam-bounded", "std-mpsc"] {
+        assert_eq!(rows(&live, t), 2, "{t}:\n{live}");
+        assert_eq!(rows(&whole, t), 2, "{t}:\n{whole}");
+    }
+    // The whole report starts with its header.
+    assert!(whole.trim_start().starts_with("run: suite"), "{whole}");
+}
+
+#[test]
+fn live_tables_are_the_table_format_on_standard_output() {
+    handoff()
+        .args([
+            "run",
+            "--live",
+            "--format",
+            "json",
+            "-t",
+            "rtrb",
+            "--no-probes",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--live writes the table format as it comes; --format json is written whole at the end",
+        ));
+    handoff()
+        .args([
+            "run",
+            "--live",
+            "--out",
+            "x.txt",
+            "-t",
+            "rtrb",
+            "--no-probes",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--out"));
+}
+
+#[test]
+fn a_refused_flag_value_is_one_line() {
+    for (args, says) in [
+        (&["run", "-w", "spcs"][..], "did you mean `spsc`"),
+        (&["run", "--payload", "u46"][..], "unknown payload"),
+        (
+            &["run", "--no-such-flag"][..],
+            "unexpected argument '--no-such-flag'",
+        ),
+    ] {
+        let out = handoff().args(args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: {stderr}");
+        assert!(
+            stderr.starts_with("error: ") && stderr.contains(says),
+            "{args:?}: {stderr}"
+        );
+        assert!(
+            !stderr.contains("For more information"),
+            "{args:?}: {stderr}"
+        );
+    }
 }

@@ -241,7 +241,12 @@ fn payloads_with_heap_parts_are_unsupported_and_stamped_ones_cross() {
         "--warmup",
         "0",
     ]);
-    assert_eq!(code, Some(0), "{stderr}");
+    // The one transport named could not run what was asked: exit 2, said why.
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("exit 2: nothing ran: c-fault-none spsc (unsupported: "),
+        "{stderr}"
+    );
     assert_eq!(verdict(&v, "c-fault-none"), "unsupported");
     assert!(violation(&v, "c-fault-none").contains("heap parts"), "{v}");
     // An open-loop run: each message carries its send stamps through the plugin.

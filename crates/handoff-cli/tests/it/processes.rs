@@ -335,7 +335,9 @@ fn a_pipeline_crosses_at_exactly_one_hop_and_says_why_otherwise() {
         ),
     ] {
         let (code, v, stderr) = pipeline_across(hops, &[]);
-        assert_eq!(code, Some(0), "{stderr}");
+        // Its one trial could not run: nothing ran, which is bad input (exit 2), said why.
+        assert_eq!(code, Some(2), "{stderr}");
+        assert!(stderr.contains("exit 2: nothing ran: "), "{stderr}");
         let r = only(&v);
         assert_eq!(r["verdict"], "unsupported", "{r}");
         let why = r["violation"].as_str().unwrap();

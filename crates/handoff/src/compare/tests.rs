@@ -96,8 +96,46 @@ fn too_few_samples_never_say_no_change() {
     render(&c, &after, CompareFormat::Table, &mut text).unwrap();
     let text = String::from_utf8(text).unwrap();
     assert!(
-        text.contains("too few samples to reach significance (need at least 4 on each side)"),
+        text.contains("1 figure not judged: too few samples for any change to be significant: at least 4 on each side, and these runs took at most 3 a result (`--quick` takes 3); run both with `--samples 4` or more (a spsc threads u64 1p1c cap=1024 msgs/s)"),
         "{text}"
+    );
+}
+
+#[test]
+fn too_few_samples_on_many_figures_is_one_short_line_and_nothing_is_judged() {
+    let names: Vec<String> = (0..40).map(|i| format!("t{i}")).collect();
+    let before = run(names.iter().map(|n| result(n, &RATES[..3])).collect());
+    let after = run(names.iter().map(|n| result(n, &RATES[..3])).collect());
+    let c = compare(("main", &before), ("2", &after), gate(0.05));
+    let mut text = Vec::new();
+    render(&c, &after, CompareFormat::Table, &mut text).unwrap();
+    let text = String::from_utf8(text).unwrap();
+    let line = text
+        .lines()
+        .find(|l| l.contains("not judged: too few samples"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(line.contains("40 figures not judged"), "{line}");
+    assert!(
+        line.ends_with("t2 spsc threads u64 1p1c cap=1024 msgs/s and 37 more)"),
+        "{line}"
+    );
+    assert!(line.chars().count() < 400, "{line}");
+    assert!(
+        text.contains("nothing could be judged against 5.0%"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("no result is significantly slower"),
+        "{text}"
+    );
+    let (status, details) = crate::gates::judge(&c, "main", false);
+    assert_eq!(status, crate::gates::GateStatus::Failed);
+    let held: Vec<&String> = details.iter().filter(|d| d.contains("too few")).collect();
+    assert_eq!(held.len(), 1, "{details:?}");
+    assert!(
+        held[0].starts_with("40 figures: cannot be evaluated: too few samples"),
+        "{}",
+        held[0]
     );
 }
 

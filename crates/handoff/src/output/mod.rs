@@ -13,6 +13,9 @@
 //! | `bmf`      | `bmf.rs`      | continuous-benchmarking services: Bencher Metric Format JSON |
 //! | `html`     | `html.rs`     | a self-contained page with charts (`charts.rs`, drawn with `svg.rs`) |
 //!
+//! The terminal format can also be written table by table while a run goes on
+//! ([`LiveTables`], `live.rs`), each table once its last trial is done.
+//!
 //! The terminal and markdown formats share their grouping, ordering and footnotes (see
 //! `view.rs`): results are grouped by workload, payload, producers, consumers and batch;
 //! same-thread, same-worker and batch-emulated results are listed apart and never ranked with
@@ -26,6 +29,7 @@ mod csv;
 pub use handoff_model::fmt;
 pub(crate) mod html;
 mod json;
+mod live;
 mod markdown;
 pub mod recommend;
 pub(crate) mod soak;
@@ -33,6 +37,8 @@ pub(crate) mod svg;
 mod table;
 pub mod trend;
 mod view;
+
+pub use live::LiveTables;
 
 use crate::report::RunReport;
 use std::fmt as sfmt;
@@ -111,7 +117,7 @@ impl FromStr for Format {
             .into_iter()
             .find(|f| f.name() == s)
             .ok_or_else(|| {
-                crate::suggest::LookupError::new(
+                crate::suggest::LookupError::listing(
                     crate::suggest::Thing::Other("output format".into()),
                     s,
                     Format::ALL.iter().map(|f| f.name()),
@@ -145,6 +151,12 @@ mod tests {
         assert_eq!(e, "unknown output format `jsno`; did you mean `json`?");
         let e = "markdwon".parse::<Format>().unwrap_err().to_string();
         assert!(e.contains("`markdown`"), "{e}");
+        // No name close: every format is listed.
+        let e = "pdf".parse::<Format>().unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "unknown output format `pdf` (one of table, json, markdown, csv, bmf, html)"
+        );
         assert_eq!(Format::default(), Format::Table);
     }
 

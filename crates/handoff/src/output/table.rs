@@ -39,10 +39,7 @@ pub(super) struct TableExporter;
 impl Exporter for TableExporter {
     fn export(&self, report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
         let v = view::build(report);
-        let width = v.header.iter().map(|(l, _)| l.len()).max().unwrap_or(0);
-        for (label, text) in &v.header {
-            writeln!(out, "{label:>width$}: {}", escaped(text))?;
-        }
+        header(&v, out)?;
         if v.groups.is_empty() {
             writeln!(out, "\nno results")?;
         }
@@ -50,21 +47,36 @@ impl Exporter for TableExporter {
             writeln!(out)?;
             group(g, out)?;
         }
-        let gates = view::gate_lines(report);
-        if !gates.is_empty() {
-            writeln!(out, "\ngates:")?;
-        }
-        for (head, details) in gates {
-            writeln!(out, "  {}", escaped(&head))?;
-            for d in details {
-                writeln!(out, "      {}", escaped(&d))?;
-            }
-        }
-        Ok(())
+        gates(report, out)
     }
 }
 
-fn group(g: &Group, out: &mut dyn Write) -> io::Result<()> {
+/// The run, the environment and the limits, one labelled line each.
+pub(super) fn header(v: &view::View, out: &mut dyn Write) -> io::Result<()> {
+    let width = v.header.iter().map(|(l, _)| l.len()).max().unwrap_or(0);
+    for (label, text) in &v.header {
+        writeln!(out, "{label:>width$}: {}", escaped(text))?;
+    }
+    Ok(())
+}
+
+/// The gates' verdicts, if the run had gates.
+pub(super) fn gates(report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
+    let gates = view::gate_lines(report);
+    if !gates.is_empty() {
+        writeln!(out, "\ngates:")?;
+    }
+    for (head, details) in gates {
+        writeln!(out, "  {}", escaped(&head))?;
+        for d in details {
+            writeln!(out, "      {}", escaped(&d))?;
+        }
+    }
+    Ok(())
+}
+
+/// One table with its lines.
+pub(super) fn group(g: &Group, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "{}", escaped(&g.title))?;
     writeln!(out, "  {}", escaped(&g.params.join(" · ")))?;
     writeln!(out)?;

@@ -317,6 +317,47 @@ pub(crate) fn build(report: &RunReport) -> View {
     }
 }
 
+/// One table shown as soon as its results are in, before the rest of the run has run: what only
+/// the whole run can say (the lints every result carries, consensus, crossovers between
+/// tables) is left to [`run_wide`]. `None` without results.
+pub(crate) fn table_alone(results: &[TrialResult]) -> Option<Group> {
+    if results.is_empty() {
+        return None;
+    }
+    let index_of = |r: &TrialResult| {
+        results
+            .iter()
+            .position(|x| std::ptr::eq(x, r))
+            .expect("a row is one of the table's results")
+    };
+    Some(group(results.iter().collect(), &[], &index_of))
+}
+
+/// What only the whole run says about its tables, for a report whose tables were shown as they
+/// came ([`table_alone`]): per table that has any, its title and its consensus and crossover
+/// lines.
+pub(crate) fn run_wide(report: &RunReport) -> Vec<(String, Vec<String>)> {
+    let crossings = crate::crossover::find(&report.results);
+    comparable(&report.results)
+        .into_iter()
+        .filter_map(|rows| {
+            let at = indices(report, &rows);
+            let mut lines = report
+                .consensus
+                .as_ref()
+                .map(|c| consensus_lines(c, &at))
+                .unwrap_or_default();
+            lines.extend(
+                crossings
+                    .iter()
+                    .filter(|c| at.contains(&c.shown_with))
+                    .map(Crossing::sentence),
+            );
+            (!lines.is_empty()).then(|| (title(rows[0]), lines))
+        })
+        .collect()
+}
+
 /// The header's line on results whose regimes followed the same rounds.
 fn shared_regimes_line(s: &SharedRegimes) -> String {
     format!(

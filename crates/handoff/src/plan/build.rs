@@ -901,12 +901,17 @@ impl Bench<'_> {
         for (key, at) in self.own.set_keys() {
             if let Err(why) = scope(key, workload, true) {
                 if !ones(key) {
-                    return Err(Broken::new(
-                        Kind::Conflict,
-                        format!("`{key}` does not apply to workload `{workload}` ({why}); put `{workload}` in a [[benchmark]] of its own"),
-                    )
-                    .at(at)
-                    .key(key));
+                    // Said as it was written: a flag is dropped or run apart, a key in a file
+                    // goes with the workloads it applies to.
+                    let message = match at {
+                        super::value::Origin::Flag(flag) => format!(
+                            "{flag} does not apply to workload `{workload}` ({why}); drop it, or run `{workload}` in a run of its own"
+                        ),
+                        super::value::Origin::File(_) => format!(
+                            "`{key}` does not apply to workload `{workload}` ({why}); put `{workload}` in a [[benchmark]] of its own"
+                        ),
+                    };
+                    return Err(Broken::new(Kind::Conflict, message).at(at).key(key));
                 }
             }
         }

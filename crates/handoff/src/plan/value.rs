@@ -217,6 +217,7 @@ impl<T> Values for Parsed<T> {}
 impl Values for bool {}
 impl Values for Ramp {}
 impl<const MIN: u64, const MAX: u64> Values for Span<MIN, MAX> {}
+impl Values for RateValue {}
 
 /// A value written as an integer, a word or a boolean, with one set of rules for a suite file
 /// and for the command line.
@@ -541,7 +542,7 @@ pub enum Rate {
 impl Scalar for Rate {
     fn expected() -> String {
         format!(
-            "messages per second from 1 to {} or \"ramp\"",
+            "messages per second from 1 to {} (such as 1000, 2.5k or 1M) or \"ramp\"",
             bounds::MAX_RATE
         )
     }
@@ -551,6 +552,7 @@ impl Scalar for Rate {
     fn from_word(s: &str) -> Result<Self, ValueError> {
         match s {
             "ramp" => Ok(Rate::Ramp),
+            _ if per_second(s).is_some() => RateValue::from_word(s).map(|r| Rate::Fixed(r.0)),
             _ => Err(ValueError::WrongType(format!(
                 "expected {}, found \"{s}\"",
                 Self::expected()
@@ -653,8 +655,67 @@ pub type SoakSpan = Span<{ bounds::SOAK_MS.0 }, { bounds::SOAK_MS.1 }>;
 /// A soak's window.
 pub type WindowSpan = Span<{ bounds::WINDOW_MS.0 }, { bounds::WINDOW_MS.1 }>;
 
-/// Messages per second: a rate, and a ramp's `start` and `max`.
-pub type RateValue = Int<1, { bounds::MAX_RATE }>;
+/// Messages per second: a rate, and a ramp's `start` and `max`. An integer, or a word in the
+/// one rate syntax every rate the command takes shares ([`per_second`]: `2.5k`, `1M`, `1000/s`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RateValue(pub u64);
+
+impl Scalar for RateValue {
+    fn expected() -> String {
+        format!(
+            "messages per second from 1 to {}, such as 1000, 2.5k or 1M (a `/s` may follow)",
+            bounds::MAX_RATE
+        )
+    }
+    fn from_int(n: i128) -> Result<Self, ValueError> {
+        Int::<1, { bounds::MAX_RATE }>::from_int(n).map(|i| RateValue(i.0))
+    }
+    fn from_word(s: &str) -> Result<Self, ValueError> {
+        match per_second(s) {
+            Some(r) if r.round() < 1.0 => Err(ValueError::OutOfRange(format!(
+                "must be at least 1, got {s}"
+            ))),
+            Some(r) if r.round() > bounds::MAX_RATE as f64 => Err(ValueError::OutOfRange(format!(
+                "must be at most {}, got {s}",
+                bounds::MAX_RATE
+            ))),
+            Some(r) => Ok(RateValue(r.round() as u64)),
+            None => Err(ValueError::WrongType(format!(
+                "expected {}, found \"{s}\"",
+                Self::expected()
+            ))),
+        }
+    }
+}
+scalar_io!(RateValue);
+
+impl fmt::Display for RateValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// A rate in messages per second as written: `1000`, `1000/s`, `2.5k`, `1M`, `1G` (`k` or `K`
+/// thousands, `M` millions, `G` billions); `None` if it does not read so, or is not a finite
+/// positive number. The one syntax of `--rate`, a suite's `rate`, `merge_rate` and ramp
+/// bounds, and `recommend --rate`.
+pub fn per_second(text: &str) -> Option<f64> {
+    let t = text.trim();
+    let t = t.strip_suffix("/s").unwrap_or(t).trim_end();
+    let (number, scale) = match t.char_indices().last() {
+        Some((i, 'k' | 'K')) => (&t[..i], 1e3),
+        Some((i, 'M')) => (&t[..i], 1e6),
+        Some((i, 'G')) => (&t[..i], 1e9),
+        _ => (t, 1.0),
+    };
+    // Digits and at most one point: no sign, exponent, `inf` or `nan`.
+    let plain = !number.is_empty()
+        && number.chars().all(|c| c.is_ascii_digit() || c == '.')
+        && number.chars().filter(|&c| c == '.').count() <= 1
+        && number.chars().any(|c| c.is_ascii_digit());
+    let r = number.parse::<f64>().ok().filter(|_| plain)? * scale;
+    (r.is_finite() && r > 0.0).then_some(r)
+}
 
 /// A name, parsed by `T`'s own `FromStr` (which suggests the closest names on a typo).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -849,5 +910,38 @@ mod tests {
             .contains("\"ramp\""));
         assert!("65537".parse::<ThreadCount>().is_err());
         assert_eq!("edge".parse::<OptValue>(), Ok(OptValue("edge".into())));
+    }
+
+    #[test]
+    fn every_rate_takes_the_one_rate_syntax() {
+        for (text, want) in [
+            ("1000", 1000),
+            ("1000/s", 1000),
+            ("2.5k", 2500),
+            ("10k/s", 10_000),
+            ("10K", 10_000),
+            ("1M", 1_000_000),
+            ("1G", 1_000_000_000),
+        ] {
+            assert_eq!(text.parse::<Rate>(), Ok(Rate::Fixed(want)), "{text}");
+            assert_eq!(text.parse::<RateValue>(), Ok(RateValue(want)), "{text}");
+        }
+        // The same words in a suite file, as TOML strings.
+        let v: RateValue =
+            toml::from_str::<std::collections::BTreeMap<String, RateValue>>("rate = \"2.5k\"")
+                .unwrap()["rate"];
+        assert_eq!(v, RateValue(2500));
+        for bad in ["1e6", "k", "1.5.2", "fast", "inf", "1m", "", "-2.5k"] {
+            let e = bad.parse::<RateValue>().unwrap_err().to_string();
+            assert!(e.contains("such as 1000, 2.5k or 1M"), "{bad}: {e}");
+        }
+        let e = "-5".parse::<RateValue>().unwrap_err().to_string();
+        assert!(e.contains("must be at least 1, got -5"), "{e}");
+        let e = "0.2".parse::<RateValue>().unwrap_err().to_string();
+        assert!(e.contains("0.2 is not an integer"), "{e}");
+        let e = "0.0002k".parse::<RateValue>().unwrap_err().to_string();
+        assert!(e.contains("must be at least 1, got 0.0002k"), "{e}");
+        let e = "2G".parse::<Rate>().unwrap_err().to_string();
+        assert!(e.contains("must be at most 1000000000, got 2G"), "{e}");
     }
 }

@@ -228,22 +228,15 @@ pub struct BadValue {
     pub expected: String,
 }
 
-/// A rate in messages per second: `1000`, `1000/s`, `2.5k`, `1M`; positive.
+/// A rate in messages per second, in the syntax of every rate the command takes
+/// ([`crate::plan::value::per_second`]: `1000`, `1000/s`, `2.5k`, `1M`); positive.
 pub fn parse_rate(text: &str) -> Result<u64, BadValue> {
     let bad = || BadValue {
         given: text.to_string(),
         expected: "a rate in messages per second, such as 1000, 2.5k or 1M (a `/s` may follow)"
             .into(),
     };
-    let t = text.trim().trim_end_matches("/s");
-    let (number, scale) = match t.char_indices().last() {
-        Some((i, 'k' | 'K')) => (&t[..i], 1e3),
-        Some((i, 'M')) => (&t[..i], 1e6),
-        Some((i, 'G')) => (&t[..i], 1e9),
-        _ => (t, 1.0),
-    };
-    let x: f64 = number.parse().map_err(|_| bad())?;
-    let r = x * scale;
+    let r = crate::plan::value::per_second(text).ok_or_else(bad)?;
     if !(1.0..1e12).contains(&r) {
         return Err(bad());
     }

@@ -107,6 +107,44 @@ pub struct Nothing {
     pub closest: Option<String>,
 }
 
+/// What decides among `candidates`: the ask's objective when the run measured its figure for
+/// at least one of them; else, unless the objective was asked for by name, the throughput (or
+/// the CPU) with the objective that could not decide, so that a pick is never said to have "the
+/// lowest p99" when no p99 was measured. Unanswerable when nothing could decide.
+fn decider(
+    ask: &Ask,
+    candidates: &[Candidate],
+) -> Result<(Objective, Option<Objective>), Unanswerable> {
+    let objective = ask.objective();
+    let measured = |o: Objective| candidates.iter().any(|c| c.cost(o).is_some());
+    if measured(objective) {
+        return Ok((objective, None));
+    }
+    let other = [Objective::Throughput, Objective::Cpu]
+        .into_iter()
+        .find(|&o| o != objective && measured(o));
+    match (ask.prefer, other) {
+        (None, Some(o)) => Ok((o, Some(objective))),
+        _ => Err(Unanswerable {
+            why: format!(
+                "the run measured no {} for the transports that would answer, which `--prefer {}` decides by",
+                figure_of(objective),
+                objective.name()
+            ),
+            run: None,
+        }),
+    }
+}
+
+/// The figure an objective compares, as the text says it.
+fn figure_of(o: Objective) -> &'static str {
+    match o {
+        Objective::Latency => "p99",
+        Objective::Cpu => "CPU",
+        Objective::Throughput => "throughput",
+    }
+}
+
 /// Recommends from `report` (named `reference`) for `ask`; `here` is the machine asking, for
 /// the caveat of a run measured elsewhere.
 pub fn recommend(
@@ -116,7 +154,6 @@ pub fn recommend(
     here: Option<&Environment>,
 ) -> Result<Recommendation, Unanswerable> {
     let found = evidence::find(report, ask)?;
-    let objective = ask.objective();
     let paced = matches!(found.basis, Basis::Paced { .. });
     let mut set_aside = Vec::new();
     let mut candidates = Vec::new();
@@ -144,6 +181,7 @@ pub fn recommend(
             run: None,
         });
     }
+    let (objective, instead) = decider(ask, &candidates)?;
     // Those meeting every constraint first, best first; then the rest, fewest failures first.
     candidates.sort_by(|a, b| {
         b.meets_all()
@@ -180,7 +218,18 @@ pub fn recommend(
             .first()
             .map(|c| format!("`{}` fails only: {}", c.label, c.fails.join("; "))),
     });
-    let caveats = caveats::of(report, &found, &candidates, pick, ask, here);
+    let mut caveats = caveats::of(report, &found, &candidates, pick, ask, here);
+    if let Some(asked) = instead {
+        caveats.insert(
+            0,
+            format!(
+                "the run measured no {} for these transports, so the {} decides; to choose by {} at your rate, run them paced at it (`handoff run -w paced --rate …`)",
+                figure_of(asked),
+                objective.name(),
+                asked.name()
+            ),
+        );
+    }
     Ok(Recommendation {
         ask: ask.clone(),
         basis: found.basis,

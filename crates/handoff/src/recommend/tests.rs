@@ -302,3 +302,36 @@ fn closed_loop_runs_rank_by_throughput_and_names_from_the_run_are_escaped() {
     let back: Recommendation = serde_json::from_slice(&out).unwrap();
     assert_eq!(back, rec);
 }
+
+#[test]
+fn a_rate_over_closed_loop_streams_is_decided_by_throughput_and_says_so() {
+    // The case: `--rate 1000` on closed-loop streams, which measure no p99.
+    let fast = fixture::with_rates(fixture::stream(), &[58e6, 59e6, 58.5e6, 59.5e6, 58.9e6]);
+    let mut slow = fixture::with_rates(fixture::stream(), &[9e6, 8.9e6, 9.1e6, 9e6, 8.95e6]);
+    slow.transport = "a-slow-one".into();
+    let report = fixture::report(vec![slow, fast]);
+    let asked = Ask {
+        rate: Some(1000),
+        ..Ask::default()
+    };
+    let rec = recommend(&report, "16", &asked, None).unwrap();
+    assert_eq!(rec.objective, Objective::Throughput);
+    assert_eq!(
+        rec.candidates[0].transport, "queue",
+        "the faster one, not the first name"
+    );
+    let md = markdown(&rec);
+    assert!(!md.contains("lowest p99"), "{md}");
+    assert!(md.contains("the highest throughput of the 2"), "{md}");
+    assert!(
+        md.contains("the run measured no p99 for these transports, so the throughput decides"),
+        "{md}"
+    );
+    // Asked by name, latency cannot decide: unanswerable, not a pick by name.
+    let by_latency = Ask {
+        prefer: Some(Objective::Latency),
+        ..asked
+    };
+    let e = recommend(&report, "16", &by_latency, None).unwrap_err();
+    assert!(e.why.contains("the run measured no p99"), "{e}");
+}

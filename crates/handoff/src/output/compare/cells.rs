@@ -195,14 +195,16 @@ pub(super) fn footer(c: &Comparison) -> Vec<String> {
         lines.push(line);
     }
     let mut reasons: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let (mut too_few, mut need_most, mut took) = (Vec::new(), 0, 0);
     for r in &c.rows {
         match &r.change {
-            Change::TooFewSamples { need } => reasons
-                .entry(format!(
-                    "too few samples to reach significance (need at least {need} on each side)"
-                ))
-                .or_default()
-                .push(format!("{} {}", r.identity, r.metric)),
+            Change::TooFewSamples { need } => {
+                too_few.push(format!("{} {}", r.identity, r.metric));
+                need_most = need_most.max(*need);
+                for side in [&r.before, &r.after].into_iter().flatten() {
+                    took = took.max(side.n);
+                }
+            }
             Change::NotComparable { reason } => reasons
                 .entry(format!("not comparable: {reason}"))
                 .or_default()
@@ -222,8 +224,15 @@ pub(super) fn footer(c: &Comparison) -> Vec<String> {
                 .push(format!("{} {}", r.identity, r.metric));
         }
     }
+    if !too_few.is_empty() {
+        lines.push(format!(
+            "{} not judged: {}",
+            fmt::plural(too_few.len(), "figure"),
+            crate::gates::too_few_samples(need_most, took, &too_few)
+        ));
+    }
     for (why, who) in reasons {
-        lines.push(format!("{why}: {}", who.join("; ")));
+        lines.push(format!("{why}: {}", fmt::first_few(&who, 6)));
     }
     if !c.only_before.is_empty() {
         lines.push(format!("only before: {}", join(&c.only_before)));
@@ -242,8 +251,19 @@ pub(super) fn footer(c: &Comparison) -> Vec<String> {
             )
         })
         .collect();
+    let judged = c.rows.iter().any(|r| {
+        !matches!(
+            r.change,
+            Change::TooFewSamples { .. } | Change::NotComparable { .. }
+        )
+    });
     if let Some(m) = c.judgement.max_regression {
-        if regressions.is_empty() {
+        if regressions.is_empty() && !judged {
+            lines.push(format!(
+                "nothing could be judged against {} (see the lines above)",
+                fmt::percent(m)
+            ));
+        } else if regressions.is_empty() {
             lines.push(format!(
                 "no result is significantly slower than {}",
                 fmt::percent(m)

@@ -72,7 +72,7 @@ impl FromStr for CompareFormat {
             .into_iter()
             .find(|f| f.name() == s)
             .ok_or_else(|| {
-                crate::suggest::LookupError::new(
+                crate::suggest::LookupError::listing(
                     crate::suggest::Thing::Other("comparison format".into()),
                     s,
                     CompareFormat::ALL.iter().map(|f| f.name()),
