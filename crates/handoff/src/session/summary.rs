@@ -205,8 +205,10 @@ fn effective_semantics(catalog: &Catalog, spec: &TrialSpec) -> Semantics {
         }
     }
     // Tasks on a current-thread runtime take turns on one thread: whatever the transport can do,
-    // this result is a same-thread hand-off and is shown (and ranked) as one.
-    if spec.driver == Driver::TokioCurrent {
+    // a closed-loop result is a same-thread hand-off and is shown (and ranked) as one. An
+    // open-loop one is not: its injectors are OS threads outside the runtime (see
+    // `engine::open_loop`), so its first hop crosses threads.
+    if spec.driver == Driver::TokioCurrent && !spec.workload.is_open_loop() {
         semantics.locality = Locality::SameThread;
     }
     // A pipeline is as far from its threads as its farthest hop, and delivers as its weakest.
@@ -439,5 +441,44 @@ mod tests {
         assert!((f.ns_per_msg - 190.0).abs() < 1e-9, "{f:?}");
         assert_eq!(cpu_figures(&outcomes[3..]), None);
         assert_eq!(cpu_figures(&[]), None);
+    }
+
+    #[test]
+    fn a_current_thread_runtime_is_same_thread_only_in_a_closed_loop() {
+        use crate::workload::{Messages, Pacing, WorkloadKind};
+        let catalog = crate::test_catalog::catalog();
+        let spec = |workload: WorkloadKind, pacing: Pacing| TrialSpec {
+            transport: "tokio-mpsc-bounded".into(),
+            workload,
+            driver: Driver::TokioCurrent,
+            payload: crate::payload::PayloadKind::U64,
+            capacity: 1024,
+            producers: 1,
+            consumers: 1,
+            messages: Messages::Fixed(1000),
+            batch: None,
+            options: Default::default(),
+            samples: 3,
+            warmup: 1,
+            timeout_ms: 1000,
+            pin: false,
+            fresh_process: false,
+            placement: Default::default(),
+            pacing,
+            pacer: Default::default(),
+            pipeline: None,
+            layout: None,
+        };
+        let of = |s: &TrialSpec| effective_semantics(&catalog, s).locality;
+        assert_eq!(
+            of(&spec(WorkloadKind::Spsc, Pacing::Closed)),
+            Locality::SameThread
+        );
+        // The injector is a thread outside the runtime: the hand-off crosses threads.
+        let paced = of(&spec(WorkloadKind::Paced, Pacing::Rate(1000)));
+        assert_ne!(paced, Locality::SameThread);
+        let mut threads = spec(WorkloadKind::Paced, Pacing::Rate(1000));
+        threads.driver = Driver::Threads;
+        assert_eq!(paced, of(&threads));
     }
 }
