@@ -901,9 +901,10 @@ fn title(first: &TrialResult) -> String {
     }
     if let Some(pipe) = &p.pipeline {
         let caps: Vec<String> = pipe.hops.iter().map(|h| h.capacity.to_string()).collect();
+        // `1 hop of 1024`, `3 hops of 1024/64/1024`.
         t.push_str(&format!(
-            " · {} hops of {}",
-            pipe.hops.len(),
+            " · {} of {}",
+            fmt::plural(pipe.hops.len(), "hop"),
             caps.join("/")
         ));
     }
@@ -1698,5 +1699,21 @@ mod tests {
         let titles: Vec<&str> = view.groups.iter().map(|g| g.title.as_str()).collect();
         assert!(titles[0].ends_with("at 1.00 M/s"), "{titles:?}");
         assert!(titles[1].ends_with("at 1.0004 M/s"), "{titles:?}");
+    }
+
+    #[test]
+    fn a_pipeline_title_counts_its_hops() {
+        use crate::workload::{Hop, Pacing, PipelineSpec, WorkloadKind};
+        let hop = |capacity| Hop {
+            transport: "queue".into(),
+            capacity,
+        };
+        let mut r = stream();
+        r.workload = WorkloadKind::Pipeline;
+        r.params.pacing = Pacing::Rate(1000);
+        r.params.pipeline = Some(PipelineSpec::over(vec![hop(1024)]));
+        assert!(title(&r).ends_with(" · 1 hop of 1024"), "{}", title(&r));
+        r.params.pipeline = Some(PipelineSpec::over(vec![hop(64), hop(1024)]));
+        assert!(title(&r).ends_with(" · 2 hops of 64/1024"), "{}", title(&r));
     }
 }
