@@ -42,7 +42,6 @@ use crate::broker::KAFKA;
 use crate::record::{self, Decoded, Ends};
 use futures_executor::block_on;
 use handoff::message::Message;
-use handoff::semantics::Delivery;
 use handoff::transport::{
     BuildError, ChannelConfig, Endpoints, OptionTable, Receiver, Sender, Transport, TransportInfo,
     TrySendError, UncommittedProbe,
@@ -335,17 +334,13 @@ impl Transport for Kafka {
     type Rx<M: Message> = Rx<M>;
 
     fn info(&self) -> TransportInfo {
-        TransportInfo::new(
-            "kafka",
-            "Kafka on a local KRaft node (librdkafka): an idempotent producer client per producer, batching by itself; one consumer assigned every partition, committing offsets per message or per fetch",
-            record::semantics(Delivery::AtLeastOnce).batch(),
-        )
-        .with_option(ACKS.spec())
-        .with_option(LINGER_MS.spec())
-        .with_option(BATCH_SIZE.spec())
-        .with_option(FETCH_WAIT_MAX_MS.spec())
-        .with_option(PARTITIONS.spec())
-        .with_option(COMMIT.spec())
+        record::info("kafka")
+            .with_option(ACKS.spec())
+            .with_option(LINGER_MS.spec())
+            .with_option(BATCH_SIZE.spec())
+            .with_option(FETCH_WAIT_MAX_MS.spec())
+            .with_option(PARTITIONS.spec())
+            .with_option(COMMIT.spec())
     }
 
     fn channel<M: Message>(

@@ -67,11 +67,7 @@ fn nats_info() -> TransportInfo {
     }
     #[cfg(not(feature = "nats"))]
     {
-        record::plain_info(
-            "nats",
-            "core NATS: publish, subscribe; at most once",
-            handoff::semantics::Delivery::AtMostOnce,
-        )
+        record::plain_info("nats")
     }
 }
 
@@ -82,11 +78,7 @@ fn jetstream_info() -> TransportInfo {
     }
     #[cfg(not(feature = "nats"))]
     {
-        record::plain_info(
-            "nats-jetstream",
-            "NATS JetStream: a stream per channel, a pull consumer with explicit acks",
-            handoff::semantics::Delivery::AtLeastOnce,
-        )
+        record::plain_info("nats-jetstream")
     }
 }
 
@@ -97,11 +89,7 @@ fn redis_info() -> TransportInfo {
     }
     #[cfg(not(feature = "redis"))]
     {
-        record::plain_info(
-            "redis-streams",
-            "Redis Streams: XADD, XREADGROUP in a consumer group, XACK",
-            handoff::semantics::Delivery::AtLeastOnce,
-        )
+        record::plain_info("redis-streams")
     }
 }
 
@@ -112,11 +100,7 @@ fn kafka_info() -> TransportInfo {
     }
     #[cfg(not(feature = "kafka"))]
     {
-        record::plain_info(
-            "kafka",
-            "Kafka: an idempotent producer per producer, one consumer assigned every partition, manual offset commits",
-            handoff::semantics::Delivery::AtLeastOnce,
-        )
+        record::plain_info("kafka")
     }
 }
 
@@ -156,6 +140,21 @@ fn unbuilt(info: TransportInfo, feature: &str) -> Entry {
 
 #[cfg(test)]
 mod tests {
+    /// `handoff list` declares the same of a broker transport whether it is built or not.
+    #[test]
+    fn built_or_not_a_transport_says_the_same_of_itself() {
+        for info in super::infos() {
+            let name: &'static str = super::OPTIONS
+                .iter()
+                .map(|(n, _)| *n)
+                .find(|n| *n == info.name)
+                .expect("a broker transport");
+            let unbuilt = super::record::plain_info(name);
+            assert_eq!(info.description, unbuilt.description, "{name}");
+            assert_eq!(info.semantics, unbuilt.semantics, "{name}");
+        }
+    }
+
     /// What an unbuilt transport declares is what the built one takes.
     #[test]
     fn every_transport_declares_the_options_of_the_table() {

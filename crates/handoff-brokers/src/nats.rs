@@ -32,7 +32,6 @@ use async_nats::jetstream;
 use bytes::Bytes;
 use futures_util::StreamExt;
 use handoff::message::Message;
-use handoff::semantics::Delivery;
 use handoff::transport::{
     BuildError, ChannelConfig, Endpoints, OptionTable, Receiver, Sender, Transport, TransportInfo,
     TrySendError, UncommittedProbe,
@@ -112,12 +111,7 @@ impl Transport for NatsCore {
     type Rx<M: Message> = CoreRx<M>;
 
     fn info(&self) -> TransportInfo {
-        TransportInfo::new(
-            "nats",
-            "core NATS on a local nats-server 2: publish from a connection per producer, a subscription on the consumer's; at most once (a slow consumer loses messages, counted)",
-            record::semantics(Delivery::AtMostOnce),
-        )
-        .with_option(PENDING.spec())
+        record::info("nats").with_option(PENDING.spec())
     }
 
     fn channel<M: Message>(
@@ -325,14 +319,10 @@ impl Transport for NatsJetStream {
     type Rx<M: Message> = JsRx<M>;
 
     fn info(&self) -> TransportInfo {
-        TransportInfo::new(
-            "nats-jetstream",
-            "NATS JetStream on a local nats-server 2: a stream per channel, publishes acknowledged within a window, a pull consumer acknowledging each message",
-            record::semantics(Delivery::AtLeastOnce),
-        )
-        .with_option(WINDOW.spec())
-        .with_option(FETCH.spec())
-        .with_option(STORAGE.spec())
+        record::info("nats-jetstream")
+            .with_option(WINDOW.spec())
+            .with_option(FETCH.spec())
+            .with_option(STORAGE.spec())
     }
 
     fn channel<M: Message>(

@@ -122,14 +122,43 @@ pub fn channel_name() -> String {
     )
 }
 
-/// The description of a broker transport that is not built (see the crate docs).
+/// What a broker transport says of itself, built or not: its description and semantics, one
+/// text for both, so `handoff list` declares the same whichever features the command was
+/// built with (only the options' values and help need the built transport).
+pub fn described(name: &str) -> (&'static str, handoff::semantics::Semantics) {
+    use handoff::semantics::Delivery;
+    match name {
+        "kafka" => (
+            "Kafka on a local KRaft node (librdkafka): an idempotent producer client per producer, batching by itself; one consumer assigned every partition, committing offsets per message or per fetch",
+            semantics(Delivery::AtLeastOnce).batch(),
+        ),
+        "redis-streams" => (
+            "Redis Streams on a local Redis 7: XADD from a connection per producer, XREADGROUP in a consumer group, XACK per message or per fetch",
+            semantics(Delivery::AtLeastOnce).batch(),
+        ),
+        "nats" => (
+            "core NATS on a local nats-server 2: publish from a connection per producer, a subscription on the consumer's; at most once (a slow consumer loses messages, counted)",
+            semantics(Delivery::AtMostOnce),
+        ),
+        "nats-jetstream" => (
+            "NATS JetStream on a local nats-server 2: a stream per channel, publishes acknowledged within a window, a pull consumer acknowledging each message",
+            semantics(Delivery::AtLeastOnce),
+        ),
+        other => panic!("no broker transport `{other}`"),
+    }
+}
+
+/// A broker transport's name, description and semantics ([`described`]), before its options.
+pub fn info(name: &'static str) -> handoff::transport::TransportInfo {
+    let (about, semantics) = described(name);
+    handoff::transport::TransportInfo::new(name, about, semantics)
+}
+
+/// The description of a broker transport that is not built (see the crate docs): as the built
+/// one describes itself ([`info`]), with its options taking any value.
 #[allow(dead_code)]
-pub fn plain_info(
-    name: &str,
-    description: &str,
-    delivery: handoff::semantics::Delivery,
-) -> handoff::transport::TransportInfo {
-    let mut info = handoff::transport::TransportInfo::new(name, description, semantics(delivery));
+pub fn plain_info(name: &'static str) -> handoff::transport::TransportInfo {
+    let mut info = info(name);
     let options = crate::OPTIONS.iter().find(|(n, _)| *n == name);
     for option in options.map_or(&[][..], |(_, o)| *o) {
         info = info.with_option(handoff::transport::OptionSpec {

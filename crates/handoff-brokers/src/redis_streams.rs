@@ -18,7 +18,6 @@
 use crate::broker::REDIS;
 use crate::record::{self, Decoded, Ends};
 use handoff::message::Message;
-use handoff::semantics::Delivery;
 use handoff::transport::{
     BuildError, ChannelConfig, Endpoints, OptionTable, Receiver, Sender, Transport, TransportInfo,
     UncommittedProbe,
@@ -80,13 +79,9 @@ impl Transport for RedisStreams {
     type Rx<M: Message> = Rx<M>;
 
     fn info(&self) -> TransportInfo {
-        TransportInfo::new(
-            "redis-streams",
-            "Redis Streams on a local Redis 7: XADD from a connection per producer, XREADGROUP in a consumer group, XACK per message or per fetch",
-            record::semantics(Delivery::AtLeastOnce).batch(),
-        )
-        .with_option(ACK.spec())
-        .with_option(FETCH.spec())
+        record::info("redis-streams")
+            .with_option(ACK.spec())
+            .with_option(FETCH.spec())
     }
 
     fn channel<M: Message>(
