@@ -121,6 +121,19 @@ impl Requirement {
         }
     }
 
+    /// What it asks for, as a sentence says it: `if you need {}`.
+    pub fn wanted(self) -> &'static str {
+        match self {
+            Requirement::Bounded => "a bound",
+            Requirement::Unbounded => "no bound",
+            Requirement::Fifo => "each producer's messages in order",
+            Requirement::GlobalFifo => "one order over every producer",
+            Requirement::Lossless => "every message delivered",
+            Requirement::Blocking => "blocking waits (a waiting side sleeps)",
+            Requirement::Batch => "batch operations",
+        }
+    }
+
     /// Whether a transport of semantics `s` has it.
     pub fn met_by(self, s: &Semantics) -> bool {
         match self {

@@ -43,10 +43,10 @@ pub(super) fn of(
             "the closest"
         };
         for lint in &r.lints {
+            // The lint's text starts with its code (`noisy: relative MAD …`).
             out.push(format!(
-                "{whose} (`{}`) is flagged {}: {}",
+                "{whose} (`{}`) is flagged: {}",
                 c.label,
-                lint.code(),
                 super::plain(&lint.to_string())
             ));
         }

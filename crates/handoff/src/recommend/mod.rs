@@ -304,7 +304,10 @@ fn runner_up(
             _ => true,
         };
         if matters && req.met_by(sb) && !req.met_by(sa) {
-            would_win.push(format!("if you need it to be {req}: the pick is not"));
+            would_win.push(format!(
+                "if you need {} (`--require {req}`): the pick lacks it",
+                req.wanted()
+            ));
         }
     }
     // A crossing between the two along a sweep of the run.

@@ -104,7 +104,7 @@ fn a_cpu_budget_picks_the_parking_channel_and_says_why_the_ring_is_out() {
     assert!(
         !r.would_win
             .iter()
-            .any(|w| w.contains("if you need it to be unbounded")),
+            .any(|w| w.contains("if you need no bound")),
         "unbounded is never a reason to win: {r:?}"
     );
     let text = markdown(&rec);
@@ -135,7 +135,9 @@ fn without_a_cpu_budget_the_ring_wins_and_the_channel_would_win_on_cpu() {
     assert!(
         r.would_win
             .iter()
-            .any(|w| w.contains("if you need it to be blocking")),
+            .any(|w| w.contains(
+                "if you need blocking waits (a waiting side sleeps) (`--require blocking`): the pick lacks it"
+            )),
         "{r:?}"
     );
     // Preferring CPU makes the parking channel the pick among the same three.
@@ -326,6 +328,24 @@ fn a_rate_over_closed_loop_streams_is_decided_by_throughput_and_says_so() {
     assert!(
         md.contains("the run measured no p99 for these transports, so the throughput decides"),
         "{md}"
+    );
+    // A lint on the pick is said once, by its own text.
+    let mut noisy = report.clone();
+    noisy.results[1].lints.push(crate::lints::Lint::Noisy {
+        spread: 0.331,
+        threshold: 0.05,
+    });
+    let rec = recommend(&noisy, "16", &asked, None).unwrap();
+    let flagged: Vec<&String> = rec
+        .caveats
+        .iter()
+        .filter(|c| c.contains("flagged"))
+        .collect();
+    assert_eq!(flagged.len(), 1, "{:?}", rec.caveats);
+    assert!(
+        flagged[0].starts_with("the pick (`queue cap=1024`) is flagged: noisy: relative MAD"),
+        "{}",
+        flagged[0]
     );
     // Asked by name, latency cannot decide: unanswerable, not a pick by name.
     let by_latency = Ask {
