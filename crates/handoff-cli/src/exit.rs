@@ -215,17 +215,7 @@ pub fn of_run(report: &RunReport, named_alone: bool) -> (u8, Option<String>) {
 
 /// The first three, and how many more: one line stays one line.
 fn listed(items: &[String]) -> String {
-    const SHOWN: usize = 3;
-    let mut text = items
-        .iter()
-        .take(SHOWN)
-        .cloned()
-        .collect::<Vec<_>>()
-        .join(", ");
-    if items.len() > SHOWN {
-        text.push_str(&format!(" and {} more", items.len() - SHOWN));
-    }
-    text
+    handoff::model::fmt::first_few(items, 3)
 }
 
 #[cfg(test)]

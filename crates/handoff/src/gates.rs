@@ -441,31 +441,20 @@ pub fn judge(c: &Comparison, baseline: &str, allow_unjudged: bool) -> (GateStatu
         .collect();
     let mut unjudged = Vec::new();
     let mut sustained = 0;
-    // Too few samples is said once for every figure it holds back (a `--quick` run holds back
-    // all of them), with what to run instead.
-    let mut too_few: Vec<String> = Vec::new();
-    let (mut need_most, mut took) = (0, 0);
     for r in &c.rows {
         match &r.change {
             Change::NotComparable { reason } => {
                 unjudged.push((format!("{} {}: ", r.identity, r.metric), reason.clone()));
             }
-            Change::TooFewSamples { need } if r.metric != Metric::SustainedRate => {
-                too_few.push(format!("{} {}", r.identity, r.metric));
-                need_most = need_most.max(*need);
-                for side in [&r.before, &r.after].into_iter().flatten() {
-                    took = took.max(side.n);
-                }
-            }
-            Change::TooFewSamples { .. } => sustained += 1,
+            Change::TooFewSamples { .. } if r.metric == Metric::SustainedRate => sustained += 1,
             _ => {}
         }
     }
-    if !too_few.is_empty() {
-        unjudged.push((
-            format!("{}: ", plural(too_few.len(), "figure")),
-            too_few_samples(need_most, took, &too_few),
-        ));
+    // Too few samples is said once for every figure it holds back (a `--quick` run holds back
+    // all of them), with what to run instead.
+    let judged = c.rows.iter().filter(|r| r.metric != Metric::SustainedRate);
+    if let Some((n, why)) = too_few_samples(judged) {
+        unjudged.push((format!("{}: ", plural(n, "figure")), why));
     }
     if c.rows.is_empty() {
         unjudged.push((
@@ -504,18 +493,36 @@ pub fn judge(c: &Comparison, baseline: &str, allow_unjudged: bool) -> (GateStatu
     (status, details)
 }
 
-/// Why figures held back by too few samples cannot be judged, and what to run: one line for
-/// all of them (`figures`: the first few are named).
-pub fn too_few_samples(need: usize, took: usize, figures: &[String]) -> String {
+/// Why the figures of `rows` held back by too few samples cannot be judged, and what to run:
+/// one line for all of them (the first few named), with how many; `None` when none is.
+pub fn too_few_samples<'a>(
+    rows: impl IntoIterator<Item = &'a crate::compare::model::Row>,
+) -> Option<(usize, String)> {
+    let (mut figures, mut need, mut took) = (Vec::new(), 0, 0);
+    for r in rows {
+        if let Change::TooFewSamples { need: n } = r.change {
+            figures.push(format!("{} {}", r.identity, r.metric));
+            need = need.max(n);
+            for side in [&r.before, &r.after].into_iter().flatten() {
+                took = took.max(side.n);
+            }
+        }
+    }
+    if figures.is_empty() {
+        return None;
+    }
     let quick = if took <= 3 {
         " (`--quick` takes 3)"
     } else {
         ""
     };
-    format!(
-        "too few samples for any change to be significant: at least {need} on each side, and these runs took at most {took} a result{quick}; run both with `--samples {need}` or more ({})",
-        handoff_model::fmt::first_few(figures, 3)
-    )
+    Some((
+        figures.len(),
+        format!(
+            "too few samples for any change to be significant: at least {need} on each side, and these runs took at most {took} a result{quick}; run both with `--samples {need}` or more ({})",
+            handoff_model::fmt::first_few(&figures, 3)
+        ),
+    ))
 }
 
 #[cfg(test)]

@@ -195,16 +195,8 @@ pub(super) fn footer(c: &Comparison) -> Vec<String> {
         lines.push(line);
     }
     let mut reasons: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    let (mut too_few, mut need_most, mut took) = (Vec::new(), 0, 0);
     for r in &c.rows {
         match &r.change {
-            Change::TooFewSamples { need } => {
-                too_few.push(format!("{} {}", r.identity, r.metric));
-                need_most = need_most.max(*need);
-                for side in [&r.before, &r.after].into_iter().flatten() {
-                    took = took.max(side.n);
-                }
-            }
             Change::NotComparable { reason } => reasons
                 .entry(format!("not comparable: {reason}"))
                 .or_default()
@@ -224,12 +216,8 @@ pub(super) fn footer(c: &Comparison) -> Vec<String> {
                 .push(format!("{} {}", r.identity, r.metric));
         }
     }
-    if !too_few.is_empty() {
-        lines.push(format!(
-            "{} not judged: {}",
-            fmt::plural(too_few.len(), "figure"),
-            crate::gates::too_few_samples(need_most, took, &too_few)
-        ));
+    if let Some((n, why)) = crate::gates::too_few_samples(&c.rows) {
+        lines.push(format!("{} not judged: {why}", fmt::plural(n, "figure")));
     }
     for (why, who) in reasons {
         lines.push(format!("{why}: {}", fmt::first_few(&who, 6)));
