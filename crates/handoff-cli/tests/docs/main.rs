@@ -18,6 +18,7 @@
 //! not run.
 
 mod extract;
+mod prerequisites;
 mod shims;
 
 use serde::Deserialize;
@@ -50,6 +51,10 @@ struct Expect {
     /// Its runs keep 5 samples (no `--quick`): what it does compares their figures.
     #[serde(default)]
     full_samples: bool,
+    /// It runs exactly as written, without the quick form's flags: each document's runs have at
+    /// least one such (a run the reader copies must work in its full form too).
+    #[serde(default)]
+    as_written: bool,
     /// It needs the PostgreSQL server: its `…@db.example…/handoff` URLs name the test
     /// server's database instead.
     #[serde(default)]
@@ -64,6 +69,9 @@ struct Doc {
     /// Whether its commands name stored runs: the store gets runs 1 to 42 first.
     #[serde(default)]
     store: bool,
+    /// Why none of its runs is run as written (each takes minutes in full form), if so.
+    #[serde(default)]
+    as_written_none: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -71,6 +79,8 @@ struct Doc {
 struct Manifest {
     doc: Vec<Doc>,
     command: Vec<Expect>,
+    /// What documented commands need set up first (see [`prerequisites`]).
+    setup: Vec<prerequisites::Setup>,
 }
 
 fn root() -> PathBuf {
@@ -140,6 +150,68 @@ fn every_documented_command_is_listed_and_every_listed_command_is_documented() {
         missing.join("\n  "),
         stale.join("\n  ")
     );
+}
+
+#[test]
+fn every_document_states_the_prerequisites_of_its_commands() {
+    let m = manifest();
+    let shown = extract::commands(&root());
+    let mut docs: Vec<&str> = shown.iter().map(|c| c.doc.as_str()).collect();
+    docs.dedup();
+    let mut problems = Vec::new();
+    for doc in docs {
+        let text = std::fs::read_to_string(root().join(doc)).unwrap();
+        let commands: Vec<&extract::Documented> = shown.iter().filter(|c| c.doc == doc).collect();
+        problems.extend(prerequisites::problems(doc, &text, &commands, &m.setup));
+    }
+    assert!(
+        problems.is_empty(),
+        "{} problem(s) with the documents' prerequisites:\n  {}",
+        problems.len(),
+        problems.join("\n  ")
+    );
+}
+
+#[test]
+fn every_document_runs_one_of_its_runs_as_written() {
+    let m = manifest();
+    let mut wrong = Vec::new();
+    for e in m.command.iter().filter(|e| e.as_written) {
+        if e.skip.is_some() || !e.text.contains(" run ") {
+            wrong.push(format!(
+                "{}: `{}` is marked as_written but is not a run that is run",
+                e.doc, e.text
+            ));
+        }
+    }
+    let mut docs: Vec<&str> = m.command.iter().map(|e| e.doc.as_str()).collect();
+    docs.dedup();
+    for doc in docs {
+        let runs = m
+            .command
+            .iter()
+            .filter(|e| e.doc == doc && e.skip.is_none() && e.text.contains(" run "));
+        let mut runs = runs.peekable();
+        if runs.peek().is_none() {
+            continue;
+        }
+        let reason = m
+            .doc
+            .iter()
+            .find(|d| d.name == doc)
+            .and_then(|d| d.as_written_none.as_ref());
+        match (runs.any(|e| e.as_written), reason) {
+            (true, Some(_)) => wrong.push(format!(
+                "{doc}: has a run marked as_written and says why it has none"
+            )),
+            (false, None) => wrong.push(format!(
+                "{doc}: none of its runs is run as written (mark one `as_written = true`, or say \
+                 why none can be with the document's `as_written_none`)"
+            )),
+            _ => {}
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
 /// A scratch directory that looks like the repository to the documented commands, with
@@ -337,7 +409,9 @@ fn run_doc(
             (None, false, _) => c.text.clone(),
         };
         // An assignment in front of a command is the environment of that command only.
-        let text = if e.full_samples {
+        let text = if e.as_written {
+            format!("HANDOFF_DOCS_AS_WRITTEN=1 {text}")
+        } else if e.full_samples {
             format!("HANDOFF_DOCS_FULL=1 {text}")
         } else {
             text
@@ -365,6 +439,7 @@ fn run_doc(
         .env("HANDOFF_BIN", dir.path().join(".bin/handoff"))
         .env_remove("HANDOFF_PLANTED_DELAY_NS")
         .env_remove("HANDOFF_DOCS_FULL")
+        .env_remove("HANDOFF_DOCS_AS_WRITTEN")
         .status()
         .unwrap();
     assert!(status.success(), "{doc}: the shell itself failed");

@@ -19,7 +19,7 @@ pub const QUICK: &[(&str, Option<&str>, &str)] = &[
 ];
 
 /// Writes `handoff` and `cargo` into `bin`: `handoff` runs `binary`, adding the [`QUICK`] flags
-/// to `run`; `cargo handoff ARGS` and `cargo run -p handoff-cli … --bin handoff -- ARGS` run
+/// to `run` (none when `HANDOFF_DOCS_AS_WRITTEN` is set: the command as written); `cargo handoff ARGS` and `cargo run -p handoff-cli … --bin handoff -- ARGS` run
 /// `handoff ARGS`, and any other cargo command is refused
 /// (a documented cargo command other than the alias is not run by these tests).
 pub fn write(bin: &Path, binary: &Path) {
@@ -49,6 +49,8 @@ pub fn write(bin: &Path, binary: &Path) {
         r#"#!/usr/bin/env bash
 # The binary under test; `run` in the docs tests' quick form.
 has() {{ local a; for a in "${{args[@]}}"; do [ "$a" = "$1" ] && return 0; case $a in "$1="*) return 0;; esac; done; return 1; }}
+# A command marked `as_written` runs exactly as the document writes it.
+[ -z "${{HANDOFF_DOCS_AS_WRITTEN-}}" ] || exec "{binary}" "$@"
 args=("$@")
 extra=()
 if [ "${{1-}}" = run ]; then
