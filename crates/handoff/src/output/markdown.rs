@@ -18,17 +18,35 @@ pub(super) struct MarkdownExporter;
 /// ([`handoff_model::foreign::escaped`]), its backslash then escaped as markdown, since markdown
 /// is read on a terminal too.
 pub(crate) fn cell(s: &str) -> String {
+    escape(s, true)
+}
+
+/// Escapes text for a markdown paragraph or list item, outside any table: as [`cell`], except
+/// that a `|` is left alone and so is a `_` inside a word (`x86_64`), neither of which is
+/// markup there, so that what a terminal shows has no backslash it does not need.
+pub(crate) fn prose(s: &str) -> String {
+    escape(s, false)
+}
+
+fn escape(s: &str, in_cell: bool) -> String {
     let one_line = s.replace('\n', " ");
-    let shown = escaped(&one_line);
+    let shown: Vec<char> = escaped(&one_line).chars().collect();
+    let word = |i: Option<usize>| {
+        i.and_then(|i| shown.get(i))
+            .is_some_and(|c| c.is_alphanumeric())
+    };
     let mut out = String::with_capacity(shown.len());
-    for c in shown.chars() {
-        match c {
-            '\\' | '|' | '*' | '_' | '`' | '<' | '[' | ']' => {
-                out.push('\\');
-                out.push(c);
-            }
-            c => out.push(c),
+    for (i, &c) in shown.iter().enumerate() {
+        let markup = match c {
+            '\\' | '*' | '`' | '<' | '[' | ']' => true,
+            '|' => in_cell,
+            '_' => in_cell || !(word(i.checked_sub(1)) && word(Some(i + 1))),
+            _ => false,
+        };
+        if markup {
+            out.push('\\');
         }
+        out.push(c);
     }
     out
 }
@@ -121,4 +139,22 @@ fn group(g: &Group, out: &mut dyn Write) -> io::Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{cell, prose};
+
+    #[test]
+    fn prose_escapes_markup_but_not_a_bar_or_an_underscore_inside_a_word() {
+        assert_eq!(
+            prose("linux-x86_64 | *a* _b_"),
+            r"linux-x86_64 | \*a\* \_b\_"
+        );
+        assert_eq!(prose("<b>[x]\\"), r"\<b>\[x\]\\");
+        // In a table cell both are markup.
+        assert_eq!(cell("x86_64 | y"), r"x86\_64 \| y");
+        // A line break is a space in both.
+        assert_eq!(prose("a\nb"), "a b");
+    }
 }

@@ -104,7 +104,7 @@ fn figures(c: &Candidate, rec: &Recommendation) -> String {
         });
     }
     if let Some(x) = c.cores {
-        let mut s = format!("{x:.2} cores busy");
+        let mut s = format!("{} cores busy", crate::recommend::cores(x));
         if let Some(b) = rec.ask.cpu {
             s.push_str(&format!(" (budget {b})"));
         }
@@ -148,12 +148,15 @@ fn parts(rec: &Recommendation) -> Parts {
                 rec.objective.name()
             )),
             (Some(b), Some(p)) => s.push_str(&format!(
-                ". {b:.2}× behind on {}, but the run does not tell the two apart (p = {p:.2}): either will do; more samples would separate them",
+                ". {b:.2}× behind on {}, but the run does not tell the two apart (p = {p:.2}): the difference may be noise; more samples would tell",
                 rec.objective.name()
             )),
             (Some(b), None) => s.push_str(&format!(
-                ". {b:.2}× behind on {}; too few samples to test the difference",
-                rec.objective.name()
+                ". {b:.2}× behind on {}; too few samples to test the difference ({} and {}; a test at {} needs at least 4 a side)",
+                rec.objective.name(),
+                rec.candidates[0].samples,
+                c.samples,
+                crate::recommend::ALPHA
             )),
             _ => {}
         }
@@ -197,7 +200,7 @@ fn parts(rec: &Recommendation) -> Parts {
                 row.push(c.p99_ns.map_or_else(dash, |x| fmt::duration(x as f64)));
             }
             row.push(c.msgs_per_s.map_or_else(dash, fmt::rate));
-            row.push(c.cores.map_or_else(dash, |x| format!("{x:.2}")));
+            row.push(c.cores.map_or_else(dash, crate::recommend::cores));
             row.push(c.cpu_ns_per_msg.map_or_else(dash, fmt::duration));
             row.push(c.samples.to_string());
             row.push(if c.meets_all() {
@@ -241,7 +244,7 @@ fn md(text: &str) -> String {
             out.push_str(&handoff_model::foreign::escaped(piece).replace('`', "'"));
             out.push('`');
         } else {
-            out.push_str(&super::markdown::cell(piece));
+            out.push_str(&super::markdown::prose(piece));
         }
     }
     out

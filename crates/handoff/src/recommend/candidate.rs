@@ -144,7 +144,8 @@ impl Candidate {
         if let Some(budget) = ask.cpu {
             match self.cores {
                 Some(c) if c > budget => out.push(format!(
-                    "{c:.2} cores busy, over the {budget} budget{}",
+                    "{} cores busy, over the {budget} budget{}",
+                    super::cores(c),
                     if r.semantics.wait.busy_waits() {
                         " (a waiting side spins)"
                     } else {

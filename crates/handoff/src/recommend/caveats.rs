@@ -5,6 +5,7 @@ use super::ask::Ask;
 use super::candidate::Candidate;
 use super::evidence::{Basis, Evidence};
 use crate::environment::Environment;
+use crate::lints::Lint;
 use crate::report::RunReport;
 
 /// The caveats of a recommendation from `report`: about the pick (or, when there is none, the
@@ -43,6 +44,12 @@ pub(super) fn of(
             "the closest"
         };
         for lint in &r.lints {
+            // A recommendation cites p50 and p99 only: a thin p99.9 or p99.99 is no caveat of it.
+            if let Lint::TooFewForPercentile { percentile, .. } = lint {
+                if *percentile > 99.0 {
+                    continue;
+                }
+            }
             // The lint's text starts with its code (`noisy: relative MAD …`).
             out.push(format!(
                 "{whose} (`{}`) is flagged: {}",

@@ -70,9 +70,20 @@ fn is_paced(r: &TrialResult) -> bool {
 
 /// The results of `report` that answer `ask`.
 pub fn find(report: &RunReport, ask: &Ask) -> Result<Evidence, Unanswerable> {
+    // The transports a suggested run should name: those that could answer (never same-thread
+    // ones, which are set aside; only those that take the asked producers and consumers and have
+    // every semantic required), not every transport the run had.
+    let could_answer = |r: &TrialResult| {
+        let s = &r.semantics;
+        s.locality != crate::semantics::Locality::SameThread
+            && s.producers.allows(ask.producers.unwrap_or(1))
+            && s.consumers.allows(ask.consumers.unwrap_or(1))
+            && ask.require.iter().all(|q| q.met_by(s))
+    };
     let transports: BTreeSet<&str> = report
         .results
         .iter()
+        .filter(|r| could_answer(r))
         .map(|r| r.transport.as_str())
         .collect();
     let names = transports.iter().copied().collect::<Vec<_>>().join(",");
@@ -81,7 +92,12 @@ pub fn find(report: &RunReport, ask: &Ask) -> Result<Evidence, Unanswerable> {
     let paced = paced_needed || (ask.rate.is_some() && any_paced);
     let what = if paced { "paced" } else { "closed-loop stream" };
     let suggest = |rate: Option<u64>| {
-        let mut cmd = format!("handoff run -t {names}");
+        // With no transport of the run that could answer, the suggestion names none (`run`
+        // picks its own).
+        let mut cmd = "handoff run".to_string();
+        if !names.is_empty() {
+            cmd.push_str(&format!(" -t {names}"));
+        }
         if paced {
             cmd.push_str(&format!(
                 " -w paced --rate {}",

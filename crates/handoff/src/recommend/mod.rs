@@ -92,7 +92,8 @@ pub struct RunnerUp {
     /// The runner-up's objective figure over the pick's, as a factor of how much worse it is
     /// (above 1).
     pub behind: Option<f64>,
-    /// The rank test's p-value on the two's per-sample figures; `None` when too few samples.
+    /// The rank test's p-value on the two's per-sample figures; `None` when too few samples for
+    /// any data to reach [`ALPHA`] (fewer than 4 a side).
     pub p: Option<f64>,
     /// Whether the run tells the two apart (p below [`ALPHA`]).
     pub significant: bool,
@@ -133,6 +134,17 @@ fn decider(
             ),
             run: None,
         }),
+    }
+}
+
+/// Cores busy as a recommendation says them: two decimals, or two significant figures below
+/// 0.1 (`0.041` and `0.050`, never `0.04` beside `0.04` with a ratio between them).
+pub fn cores(x: f64) -> String {
+    if x > 0.0 && x < 0.1 {
+        let decimals = (1.0 - x.log10().floor()) as usize;
+        format!("{x:.decimals$}")
+    } else {
+        format!("{x:.2}")
     }
 }
 
@@ -263,11 +275,17 @@ fn runner_up(
         &report.results[first.result],
         &report.results[second.result],
     );
-    let test = mann_whitney::test(
-        &candidate::per_sample(a, objective, paced),
-        &candidate::per_sample(b, objective, paced),
+    let (xs, ys) = (
+        candidate::per_sample(a, objective, paced),
+        candidate::per_sample(b, objective, paced),
     );
-    let p = test.map(|t| t.p);
+    // With too few samples no data can reach ALPHA (3 a side: p >= 0.1), and a p-value that
+    // cannot be small says nothing of the two: no test.
+    let testable = mann_whitney::min_p(xs.len(), ys.len()) < ALPHA;
+    let p = testable
+        .then(|| mann_whitney::test(&xs, &ys))
+        .flatten()
+        .map(|t| t.p);
     let behind = match (first.cost(objective), second.cost(objective)) {
         (Some(x), Some(y)) if objective == Objective::Throughput && y != 0.0 => Some(x / y),
         (Some(x), Some(y)) if x > 0.0 => Some(y / x),
@@ -278,8 +296,10 @@ fn runner_up(
     if let (true, Some(x), Some(y)) = (objective != Objective::Cpu, first.cores, second.cores) {
         if y < 0.8 * x {
             would_win.push(format!(
-                "if CPU matters more than {}: it keeps {y:.2} cores busy against {x:.2}",
-                objective.name()
+                "if CPU matters more than {}: it keeps {} cores busy against {}",
+                objective.name(),
+                cores(y),
+                cores(x)
             ));
         }
     }

@@ -113,7 +113,7 @@ fn a_cpu_budget_picks_the_parking_channel_and_says_why_the_ring_is_out() {
         "{text}"
     );
     assert!(text.contains("p99 40.0 µs (budget 100 µs)"), "{text}");
-    assert!(text.contains("0.02 cores busy (budget 0.5)"), "{text}");
+    assert!(text.contains("0.020 cores busy (budget 0.5)"), "{text}");
     assert!(
         text.contains("the lowest p99 of the 2 that meet every constraint"),
         "{text}"
@@ -129,7 +129,7 @@ fn without_a_cpu_budget_the_ring_wins_and_the_channel_would_win_on_cpu() {
     let r = rec.runner_up.as_ref().unwrap();
     assert!(
         r.would_win.iter().any(|w| w
-            .contains("if CPU matters more than latency: it keeps 0.02 cores busy against 0.99")),
+            .contains("if CPU matters more than latency: it keeps 0.020 cores busy against 0.99")),
         "{r:?}"
     );
     assert!(
@@ -354,4 +354,91 @@ fn a_rate_over_closed_loop_streams_is_decided_by_throughput_and_says_so() {
     };
     let e = recommend(&report, "16", &by_latency, None).unwrap_err();
     assert!(e.why.contains("the run measured no p99"), "{e}");
+}
+
+#[test]
+fn three_samples_a_side_are_too_few_to_test_and_the_text_says_so() {
+    // No data of 3 samples against 3 can reach p < 0.05 (the least two-sided p is 0.1), so a
+    // p-value would only ever say "cannot tell apart", whatever the difference.
+    let mut a = paced("a-queue", 1000, 40.0, 0.02, WaitStrategy::Block);
+    let mut b = paced("b-queue", 1000, 90.0, 0.02, WaitStrategy::Block);
+    for r in [&mut a, &mut b] {
+        r.samples.truncate(3);
+    }
+    let report = fixture::report(vec![a, b]);
+    let rec = recommend(&report, "latest", &ask(1000, 100, 0.5), None).unwrap();
+    let r = rec.runner_up.as_ref().unwrap();
+    assert_eq!(r.p, None, "{r:?}");
+    assert!(!r.significant);
+    let text = markdown(&rec);
+    assert!(
+        text.contains("behind on latency; too few samples to test the difference (3 and 3; a test at 0.05 needs at least 4 a side)"),
+        "{text}"
+    );
+    assert!(!text.contains("does not tell the two apart"), "{text}");
+}
+
+#[test]
+fn small_core_counts_keep_two_significant_figures() {
+    assert_eq!(cores(0.0412), "0.041");
+    assert_eq!(cores(0.0498), "0.050");
+    assert_eq!(cores(0.005), "0.0050");
+    assert_eq!(cores(0.71), "0.71");
+    assert_eq!(cores(1.0), "1.00");
+    assert_eq!(cores(0.0), "0.00");
+}
+
+#[test]
+fn a_thin_tail_beyond_p99_is_no_caveat_of_a_recommendation() {
+    use crate::lints::Lint;
+    let mut report = run();
+    for r in &mut report.results {
+        r.lints = vec![Lint::TooFewForPercentile {
+            percentile: 99.9,
+            observations: 3000,
+            needed: 10_000,
+        }];
+    }
+    let rec = recommend(&report, "latest", &ask(1000, 100, 0.5), None).unwrap();
+    let all = rec.caveats.join("\n");
+    assert!(!all.contains("p99.9"), "{all}");
+    // A thin p99, which the recommendation cites, is one.
+    for r in &mut report.results {
+        r.lints = vec![Lint::TooFewForPercentile {
+            percentile: 99.0,
+            observations: 500,
+            needed: 1000,
+        }];
+    }
+    let rec = recommend(&report, "latest", &ask(1000, 100, 0.5), None).unwrap();
+    let all = rec.caveats.join("\n");
+    assert!(all.contains("is flagged: "), "{all}");
+    assert!(all.contains("p99 from 500 observations"), "{all}");
+}
+
+#[test]
+fn the_run_suggested_names_only_transports_that_could_answer() {
+    // Closed-loop streams only, asked a latency budget: the suggestion leaves out the
+    // same-thread transport and, with 4 producers asked, a single-producer one.
+    let mut callback = fixture::stream();
+    callback.transport = "direct-callback".into();
+    callback.semantics.locality = Locality::SameThread;
+    let mut ring = fixture::stream();
+    ring.transport = "ring".into();
+    ring.semantics.producers = crate::semantics::Arity::One;
+    let mut queue = fixture::stream();
+    queue.semantics.producers = crate::semantics::Arity::Many;
+    let report = fixture::report(vec![queue, callback, ring]);
+    let e = recommend(&report, "latest", &ask(1000, 100, 0.5), None).unwrap_err();
+    assert_eq!(
+        e.run.as_deref(),
+        Some("handoff run -t queue,ring -w paced --rate 1000")
+    );
+    let mut four = ask(1000, 100, 0.5);
+    four.producers = Some(4);
+    let e = recommend(&report, "latest", &four, None).unwrap_err();
+    assert_eq!(
+        e.run.as_deref(),
+        Some("handoff run -t queue -w paced --rate 1000 --producers 4")
+    );
 }
