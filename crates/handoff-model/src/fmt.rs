@@ -2,12 +2,24 @@
 //!
 //! | helper        | example                  |
 //! |---------------|--------------------------|
-//! | [`rate`]      | `12.3 M/s`, `950/s`      |
+//! | [`rate`]      | `12.3 M/s`, `1.00 k/s`, `950/s` |
 //! | [`si`]        | `12.3 M`, `4.56 k`, `17` |
 //! | [`duration`]  | `81.2 ns`, `1.25 µs`     |
 //! | [`percent`]   | `4.2%`, `117%`           |
 //! | [`bandwidth`] | `12.3 GB/s`              |
 //! | [`count`]     | `100 k`, `1.2 M`, `1.234567 M` (always exact) |
+//!
+//! One rule for the tables: every rate is written by [`rate`] and every count (messages per
+//! sample, sent, fired, refused, in flight) by [`si`], both with three significant digits and
+//! the same units (`1.00 k/s`, `63.5 k/s`, `453 k`), whether a row measured it or a plan set it.
+//! One exception keeps tables apart: a table's title names its requested rate exactly where three
+//! digits would round it (`1.0004 M/s` beside `1.00 M/s`), since two rates are two tables. The
+//! exact figures are in the JSON and CSV reports; [`count`] quotes a count exactly where a
+//! reader needs every digit.
+
+/// The share of a unit from which three significant digits of the unit below round up to a
+/// thousand of it (999.5): such a figure is written in the unit above (`1.00 M`, `1.00 ms`).
+const ROUNDS_UP: f64 = 0.9995;
 
 /// `x` with three significant digits (fewer trailing digits for large mantissas).
 fn sig3(x: f64) -> String {
@@ -28,8 +40,8 @@ pub fn si(x: f64) -> String {
     }
     let a = x.abs();
     for (scale, suffix) in [(1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")] {
-        // Round first so 999_960 prints as `1.00 M`, not `1000 k`.
-        if a >= scale * 0.99995 {
+        // Three digits round 999.5 up: 999_500 prints as `1.00 M`, not `1000 k`.
+        if a >= scale * ROUNDS_UP {
             return format!("{} {suffix}", sig3(x / scale));
         }
     }
@@ -51,11 +63,11 @@ pub fn duration(ns: f64) -> String {
         return format!("{ns} ns");
     }
     let a = ns.abs();
-    let (v, unit) = if a >= 0.99995e9 {
+    let (v, unit) = if a >= ROUNDS_UP * 1e9 {
         (ns / 1e9, "s")
-    } else if a >= 0.99995e6 {
+    } else if a >= ROUNDS_UP * 1e6 {
         (ns / 1e6, "ms")
-    } else if a >= 999.95 {
+    } else if a >= ROUNDS_UP * 1e3 {
         (ns / 1e3, "µs")
     } else {
         (ns, "ns")
@@ -109,9 +121,8 @@ pub fn first_few(items: &[String], shown: usize) -> String {
 
 /// An exact count, always in one format: the largest unit it reaches (`k`, `M`, `G`) with as many
 /// decimals as it takes to lose nothing: `999`, `12 k`, `1.2 M`, `1.25 M`, `101.024 k`,
-/// `1.234567 M`. Message counts are parameters echoed with a result (and, under consensus, what
-/// makes digests comparable), so they are never rounded, and every row and heading writes them
-/// alike.
+/// `1.234567 M`. For a count quoted where every digit matters; the tables write counts with
+/// [`si`] (see the module docs).
 pub fn count(n: u64) -> String {
     for (scale, digits, suffix) in [
         (1_000_000_000u64, 9, "G"),
@@ -214,5 +225,31 @@ mod tests {
         assert_eq!(count(1_000_001), "1.000001 M");
         assert_eq!(count(3_000_000_000), "3 G");
         assert_eq!(times(4.2), "4.20×");
+    }
+
+    /// The tables' rule: rates and counts alike, three significant digits in one set of units,
+    /// whatever digits the figure had.
+    #[test]
+    fn rates_and_counts_take_three_significant_digits() {
+        assert_eq!(rate(1_000.0), "1.00 k/s");
+        assert_eq!(rate(63_488.0), "63.5 k/s");
+        assert_eq!(rate(452_540.0), "453 k/s");
+        assert_eq!(rate(22_627.0), "22.6 k/s");
+        assert_eq!(rate(128_000.0), "128 k/s");
+        assert_eq!(si(63_488.0), "63.5 k");
+        assert_eq!(si(452_540.0), "453 k");
+        assert_eq!(si(1_234_567.0), "1.23 M");
+        assert_eq!(si(3_000.0), "3.00 k");
+        assert_eq!(si(359.0), "359");
+        assert_eq!(si(0.0), "0");
+        // Where three digits round up to a thousand, the unit above.
+        assert_eq!(si(999_499.0), "999 k");
+        assert_eq!(si(999_500.0), "1.00 M");
+        assert_eq!(si(999_700.0), "1.00 M");
+        assert_eq!(rate(999.6), "1.00 k/s");
+        assert_eq!(si(999.4), "999");
+        assert_eq!(duration(999_600.0), "1.00 ms");
+        assert_eq!(duration(999.4), "999 ns");
+        assert_eq!(duration(999.6), "1.00 µs");
     }
 }

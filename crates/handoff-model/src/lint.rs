@@ -436,7 +436,9 @@ impl sfmt::Display for Lint {
             }
             Lint::RateMissed { requested, achieved } => write!(
                 f,
-                "achieved {achieved:.0}/s of {requested}/s requested ({:.1}%): the schedule was not kept",
+                "achieved {} of {} requested ({:.1}%): the schedule was not kept",
+                fmt::rate(*achieved),
+                fmt::rate(*requested as f64),
                 100.0 * achieved / (*requested).max(1) as f64
             ),
             Lint::RefusalsUnobservable => write!(
@@ -454,7 +456,8 @@ impl sfmt::Display for Lint {
             ),
             Lint::RampCeiling { max } => write!(
                 f,
-                "the ramp reached its highest rate ({max}/s) without finding a knee; raise `ramp.max`"
+                "the ramp reached its highest rate ({}) without finding a knee; raise `ramp.max`",
+                fmt::rate(*max as f64)
             ),
             Lint::Outliers { slow, samples, slowest } => write!(
                 f,
@@ -500,7 +503,8 @@ impl sfmt::Display for Lint {
             Lint::Refused { refused, rate, max_wait_ns, max_latency_ns } => {
                 write!(
                     f,
-                    "{refused} {} refused at {}: the transport was full when {} due",
+                    "{} {} refused at {}: the transport was full when {} due",
+                    fmt::si(*refused as f64),
                     if *refused == 1 { "send" } else { "sends" },
                     fmt::rate(*rate as f64),
                     if *refused == 1 { "it was" } else { "they were" },
@@ -528,8 +532,9 @@ impl sfmt::Display for Lint {
                 messages,
             } => write!(
                 f,
-                "short-samples: the median sample ran {}, under a quarter of the {target_ms} ms it was calibrated for ({messages} messages): start-up and wake-ups weigh in it as much as the hand-offs; give `messages` (or a higher `min_messages`) to run longer samples",
-                short_ms(*median_ms)
+                "short-samples: the median sample ran {}, under a quarter of the {target_ms} ms it was calibrated for ({} messages): start-up and wake-ups weigh in it as much as the hand-offs; give `messages` (or a higher `min_messages`) to run longer samples",
+                short_ms(*median_ms),
+                fmt::si(*messages as f64)
             ),
             Lint::SameWorker { share } => write!(
                 f,
@@ -548,18 +553,20 @@ impl sfmt::Display for Lint {
                 "page-faults: {} page faults per 1000 messages (about {} in a sample of {}): the transport mapped fresh memory while it was measured (a new ring's first lap, or memory allocated as messages arrive), so the figure includes the kernel's work of mapping it; a transport that writes its memory when it is created pays that before the samples start",
                 fmt::si(per_msg * 1000.0),
                 fmt::si((per_msg * *messages as f64).round()),
-                fmt::count(*messages),
+                fmt::si(*messages as f64),
             ),
             Lint::Redelivered { messages, share } => write!(
                 f,
-                "redelivered: {messages} message{} ({}) delivered again in a run without a fault: something took them as unacknowledged, and the figures include the repeated work",
+                "redelivered: {} message{} ({}) delivered again in a run without a fault: something took them as unacknowledged, and the figures include the repeated work",
+                fmt::si(*messages as f64),
                 if *messages == 1 { "" } else { "s" },
                 percent(*share)
             ),
             Lint::Lost { messages, share } => write!(
                 f,
-                "lost {}: {messages} message{} never delivered (the transport delivers at most once): the figures count only what arrived",
+                "lost {}: {} message{} never delivered (the transport delivers at most once): the figures count only what arrived",
                 percent(*share),
+                fmt::si(*messages as f64),
                 if *messages == 1 { "" } else { "s" },
             ),
             Lint::BrokerSharesCores { threads, cores } => write!(

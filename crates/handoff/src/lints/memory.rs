@@ -137,7 +137,7 @@ mod tests {
         let text = lint.to_string();
         assert!(
             text.starts_with(
-                "page-faults: 15.6 page faults per 1000 messages (about 31.2 k in a sample of 2 M)"
+                "page-faults: 15.6 page faults per 1000 messages (about 31.2 k in a sample of 2.00 M)"
             ),
             "{text}"
         );

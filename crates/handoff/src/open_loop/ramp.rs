@@ -13,6 +13,7 @@
 //! The search is a pure function of a step runner, so it is tested without threads.
 
 use crate::workload::RampSpec;
+use handoff_model::fmt;
 
 pub use handoff_model::open_loop::{RampOutcome, RampStep, StepFigures, MIN_ACHIEVED};
 
@@ -25,7 +26,9 @@ pub(crate) enum NotSustained {
     Refused(u64),
     /// The achieved rate fell short of [`MIN_ACHIEVED`] of the requested one.
     #[error(
-        "achieved {achieved:.0}/s of {requested}/s requested ({:.1}%)",
+        "achieved {} of {} requested ({:.1}%)",
+        fmt::rate(*.achieved),
+        fmt::rate(*.requested as f64),
         100.0 * .achieved / (*.requested).max(1) as f64
     )]
     TooSlow {
@@ -35,7 +38,11 @@ pub(crate) enum NotSustained {
         requested: u64,
     },
     /// The p99 latency exceeded the bound.
-    #[error("p99 {p99} ns above the bound of {bound} ns")]
+    #[error(
+        "p99 {} above the bound of {}",
+        fmt::duration(*.p99 as f64),
+        fmt::duration(*.bound as f64)
+    )]
     Latency {
         /// The p99 latency, nanoseconds.
         p99: u64,
@@ -93,7 +100,10 @@ pub(crate) fn search<E>(
     let mut rate = spec.start.max(1);
     loop {
         if rate > spec.max {
-            out.ended = format!("reached the highest rate to try ({}/s)", spec.max);
+            out.ended = format!(
+                "reached the highest rate to try ({})",
+                fmt::rate(spec.max as f64)
+            );
             return (out, None);
         }
         match attempt(rate, false, &mut out) {
@@ -112,7 +122,10 @@ pub(crate) fn search<E>(
         }
     }
     let Some(mut good) = out.sustained else {
-        out.ended = format!("the first rate tried ({rate}/s) was not sustained");
+        out.ended = format!(
+            "the first rate tried ({}) was not sustained",
+            fmt::rate(rate as f64)
+        );
         return (out, None);
     };
     let mut bad = rate;
@@ -135,7 +148,9 @@ pub(crate) fn search<E>(
     out.sustained = Some(good);
     out.not_sustained = Some(bad);
     out.ended = format!(
-        "knee between {good}/s and {bad}/s (×{:.3})",
+        "knee between {} and {} (×{:.3})",
+        fmt::rate(good as f64),
+        fmt::rate(bad as f64),
         bad as f64 / good as f64
     );
     (out, None)
@@ -213,7 +228,10 @@ mod tests {
         let mut g = figures(1000, u64::MAX);
         g.achieved = 900.0;
         let e = judge(&RampSpec::default(), &g).unwrap_err();
-        assert_eq!(e.to_string(), "achieved 900/s of 1000/s requested (90.0%)");
+        assert_eq!(
+            e.to_string(),
+            "achieved 900/s of 1.00 k/s requested (90.0%)"
+        );
     }
 
     #[test]

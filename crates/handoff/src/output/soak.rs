@@ -70,7 +70,7 @@ pub(crate) fn tables(rows: &[(&str, &TrialResult)]) -> Vec<SoakTable> {
                 columns.insert(at, heading);
                 for (cells, ws) in rows.iter_mut().zip(windows.chunks(per)) {
                     let last = ws[ws.len() - 1].uncommitted;
-                    cells.insert(at, last.map_or_else(|| "–".into(), fmt::count));
+                    cells.insert(at, last.map_or_else(|| "–".into(), |n| fmt::si(n as f64)));
                 }
             }
             out.push(SoakTable {
@@ -119,7 +119,7 @@ fn row(ws: &[SoakWindow]) -> Vec<String> {
         worst(|w| w.p50),
         worst(|w| w.p99),
         worst(|w| w.max),
-        fmt::count(last.backlog),
+        fmt::si(last.backlog as f64),
         last.rss_bytes
             .map_or_else(|| "–".into(), |b| fmt::memory(b as f64)),
     ]
@@ -307,8 +307,34 @@ mod tests {
         let t = tables(&[("kafka", &r)]);
         assert_eq!(t[0].columns[6..9], ["backlog", "uncommitted", "resident"]);
         let cells: Vec<&str> = t[0].rows.iter().map(|r| r[7].as_str()).collect();
-        assert_eq!(cells, ["0", "–", "3 k"]);
+        assert_eq!(cells, ["0", "–", "3.00 k"]);
         assert!(t[0].rows.iter().all(|r| r.len() == t[0].columns.len()));
+    }
+
+    /// A soak's rates and counts read as every table's: three significant digits, whatever the
+    /// rate the ramp settled on (22627/s, 452540 messages over 20 s).
+    #[test]
+    fn a_soak_row_writes_rates_and_counts_with_three_digits() {
+        let mut r = soaked(2);
+        for w in &mut r.samples[0].windows {
+            (w.sent, w.delivered, w.backlog) = (226_270, 218_013, 45_254);
+            w.uncommitted = Some(63_488);
+        }
+        let t = tables(&[("kafka", &r)]);
+        assert_eq!(
+            t[0].rows[1],
+            [
+                "10 s – 20 s",
+                "22.6 k/s",
+                "21.8 k/s",
+                "50.0 µs",
+                "101 µs",
+                "1.00 ms",
+                "45.3 k",
+                "63.5 k",
+                "32.0 MiB"
+            ]
+        );
     }
 
     #[test]

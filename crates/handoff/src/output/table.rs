@@ -9,7 +9,7 @@
 //!
 //! ```text
 //! spsc · payload u64 (8 B) · 1 producer → 1 consumer
-//!   capacity 1024 (where bounded) · 1.2 M msgs/sample (auto(25 ms)) · 5 samples + 1 warm-up · watchdog 10.0 s
+//!   capacity 1024 (where bounded) · 1.20 M msgs/sample (auto(25 ms)) · 5 samples + 1 warm-up · watchdog 10.0 s
 //!
 //!  transport         semantics                           verdict     msgs/s         min – max    ns/msg   spread   of limit   failed sends/recvs   lints
 //! ────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────

@@ -182,7 +182,8 @@ fn pacing_label(p: &Pacing) -> String {
     match p {
         Pacing::Closed => String::new(),
         // Tables are keyed on the exact rate: one that three significant digits would round is
-        // written whole, so two tables never share a title.
+        // written whole, so two tables never share a title (the one exception to the tables'
+        // three digits, see `fmt`).
         Pacing::Rate(r) if r.to_string().trim_end_matches('0').len() > 3 => {
             format!("at {}/s", fmt::count(*r))
         }
@@ -404,7 +405,7 @@ pub(crate) fn consensus_lines(c: &Consensus, rows: &[usize]) -> Vec<String> {
         .iter()
         .map(|g| {
             let mut line = if touched.len() > 1 {
-                format!("consensus at {} per sample", fmt::count(g.messages))
+                format!("consensus at {} per sample", fmt::si(g.messages as f64))
             } else {
                 "consensus".to_string()
             };
@@ -842,7 +843,7 @@ fn heading_params(
             ));
         }
     } else {
-        let mut s = format!("{} {unit}/sample", fmt::count(p.messages));
+        let mut s = format!("{} {unit}/sample", fmt::si(p.messages as f64));
         if requested.len() == 1 && p.messages_requested != p.messages.to_string() {
             s.push_str(&format!(" ({})", p.messages_requested));
         }
@@ -1078,7 +1079,7 @@ fn row(
     cells.extend([short_semantics(&r.semantics), r.verdict.to_string()]);
     if varying.messages {
         cells.push(if r.verdict.ran() {
-            fmt::count(r.params.messages)
+            fmt::si(r.params.messages as f64)
         } else {
             "–".into()
         });
@@ -1302,7 +1303,7 @@ fn paced_cells(r: &TrialResult, cells: &mut Vec<String>) {
     );
     cells.push(p.map_or_else(dash, |p| {
         if p.refusals_observable {
-            fmt::count(p.refused)
+            fmt::si(p.refused as f64)
         } else {
             "n/a".into()
         }
@@ -1311,8 +1312,8 @@ fn paced_cells(r: &TrialResult, cells: &mut Vec<String>) {
         p.hops
             .iter()
             .map(|h| match h.capacity {
-                Some(c) => format!("{}/{c}", h.p99),
-                None => h.p99.to_string(),
+                Some(c) => format!("{}/{c}", fmt::si(h.p99 as f64)),
+                None => fmt::si(h.p99 as f64),
             })
             .collect::<Vec<_>>()
             .join(" · ")
@@ -1322,7 +1323,10 @@ fn paced_cells(r: &TrialResult, cells: &mut Vec<String>) {
 /// A pipeline row's events sent (injectors and merge source, over the samples) and fires.
 fn fires_cells(r: &TrialResult) -> (String, String) {
     match r.paced.as_ref() {
-        Some(p) => (fmt::count(p.sent), p.fires.map_or_else(dash, fmt::count)),
+        Some(p) => (
+            fmt::si(p.sent as f64),
+            p.fires.map_or_else(dash, |f| fmt::si(f as f64)),
+        ),
         None => (dash(), dash()),
     }
 }
@@ -1383,9 +1387,12 @@ pub(super) fn gate_lines(report: &RunReport) -> Vec<(String, Vec<String>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lints::fixture::{environment, latency, stream, with_rates};
+    use crate::lints::fixture::{
+        environment, latency, paced as paced_result_at, stream, with_rates,
+    };
     use crate::semantics::WaitStrategy;
-    use crate::workload::Driver;
+    use crate::workload::{Driver, Hop, PipelineSpec};
+    use std::collections::BTreeMap;
 
     fn report(results: Vec<TrialResult>) -> RunReport {
         RunReport {
@@ -1699,6 +1706,107 @@ mod tests {
         let titles: Vec<&str> = view.groups.iter().map(|g| g.title.as_str()).collect();
         assert!(titles[0].ends_with("at 1.00 M/s"), "{titles:?}");
         assert!(titles[1].ends_with("at 1.0004 M/s"), "{titles:?}");
+    }
+
+    /// The cells of the only group's first ranked row, by column name.
+    fn first_row(v: &View) -> BTreeMap<&'static str, String> {
+        let g = &v.groups[0];
+        g.columns
+            .iter()
+            .map(|c| c.name)
+            .zip(g.ranked[0].iter().cloned())
+            .collect()
+    }
+
+    /// A paced row writes its rates and counts as every table does: three significant digits.
+    #[test]
+    fn a_paced_row_writes_rates_and_counts_with_three_digits() {
+        use crate::outcome::HopFigures;
+        let mut r = paced_result_at(20_000, 19_987.6);
+        r.workload = WorkloadKind::Pipeline;
+        r.params.messages = 452_540;
+        r.params.pipeline = Some(PipelineSpec::over(vec![Hop {
+            transport: "queue".into(),
+            capacity: 1024,
+        }]));
+        let p = r.paced.as_mut().unwrap();
+        (p.sent, p.fires, p.refused) = (452_540, Some(63_488), 1_234);
+        p.hops = vec![HopFigures {
+            transport: "queue".into(),
+            capacity: Some(1024),
+            samples: 100,
+            mean: 10.0,
+            p99: 1_000,
+            max: 1_024,
+            received: 452_540,
+            wakeups: None,
+        }];
+        let v = build(&report(vec![r]));
+        let row = first_row(&v);
+        assert_eq!(row["achieved/s"], "20.0 k/s");
+        assert_eq!(row["sent"], "453 k");
+        assert_eq!(row["fires"], "63.5 k");
+        assert_eq!(row["refused"], "1.23 k");
+        assert_eq!(row["depth p99 per hop"], "1.00 k/1024");
+        assert!(
+            v.groups[0].params[1].starts_with("453 k msgs/sample"),
+            "{:?}",
+            v.groups[0].params
+        );
+        assert!(v.groups[0].title.ends_with("at 20.0 k/s · 1 hop of 1024"));
+        // The lint under the table says the rate alike.
+        let lint = crate::lints::Lint::RateMissed {
+            requested: 20_000,
+            achieved: 19_187.6,
+        };
+        assert_eq!(
+            lint.to_string(),
+            "achieved 19.2 k/s of 20.0 k/s requested (95.9%): the schedule was not kept"
+        );
+    }
+
+    /// A ramp row: the rates it sustained and not, and its messages per step, in the one format.
+    #[test]
+    fn a_ramp_row_writes_rates_and_counts_with_three_digits() {
+        use crate::open_loop::ramp::RampOutcome;
+        use crate::report::RampResult;
+        use crate::workload::RampSpec;
+        let ramp = |transport: &str, sustained: u64, not_sustained: u64| {
+            let mut r = paced_result_at(sustained, sustained as f64);
+            r.transport = transport.into();
+            r.workload = WorkloadKind::Ramp;
+            r.params.pacing = Pacing::Ramp(RampSpec::default());
+            r.params.messages = sustained / 2;
+            r.ramp = Some(RampResult {
+                search: RampOutcome {
+                    sustained: Some(sustained),
+                    not_sustained: Some(not_sustained),
+                    ..RampOutcome::default()
+                },
+                saturating_hop: None,
+            });
+            r
+        };
+        let v = build(&report(vec![
+            ramp("fast", 126_976, 179_571),
+            ramp("slow", 1_000, 1_414),
+        ]));
+        let g = &v.groups[0];
+        assert!(g.title.ends_with(" · ramp"), "{}", g.title);
+        let at = |name: &str| g.columns.iter().position(|c| c.name == name).unwrap();
+        let fast = &g.ranked[0];
+        assert_eq!(fast[at("sustained/s")], "127 k/s");
+        assert_eq!(fast[at("not sustained/s")], "180 k/s");
+        assert_eq!(fast[at("msgs/sample")], "63.5 k");
+        let slow = &g.ranked[1];
+        assert_eq!(slow[at("sustained/s")], "1.00 k/s");
+        assert_eq!(slow[at("not sustained/s")], "1.41 k/s");
+        assert_eq!(slow[at("msgs/sample")], "500");
+        let ceiling = crate::lints::Lint::RampCeiling { max: 1_024_000 };
+        assert_eq!(
+            ceiling.to_string(),
+            "the ramp reached its highest rate (1.02 M/s) without finding a knee; raise `ramp.max`"
+        );
     }
 
     #[test]

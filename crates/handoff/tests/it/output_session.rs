@@ -122,7 +122,7 @@ fn a_session_report_renders_in_every_format() {
         match f {
             Format::Table | Format::Markdown => {
                 assert!(text.contains("spsc · payload u64 (8 B)"), "{f}:\n{text}");
-                assert!(text.contains("3 k msgs/sample"), "{f}:\n{text}");
+                assert!(text.contains("3.00 k msgs/sample"), "{f}:\n{text}");
                 assert!(
                     text.contains("faulty-drop: FAIL — producer 0: expected seq 9, got 10"),
                     "{f}:\n{text}"
