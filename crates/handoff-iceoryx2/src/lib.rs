@@ -19,10 +19,10 @@
 //!   poll, a yield every 64), so it is a spinning transport like `shm-ring` with `wait=spin`;
 //! * the stream ends when the service has no publisher left and nothing is buffered.
 //!
-//! iceoryx2 names its shared memory and service files (in `/dev/shm` and its own directory
-//! under the temporary directory); a process killed with `SIGKILL` leaves them behind until
-//! iceoryx2 next cleans up after dead nodes. That is iceoryx2's design, not handoff's: the other
-//! IPC transports leave nothing.
+//! Each channel's nodes live in an iceoryx2 domain of its own (`domain`), removed when its last
+//! node is gone, so a run leaves nothing in `/dev/shm` or the temporary directory and never
+//! touches the default domain other iceoryx2 programs share; a domain a `SIGKILL` left behind
+//! is swept by the next channel opened.
 
 use handoff::catalog::{Catalog, Entry};
 use handoff::semantics::{Semantics, WaitStrategy};
@@ -54,6 +54,8 @@ pub fn register(catalog: &mut Catalog) {
     ));
 }
 
+#[cfg(feature = "iceoryx2")]
+mod domain;
 #[cfg(feature = "iceoryx2")]
 mod transport;
 

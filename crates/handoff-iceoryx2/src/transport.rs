@@ -1,5 +1,6 @@
 //! The transport itself (see the crate docs).
 
+use crate::domain::Domain;
 use handoff::adapter::Backoff;
 use handoff::message::Message;
 use handoff::transport::{
@@ -19,10 +20,13 @@ use std::time::{Duration, Instant};
 pub(crate) struct Iceoryx2;
 
 /// A node and the service of one channel, opened with the settings every participant shares.
+/// Fields drop in order: the node and service first, then the domain, which is removed if no
+/// node of it is left.
 struct Opened {
     /// Keeps the node alive for as long as the service and its port.
     _node: Node<ipc::Service>,
     service: PubSub<ipc::Service, [u8], ()>,
+    _domain: Domain,
 }
 
 /// A fresh service name, unique on the machine.
@@ -51,7 +55,9 @@ fn open(name: &str, cfg: &ChannelConfig) -> Result<Opened, BuildError> {
             cfg.producers, cfg.consumers
         )));
     }
+    let domain = Domain::of(name).map_err(|e| refused("domain", e))?;
     let node = NodeBuilder::new()
+        .config(domain.config())
         .create::<ipc::Service>()
         .map_err(|e| refused("node", e))?;
     let service_name: ServiceName = name.try_into().map_err(|e| refused("service name", e))?;
@@ -68,6 +74,7 @@ fn open(name: &str, cfg: &ChannelConfig) -> Result<Opened, BuildError> {
     Ok(Opened {
         _node: node,
         service,
+        _domain: domain,
     })
 }
 

@@ -136,6 +136,69 @@ fn iceoryx2_runs_between_threads_and_between_processes() {
     assert_eq!(crossed, 4);
 }
 
+/// A normal iceoryx2 run leaves nothing: each channel's domain (its management segment in
+/// `/dev/shm`, its directories under the temporary directory) goes with its last node.
+#[test]
+fn iceoryx2_leaves_nothing_behind_after_a_normal_run() {
+    let scratch = tempfile::tempdir().unwrap();
+    let out = handoff()
+        .env("TMPDIR", scratch.path())
+        .args([
+            "-t",
+            "iceoryx2",
+            "-w",
+            "spsc,ping-pong",
+            "--messages",
+            "2000",
+        ])
+        .args([
+            "--placement",
+            "threads,processes",
+            "--samples",
+            "2",
+            "--warmup",
+            "0",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let left: Vec<String> = walkdir(scratch.path());
+    assert_eq!(
+        left,
+        Vec::<String>::new(),
+        "left in the temporary directory"
+    );
+    // Every process of the run is gone: a handoff domain in /dev/shm whose creating process is
+    // gone is one a side failed to remove (a live one belongs to a test running beside this).
+    let orphans: Vec<String> = std::fs::read_dir("/dev/shm")
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| {
+            n.strip_prefix("iox2_handoff_")
+                .and_then(|rest| rest.split('-').next())
+                .is_some_and(|pid| !std::path::Path::new("/proc").join(pid).exists())
+        })
+        .collect();
+    assert_eq!(orphans, Vec::<String>::new(), "left in /dev/shm");
+}
+
+/// Every path under `dir`, relative to it.
+fn walkdir(dir: &std::path::Path) -> Vec<String> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        out.push(e.path().display().to_string());
+        if e.path().is_dir() {
+            out.extend(walkdir(&e.path()));
+        }
+    }
+    out
+}
+
 #[test]
 fn the_same_mechanism_runs_between_threads_and_between_processes_side_by_side() {
     let (code, v, stderr) = trials(
