@@ -481,6 +481,12 @@ fn kafkas_own_latency_tool_runs_beside_the_ping_pong() {
     }
     // The tool's percentiles are whole milliseconds.
     assert!(tool[1..].iter().all(|x| x.fract() == 0.0), "{stdout}");
+    // And the reader is told which rows to set side by side.
+    assert!(
+        stdout.contains("How to read: the tool times one hop")
+            && stdout.contains("set its half\n(the last row) beside the tool's one-way row"),
+        "{stdout}"
+    );
     // And the bad argument gets a clear refusal.
     let bad = std::process::Command::new("bash")
         .arg(&script)
