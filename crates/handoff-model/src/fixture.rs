@@ -138,6 +138,81 @@ pub fn paced(requested: u64, achieved: f64) -> TrialResult {
     r
 }
 
+/// A ramp like a broker soak's under `--quick`: steps of 500 ms from 500/s, doubling, judged
+/// against a p99 bound of 20 ms; 128 k/s sustained with a p99 of `step_p99_ns`, 256 k/s not (a
+/// refused send, twice); then a soak of 20 s at 128 k/s in windows of 2 s, its p99
+/// `soak_p99_ns`. The result's timed sample is the soak, as a ramp with a duration keeps it.
+pub fn soaked_ramp(step_p99_ns: u64, soak_p99_ns: u64) -> TrialResult {
+    use crate::open_loop::{RampOutcome, RampStep, SoakWindow, StepFigures};
+    use crate::report::RampResult;
+    use crate::workload::RampSpec;
+    let (sustained, refused) = (128_000, 256_000);
+    let mut r = paced(sustained, sustained as f64 * 0.999);
+    r.workload = WorkloadKind::Ramp;
+    r.params.pacing = Pacing::Ramp(RampSpec {
+        start: 500,
+        max: 1_024_000,
+        factor: 2,
+        refine: 0,
+        p99_bound_ns: Some(20_000_000),
+        step_ms: 500,
+    });
+    r.params.messages = sustained * 20;
+    let step = |rate: u64, refused: u64, p99: u64| RampStep {
+        figures: StepFigures {
+            requested: rate,
+            achieved: rate as f64 * 0.999,
+            refused,
+            delivered: rate / 2,
+            p50: p99 / 4,
+            p90: p99 / 2,
+            p99,
+            p999: p99 * 2,
+            max: p99 * 4,
+            hop_fill: Vec::new(),
+            hop_depth: Vec::new(),
+        },
+        sustained: refused == 0,
+        reason: (refused > 0).then(|| format!("{refused} sends refused")),
+        refinement: false,
+    };
+    let mut steps: Vec<RampStep> = (0..8).map(|k| step(500 << k, 0, 1_000_000)).collect();
+    steps.push(step(sustained, 0, step_p99_ns));
+    steps.push(step(refused, 3, step_p99_ns * 2));
+    steps.push(step(refused, 3, step_p99_ns * 2));
+    r.ramp = Some(RampResult {
+        search: RampOutcome {
+            steps,
+            sustained: Some(sustained),
+            not_sustained: Some(refused),
+            ended: "a step not sustained".into(),
+        },
+        saturating_hop: None,
+    });
+    let mut soak = latency(soak_p99_ns / 4, sustained * 20);
+    soak.kind = "one-way from intended send".into();
+    soak.p99 = soak_p99_ns;
+    (soak.p999, soak.p9999, soak.max) = (soak_p99_ns * 2, soak_p99_ns * 3, soak_p99_ns * 4);
+    r.latency = Some(soak);
+    r.samples.truncate(1);
+    r.samples[0].windows = (0..10)
+        .map(|k| SoakWindow {
+            start_ms: k as f64 * 2_000.0,
+            length_ms: 2_000.0,
+            sent: sustained * 2,
+            delivered: sustained * 2,
+            fired: sustained * 2,
+            p50: soak_p99_ns / 4,
+            p99: soak_p99_ns,
+            max: soak_p99_ns * 4,
+            backlog: 0,
+            rss_bytes: None,
+            uncommitted: None,
+        })
+        .collect();
+    r
+}
+
 /// A latency with this p50 from `count` observations.
 pub fn latency(p50: u64, count: u64) -> Latency {
     Latency {

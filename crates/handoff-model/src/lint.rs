@@ -106,6 +106,21 @@ pub enum Lint {
         /// The highest rate tried.
         max: u64,
     },
+    /// A ramp soaked at the highest rate its steps sustained, and the soak, judged as a step is
+    /// (no refused send, the rate achieved, the p99 within the ramp's bound), did not sustain
+    /// it: a step runs for its `step_ms`, the soak for minutes, and what builds up slowly (a
+    /// backlog, a broker's uncommitted offsets, a growing heap) shows only in the soak. The
+    /// ramp's sustained rate and latency are its step's; the soak's are in its windows.
+    SoakNotSustained {
+        /// The rate soaked at, messages per second.
+        rate: u64,
+        /// How long the step that sustained it ran, ms.
+        step_ms: u64,
+        /// How long the soak ran, ms.
+        soak_ms: u64,
+        /// What the soak missed, in the words a step's judgement uses.
+        reason: String,
+    },
     /// Some samples ran far slower than the median: the transport ran in two regimes in one
     /// trial (a thread lost its core, or the two sides fell into a slot-by-slot chase at the
     /// full or empty edge). The median shows the common regime; the spread can look small.
@@ -351,6 +366,7 @@ impl Lint {
             Lint::TimingOverhead { .. } => "timing-overhead",
             Lint::ClockStep { .. } => "clock-step",
             Lint::RampCeiling { .. } => "ramp-ceiling",
+            Lint::SoakNotSustained { .. } => "soak-not-sustained",
             Lint::Outliers { .. } => "outliers",
             Lint::ProbeUnstable { .. } => "probe-unstable",
             Lint::Bimodal { .. } => "bimodal",
@@ -458,6 +474,13 @@ impl sfmt::Display for Lint {
                 f,
                 "the ramp reached its highest rate ({}) without finding a knee; raise `ramp.max`",
                 fmt::rate(*max as f64)
+            ),
+            Lint::SoakNotSustained { rate, step_ms, soak_ms, reason } => write!(
+                f,
+                "soak-not-sustained: a soak of {} at {}, the highest rate a ramp step of {} sustained, did not sustain it: {reason}; the row's latency is the step's, the soak's is in its windows",
+                fmt::duration(*soak_ms as f64 * 1e6),
+                fmt::rate(*rate as f64),
+                fmt::duration(*step_ms as f64 * 1e6),
             ),
             Lint::Outliers { slow, samples, slowest } => write!(
                 f,

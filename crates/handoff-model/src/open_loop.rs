@@ -112,6 +112,19 @@ pub struct RampOutcome {
     pub ended: String,
 }
 
+impl RampOutcome {
+    /// The figures of the step that sustained [`Self::sustained`] (the last run at that rate
+    /// that was sustained: a retried step's second run), if the search kept its steps.
+    pub fn sustained_step(&self) -> Option<&StepFigures> {
+        let rate = self.sustained?;
+        self.steps
+            .iter()
+            .rev()
+            .find(|s| s.sustained && s.figures.requested == rate)
+            .map(|s| &s.figures)
+    }
+}
+
 /// One window of a soak (an open-loop sample measured over a duration, see
 /// [`crate::workload::Messages::Soak`]): what was sent and delivered in it, the latency of the
 /// events that fired in it, and what was in flight and resident at its end.

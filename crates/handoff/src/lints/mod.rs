@@ -13,7 +13,7 @@
 //! | `samples.rs`   | the quality of the timed samples (`capacity-never-fills`, `noisy`, `outliers`, `few-samples`, `bimodal`; `outliers` gives way to `bimodal`, which names both regimes) |
 //! | `duration.rs`  | how long the timed samples ran (`slow`, `short-samples`)               |
 //! | `latency.rs`   | latency percentiles (`clock-step`, `too-few-for-percentile`)            |
-//! | `open_loop.rs` | paced runs and ramps (`rate-missed`, `refusals-unobservable`, `timing-overhead`, `refused` at a fixed rate, `ramp-ceiling`) |
+//! | `open_loop.rs` | paced runs and ramps (`rate-missed`, `refusals-unobservable`, `timing-overhead`, `refused` at a fixed rate, `ramp-ceiling`, `soak-not-sustained`) |
 //! | `memory.rs`    | the worker around the transport (`memory-growth`, `page-faults`, `printed`) |
 //! | `delivery.rs`  | how often messages arrived and where the broker ran (`redelivered`, `lost`, `broker-shares-cores`) |
 //! | `limits.rs`    | the distance to the machine's limit (`probe-unstable`: the probe had repetitions set aside; `beyond-limit`: disturbed probe or beyond its geometry) |
@@ -75,6 +75,7 @@ pub(crate) fn evaluate(result: &TrialResult, cx: &Context) -> Vec<Lint> {
     lints.extend(open_loop::paced(result));
     lints.extend(open_loop::refused(result));
     lints.extend(open_loop::ramp_ceiling(result));
+    lints.extend(open_loop::soak_not_sustained(result));
     lints.extend(drift::drift(result));
     lints.extend(limits::probe_unstable(result, cx.limits));
     lints.extend(limits::beyond_limit(result, cx.limits));

@@ -1,9 +1,9 @@
 //! Rules on open-loop runs: whether the schedule was kept, whether saturation could be seen (and
-//! was, as refused sends), whether the harness's own timing is small against the latency, and
-//! whether a ramp found its knee.
+//! was, as refused sends), whether the harness's own timing is small against the latency,
+//! whether a ramp found its knee, and whether a ramp's soak held the rate its step sustained.
 
 use super::Lint;
-use crate::open_loop::ramp::MIN_ACHIEVED;
+use crate::open_loop::ramp::{self, StepFigures, MIN_ACHIEVED};
 use crate::report::TrialResult;
 use crate::workload::Pacing;
 
@@ -63,10 +63,50 @@ pub(super) fn ramp_ceiling(r: &TrialResult) -> Option<Lint> {
         .then_some(Lint::RampCeiling { max: spec.max })
 }
 
+/// [`Lint::SoakNotSustained`]: a ramp that soaked at the rate it sustained (its timed sample is
+/// then the soak, measured in windows), whose soak does not pass the judgement its steps passed.
+/// A ramp without a soak keeps the samples of its sustained step, which passed it.
+pub(super) fn soak_not_sustained(r: &TrialResult) -> Option<Lint> {
+    let (Some(search), Pacing::Ramp(spec), Some(p), Some(l)) =
+        (&r.ramp, &r.params.pacing, &r.paced, &r.latency)
+    else {
+        return None;
+    };
+    let rate = search.search.sustained?;
+    let soak_ms = r
+        .samples
+        .iter()
+        .map(|s| s.windows.iter().map(|w| w.length_ms).sum::<f64>())
+        .fold(0.0, f64::max);
+    if soak_ms <= 0.0 {
+        return None;
+    }
+    let soaked = StepFigures {
+        requested: rate,
+        achieved: p.achieved_rate.as_ref().map_or(0.0, |a| a.median),
+        refused: p.refused,
+        delivered: p.delivered,
+        p50: l.p50,
+        p90: l.p90,
+        p99: l.p99,
+        p999: l.p999,
+        max: l.max,
+        hop_fill: Vec::new(),
+        hop_depth: Vec::new(),
+    };
+    let missed = ramp::judge(spec, &soaked).err()?;
+    Some(Lint::SoakNotSustained {
+        rate,
+        step_ms: spec.step_ms,
+        soak_ms: soak_ms.round() as u64,
+        reason: missed.to_string(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lints::fixture::{latency, paced as paced_result, stream};
+    use crate::lints::fixture::{latency, paced as paced_result, soaked_ramp, stream};
     use crate::open_loop::ramp::RampOutcome;
     use crate::report::RampResult;
     use crate::workload::RampSpec;
@@ -149,6 +189,55 @@ mod tests {
         assert_eq!(ramp_ceiling(&r), None);
         r.ramp = with(None, Some(1_000));
         assert_eq!(ramp_ceiling(&r), None);
+    }
+
+    /// A ramp sustained 128 k/s in a step of 500 ms within its p99 bound of 20 ms; its soak of
+    /// 20 s at that rate had a p99 of 40.6 ms: the soak is said not to have sustained it.
+    #[test]
+    fn a_soak_over_the_bound_its_step_kept_is_said() {
+        let r = soaked_ramp(12_000_000, 40_600_000);
+        let lint = soak_not_sustained(&r).expect("the soak missed the bound");
+        assert_eq!(
+            lint,
+            Lint::SoakNotSustained {
+                rate: 128_000,
+                step_ms: 500,
+                soak_ms: 20_000,
+                reason: "p99 40.6 ms above the bound of 20.0 ms".into(),
+            }
+        );
+        assert_eq!(
+            lint.to_string(),
+            "soak-not-sustained: a soak of 20.0 s at 128 k/s, the highest rate a ramp step of 500 ms sustained, did not sustain it: p99 40.6 ms above the bound of 20.0 ms; the row's latency is the step's, the soak's is in its windows"
+        );
+        // The soak is judged as a step is: a refused send is enough, within the bound too.
+        let mut refusing = soaked_ramp(12_000_000, 15_000_000);
+        assert_eq!(soak_not_sustained(&refusing), None);
+        refusing.paced.as_mut().unwrap().refused = 2;
+        assert!(
+            matches!(&soak_not_sustained(&refusing), Some(Lint::SoakNotSustained { reason, .. }) if reason == "2 sends refused"),
+            "{:?}",
+            soak_not_sustained(&refusing)
+        );
+    }
+
+    #[test]
+    fn a_ramp_without_a_soak_or_a_bound_has_nothing_to_say_of_one() {
+        // Without windows the timed sample is the sustained step's, which its search judged.
+        let mut r = soaked_ramp(12_000_000, 40_600_000);
+        r.samples[0].windows.clear();
+        assert_eq!(soak_not_sustained(&r), None);
+        // Without a bound, latency alone sustains nothing and fails nothing.
+        let mut r = soaked_ramp(12_000_000, 40_600_000);
+        if let Pacing::Ramp(spec) = &mut r.params.pacing {
+            spec.p99_bound_ns = None;
+        }
+        assert_eq!(soak_not_sustained(&r), None);
+        // Nothing sustained, nothing soaked.
+        let mut r = soaked_ramp(12_000_000, 40_600_000);
+        r.ramp.as_mut().unwrap().search.sustained = None;
+        assert_eq!(soak_not_sustained(&r), None);
+        assert_eq!(soak_not_sustained(&stream()), None);
     }
 
     #[test]

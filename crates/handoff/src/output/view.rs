@@ -1344,6 +1344,12 @@ fn wakeups_cell(r: &TrialResult) -> String {
 
 /// A ramp's figures: the highest rate sustained, the lowest not, latency at the sustained one,
 /// the hop that saturates first and the steps run.
+///
+/// The latency is the one the search judged the sustained step by (within the ramp's p99 bound,
+/// if it has one): a ramp that soaks at that rate afterwards keeps the soak as its timed sample,
+/// and the soak, minutes where the step took a second or two, may not hold the rate (its windows
+/// show under the table, `soak-not-sustained` says so). Without the step (a report that did not
+/// keep its steps), the timed samples'; nothing when no rate was sustained.
 fn ramp_cells(r: &TrialResult, cells: &mut Vec<String>) {
     let Some(ramp) = &r.ramp else {
         cells.extend((0..6).map(|_| dash()));
@@ -1355,12 +1361,11 @@ fn ramp_cells(r: &TrialResult, cells: &mut Vec<String>) {
             .map_or_else(|| "none".into(), |x| fmt::rate(x as f64)),
     );
     cells.push(s.not_sustained.map_or_else(dash, |x| fmt::rate(x as f64)));
-    match &r.latency {
-        Some(l) => {
-            cells.push(fmt::duration(l.p50 as f64));
-            cells.push(fmt::duration(l.p99 as f64));
-        }
-        None => cells.extend([dash(), dash()]),
+    let at = |v: u64| fmt::duration(v as f64);
+    match (s.sustained_step(), &r.latency) {
+        (Some(f), _) => cells.extend([at(f.p50), at(f.p99)]),
+        (None, Some(l)) if s.sustained.is_some() => cells.extend([at(l.p50), at(l.p99)]),
+        _ => cells.extend([dash(), dash()]),
     }
     cells.push(ramp.saturating_hop.clone().unwrap_or_else(dash));
     cells.push(s.steps.len().to_string());
@@ -1806,6 +1811,59 @@ mod tests {
         assert_eq!(
             ceiling.to_string(),
             "the ramp reached its highest rate (1.02 M/s) without finding a knee; raise `ramp.max`"
+        );
+    }
+
+    /// A ramp soaked at the rate a 500 ms step sustained within its p99 bound of 20 ms (p99
+    /// 12 ms); the soak's p99 was 40.6 ms. The row's latency at the sustained rate is the
+    /// step's, which the bound judged; the soak's is in its windows and its lint.
+    #[test]
+    fn a_ramp_row_shows_the_latency_of_the_step_it_sustained() {
+        let mut r = crate::lints::fixture::soaked_ramp(12_000_000, 40_600_000);
+        r.lints = crate::lints::evaluate(
+            &r,
+            &crate::lints::Context {
+                pin_requested: false,
+                limits: None,
+                environment: &environment(),
+            },
+        );
+        // A second ramp whose soak held: a lint on every result would go to the header.
+        let mut held = crate::lints::fixture::soaked_ramp(12_000_000, 15_000_000);
+        held.transport = "held".into();
+        let v = build(&report(vec![r.clone(), held]));
+        let row = first_row(&v);
+        assert_eq!(row["transport"], "queue");
+        assert_eq!(row["sustained/s"], "128 k/s");
+        assert_eq!(row["not sustained/s"], "256 k/s");
+        assert_eq!(row["p50 @ sustained"], "3.00 ms");
+        assert_eq!(row["p99 @ sustained"], "12.0 ms");
+        assert!(row["lints"].contains("soak-not-sustained["), "{row:?}");
+        let g = &v.groups[0];
+        assert!(
+            g.footnotes
+                .iter()
+                .any(|f| f.contains("p99 40.6 ms above the bound of 20.0 ms")),
+            "{:?}",
+            g.footnotes
+        );
+        // The soak's windows show its own latency.
+        assert!(g.soaks[0].heading.starts_with("soak of queue"));
+        assert!(g.soaks[0].rows.iter().all(|w| w[4] == "40.6 ms"));
+
+        // A ramp whose search is lost shows its timed samples; one that sustained nothing, none.
+        let mut lost = r.clone();
+        lost.ramp.as_mut().unwrap().search.steps.clear();
+        assert_eq!(
+            first_row(&build(&report(vec![lost])))["p99 @ sustained"],
+            "40.6 ms"
+        );
+        let mut none = r;
+        none.ramp.as_mut().unwrap().search.sustained = None;
+        let row = first_row(&build(&report(vec![none])));
+        assert_eq!(
+            (row["sustained/s"].as_str(), row["p99 @ sustained"].as_str()),
+            ("none", "–")
         );
     }
 
