@@ -5,13 +5,17 @@
 //! | shape of the table | chart |
 //! |---|---|
 //! | stream | every sample's throughput per row, its min–max range and median, the machine's limit; rows listed apart below a rule |
-//! | ping-pong, paced | latency percentiles (p50 … p99.99) on a "nines" axis, one line per row; uncorrected (from the actual send) dashed for open-loop rows |
+//! | ping-pong, paced | latency percentiles (p50 … p99.99) on a "nines" axis, one line per row; uncorrected (from the actual send) faint for open-loop rows |
 //! | ramp | achieved rate and p99 against the requested rate, the highest sustained rate marked |
 //! | (a soak among the rows) | latency over time: each window's p99 and p50, one line each per row (`soak.rs`) |
 //! | (across tables) | median throughput against capacity, producers or payload, one line per transport, where a run sweeps one of them |
+//!
+//! Each series of a chart has a look of its own (`svg::series_look`): ten hues, then the same
+//! hues dashed, dotted and dash-dotted, so that a legend of up to 40 rows (a ping-pong table of
+//! the default suite has over 20) names every line unambiguously.
 
 use super::fmt;
-use super::svg::{clip, Axis, Svg};
+use super::svg::{clip, series_look, Axis, Svg};
 use super::view::{Group, Shape};
 use crate::crossover::Crossing;
 use crate::report::{Latency, RunReport, TrialResult};
@@ -25,8 +29,6 @@ const LABEL_W: f64 = 280.0;
 const ROW_H: f64 = 24.0;
 /// Room under a chart for its axis.
 const AXIS_H: f64 = 46.0;
-/// Distinct line styles (CSS classes `c0` … `c9`) before they repeat.
-const COLOURS: usize = 10;
 
 /// The charts of one table, as SVG documents.
 pub(crate) fn for_group(g: &Group, report: &RunReport) -> Vec<String> {
@@ -195,7 +197,7 @@ fn percentiles(title: &str, rows: &[(&str, &TrialResult, bool)]) -> Option<Strin
         "percentile (a log scale of nines)",
     );
     for (i, (label, l, uncorrected)) in series.iter().enumerate() {
-        let colour = format!("c{}", i % COLOURS);
+        let look = series_look(i);
         let at = |l: &Latency| -> Vec<(f64, f64)> {
             QUANTILES
                 .iter()
@@ -206,27 +208,27 @@ fn percentiles(title: &str, rows: &[(&str, &TrialResult, bool)]) -> Option<Strin
         if let Some(u) = uncorrected {
             svg.polyline(
                 &at(u),
-                &format!("series uncorrected {colour}"),
+                &format!("series faint {look}"),
                 &format!("{label}: from the actual send (uncorrected)"),
             );
         }
         svg.polyline(
             &at(l),
-            &format!("series {colour}"),
+            &format!("series {look}"),
             &format!("{label}: {}", l.kind),
         );
         for ((name, _), (p, v)) in QUANTILES.iter().zip(at(l).into_iter().zip(points(l))) {
             svg.dot(
                 p,
                 3.0,
-                &format!("percentile {colour}"),
+                &format!("percentile {look}"),
                 &format!("{label}: {name} {}", fmt::duration(v as f64)),
             );
         }
         svg.legend(
             (plot_right, legend_w),
             i,
-            &format!("series {colour}"),
+            &format!("series {look}"),
             "label",
             label,
         );
@@ -235,9 +237,9 @@ fn percentiles(title: &str, rows: &[(&str, &TrialResult, bool)]) -> Option<Strin
         svg.legend(
             (plot_right, legend_w),
             series.len(),
-            "series uncorrected",
+            "series faint",
             "note",
-            "dashed: from the actual send",
+            "faint: from the actual send",
         );
     }
     Some(svg.finish(
@@ -291,7 +293,7 @@ fn ramp(title: &str, rows: &[(&str, &TrialResult, bool)]) -> Vec<String> {
         let mut svg = Svg::new(WIDTH, height);
         svg.y_axis(&x, &y, what, tick);
         for (i, (label, s, hop)) in searches.iter().enumerate() {
-            let colour = format!("c{}", i % COLOURS);
+            let look = series_look(i);
             let mut steps: Vec<_> = s.steps.iter().collect();
             steps.sort_by_key(|st| st.figures.requested);
             let pts: Vec<(f64, f64)> = steps
@@ -303,11 +305,7 @@ fn ramp(title: &str, rows: &[(&str, &TrialResult, bool)]) -> Vec<String> {
                     )
                 })
                 .collect();
-            svg.polyline(
-                &pts,
-                &format!("series {colour}"),
-                &format!("{label}: {what}"),
-            );
+            svg.polyline(&pts, &format!("series {look}"), &format!("{label}: {what}"));
             for (st, p) in steps.iter().zip(&pts) {
                 let class = if st.sustained { "step" } else { "step missed" };
                 let tip = format!(
@@ -316,29 +314,29 @@ fn ramp(title: &str, rows: &[(&str, &TrialResult, bool)]) -> Vec<String> {
                     what,
                     tick(figure(&st.figures))
                 );
-                svg.dot(*p, 3.5, &format!("{class} {colour}"), &tip);
+                svg.dot(*p, 3.5, &format!("{class} {look}"), &tip);
             }
             if let Some(knee) = s.sustained {
                 let at = x.at(knee as f64);
-                svg.line((at, 16.0), (at, bottom), &format!("knee {colour}"));
+                svg.line((at, 16.0), (at, bottom), &format!("knee {look}"));
                 if let Some(hop) = hop {
                     let said = format!("saturates first: {hop}");
                     let y = 30.0 + 14.0 * i as f64;
                     svg.text(
                         (at + 4.0, y),
                         "start",
-                        &format!("note saturates {colour}"),
+                        &format!("note saturates {look}"),
                         &said,
                     );
                 }
             }
-            let ly = 24.0 + 18.0 * i as f64;
-            svg.line(
-                (WIDTH - 270.0, ly - 4.0),
-                (WIDTH - 248.0, ly - 4.0),
-                &format!("series {colour}"),
+            svg.legend(
+                (WIDTH - 278.0, 278.0),
+                i,
+                &format!("series {look}"),
+                "label",
+                label,
             );
-            svg.text((WIDTH - 242.0, ly), "start", "label", &clip(label, 236.0));
         }
         svg.x_axis(&x, bottom, "requested rate (messages per second) · hollow: not sustained · vertical: highest sustained", fmt::rate);
         charts.push(svg.finish(&format!("chart {name}"), &format!("Ramp, {what}: {title}")));
@@ -427,12 +425,12 @@ fn sweep_chart(
     svg.y_axis(&x, &y, "median msgs/s", fmt::rate);
     for (i, (label, points)) in lines.iter_mut().enumerate() {
         points.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let colour = format!("c{}", i % COLOURS);
+        let look = series_look(i);
         let pts: Vec<(f64, f64)> = points
             .iter()
             .map(|p| (x.at(p.0), y.at(p.1.max(1.0))))
             .collect();
-        svg.polyline(&pts, &format!("series {colour}"), label);
+        svg.polyline(&pts, &format!("series {look}"), label);
         for (p, at) in points.iter().zip(&pts) {
             let class = if p.2 {
                 "point missed oversubscribed"
@@ -446,15 +444,15 @@ fn sweep_chart(
                 fmt::rate(p.1),
                 if p.2 { " (oversubscribed)" } else { "" }
             );
-            svg.dot(*at, 3.5, &format!("{class} {colour}"), &tip);
+            svg.dot(*at, 3.5, &format!("{class} {look}"), &tip);
         }
-        let ly = 24.0 + 18.0 * i as f64;
-        svg.line(
-            (legend_x, ly - 4.0),
-            (legend_x + 22.0, ly - 4.0),
-            &format!("series {colour}"),
+        svg.legend(
+            (legend_x - 8.0, WIDTH - legend_x + 8.0),
+            i,
+            &format!("series {look}"),
+            "label",
+            label,
         );
-        svg.text((legend_x + 28.0, ly), "start", "label", &clip(label, 210.0));
     }
     // A crossing is somewhere between its two points: a dotted line half-way between them.
     for c in crossings {
@@ -468,4 +466,119 @@ fn sweep_chart(
     );
     svg.x_axis(&x, bottom, &axis, fmt::si);
     svg.finish("chart sweep", caption)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lints::fixture::{latency, paced, stream};
+    use crate::workload::WorkloadKind;
+    use std::collections::BTreeSet;
+
+    /// The class lists of every `<tag …>` of `svg` whose classes include `class`.
+    fn marks<'a>(svg: &'a str, tag: &str, class: &str) -> Vec<Vec<&'a str>> {
+        svg.split(&format!("<{tag} class=\""))
+            .skip(1)
+            .map(|rest| rest[..rest.find('"').unwrap()].split_whitespace().collect())
+            .filter(|classes: &Vec<&str>| classes.contains(&class))
+            .collect()
+    }
+
+    /// The hue and dash classes of a mark (`c3`, `d1`).
+    fn look<'a>(classes: &[&'a str]) -> (&'a str, &'a str) {
+        let of = |prefix: char| -> &'a str {
+            let found: Vec<&&str> = classes
+                .iter()
+                .filter(|c| {
+                    c.len() > 1
+                        && c.starts_with(prefix)
+                        && c[1..].bytes().all(|b| b.is_ascii_digit())
+                })
+                .collect();
+            assert_eq!(found.len(), 1, "one {prefix} class in {classes:?}");
+            found[0]
+        };
+        (of('c'), of('d'))
+    }
+
+    fn ping_pongs(n: usize) -> (Vec<String>, Vec<TrialResult>) {
+        let results = (0..n)
+            .map(|i| {
+                let mut r = stream();
+                r.workload = WorkloadKind::PingPong;
+                r.transport = format!("transport-{i}");
+                r.latency = Some(latency(1_000 + 50 * i as u64, 100_000));
+                r
+            })
+            .collect();
+        ((0..n).map(|i| format!("transport-{i}")).collect(), results)
+    }
+
+    #[test]
+    fn every_series_of_a_crowded_chart_has_a_look_of_its_own() {
+        let (labels, results) = ping_pongs(24);
+        let rows: Vec<(&str, &TrialResult, bool)> = labels
+            .iter()
+            .zip(&results)
+            .map(|(l, r)| (l.as_str(), r, false))
+            .collect();
+        let svg = percentiles("ping-pong", &rows).expect("a chart");
+        let lines = marks(&svg, "polyline", "series");
+        assert_eq!(lines.len(), 24, "a line per row");
+        let looks: Vec<(&str, &str)> = lines.iter().map(|c| look(c)).collect();
+        let distinct: BTreeSet<&(&str, &str)> = looks.iter().collect();
+        assert_eq!(
+            distinct.len(),
+            24,
+            "no two lines share hue and dash: {looks:?}"
+        );
+        // More than one dash pattern is needed, and every hue is used before one repeats.
+        let dashes: BTreeSet<&str> = looks.iter().map(|l| l.1).collect();
+        assert!(dashes.len() >= 3, "{dashes:?}");
+        let hues: BTreeSet<&str> = looks[..10].iter().map(|l| l.0).collect();
+        assert_eq!(hues.len(), 10);
+        // The legend shows each row's stroke in its line's look, in the same order, and each
+        // row's percentile marks take its hue.
+        let legend: Vec<(&str, &str)> = marks(&svg, "line", "series")
+            .iter()
+            .map(|c| look(c))
+            .collect();
+        assert_eq!(legend, looks);
+        let dots = marks(&svg, "circle", "percentile");
+        assert_eq!(dots.len(), 5 * 24);
+        for (k, dot) in dots.iter().enumerate() {
+            assert_eq!(look(dot).0, looks[k / 5].0, "{dot:?}");
+        }
+    }
+
+    #[test]
+    fn an_uncorrected_line_is_faint_in_its_rows_look() {
+        let mut rows = Vec::new();
+        for (i, rate) in [1000, 2000].into_iter().enumerate() {
+            let mut r = paced(rate, rate as f64);
+            r.transport = format!("t{i}");
+            r.paced.as_mut().unwrap().uncorrected = Some(latency(20_000, 1_000_000));
+            rows.push(r);
+        }
+        let labelled: Vec<(&str, &TrialResult, bool)> = rows
+            .iter()
+            .map(|r| (r.transport.as_str(), r, false))
+            .collect();
+        let svg = percentiles("paced", &labelled).unwrap();
+        let faint: Vec<(&str, &str)> = marks(&svg, "polyline", "faint")
+            .iter()
+            .map(|c| look(c))
+            .collect();
+        let solid: Vec<(&str, &str)> = marks(&svg, "polyline", "series")
+            .iter()
+            .filter(|c| !c.contains(&"faint"))
+            .map(|c| look(c))
+            .collect();
+        assert_eq!(faint.len(), 2);
+        assert_eq!(faint, solid, "each row's two lines share its look");
+        assert!(
+            svg.contains(">faint: from the actual send</text>"),
+            "unclipped"
+        );
+    }
 }

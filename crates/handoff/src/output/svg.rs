@@ -8,6 +8,9 @@
 
 use std::fmt::Write;
 
+/// Length of a legend's stroke: two periods of the longest dash pattern (`d3`, 17 units).
+pub(crate) const LEGEND_STROKE: f64 = 34.0;
+
 /// An SVG document being drawn, in user units (one unit is one CSS pixel at 100%).
 pub(crate) struct Svg {
     width: f64,
@@ -41,6 +44,22 @@ pub(crate) fn clip(text: &str, px: f64) -> String {
         let kept: String = text.chars().take(max - 1).collect();
         format!("{kept}…")
     }
+}
+
+/// How many hues a chart's series are drawn in: the CSS classes `c0` … `c9` of the page's style
+/// (the ten categorical colours of Tableau and matplotlib, chosen to be told apart).
+pub(crate) const HUES: usize = 10;
+
+/// How many dash patterns a series line can have: the CSS classes `d0` (solid), `d1` (dashed),
+/// `d2` (dotted) and `d3` (dash-dot) of the page's style.
+pub(crate) const DASHES: usize = 4;
+
+/// The look of the `i`-th series of a chart, as CSS classes: a hue (`c0` … `c9`) and a dash
+/// pattern (`d0` … `d3`). The first ten series are solid lines of ten hues, the next ten dashed,
+/// and so on, so that no two of a chart's first `HUES * DASHES` (40) series share both hue and
+/// dash. The dash applies to lines only (`.series`), a dot takes the hue.
+pub(crate) fn series_look(i: usize) -> String {
+    format!("c{} d{}", i % HUES, (i / HUES) % DASHES)
 }
 
 /// A number in a coordinate: two decimals are enough on a screen.
@@ -148,7 +167,8 @@ impl Svg {
     }
 
     /// Row `row` of a legend whose column starts at `left` and is `width` wide: a stroke of
-    /// `stroke`'s style, then `text` (in `class`, clipped to the column).
+    /// `stroke`'s style, long enough to show a whole period of every dash pattern, then `text`
+    /// (in `class`, clipped to the column).
     pub(crate) fn legend(
         &mut self,
         (left, width): (f64, f64),
@@ -158,8 +178,17 @@ impl Svg {
         text: &str,
     ) {
         let y = 24.0 + 18.0 * row as f64;
-        self.line((left + 8.0, y - 4.0), (left + 30.0, y - 4.0), stroke);
-        self.text((left + 36.0, y), "start", class, &clip(text, width - 44.0));
+        self.line(
+            (left + 8.0, y - 4.0),
+            (left + LEGEND_STROKE + 8.0, y - 4.0),
+            stroke,
+        );
+        self.text(
+            (left + LEGEND_STROKE + 14.0, y),
+            "start",
+            class,
+            &clip(text, width - LEGEND_STROKE - 22.0),
+        );
     }
 
     /// The finished document: `title` names the chart for readers and tests.
@@ -311,6 +340,34 @@ mod tests {
         );
         assert_eq!(c.chars().count(), 20);
         assert!(c.ends_with('…'));
+    }
+
+    #[test]
+    fn series_looks_repeat_only_after_every_hue_and_dash_is_used() {
+        let looks: Vec<String> = (0..HUES * DASHES).map(series_look).collect();
+        let distinct: std::collections::BTreeSet<&String> = looks.iter().collect();
+        assert_eq!(distinct.len(), HUES * DASHES, "{looks:?}");
+        assert_eq!(looks[0], "c0 d0");
+        assert_eq!(looks[HUES - 1], "c9 d0");
+        assert_eq!(looks[HUES], "c0 d1", "the hues again, dashed");
+        assert_eq!(looks[23], "c3 d2");
+        assert_eq!(series_look(HUES * DASHES), looks[0]);
+    }
+
+    #[test]
+    fn a_legend_stroke_shows_whole_dash_periods() {
+        let mut s = Svg::new(300.0, 100.0);
+        s.legend((100.0, 200.0), 0, "series c0 d3", "label", "rtrb");
+        let out = s.finish("chart", "t");
+        // From x = 108 to 108 + LEGEND_STROKE, the text after it.
+        assert!(
+            out.contains(r#"<line class="series c0 d3" x1="108" y1="20" x2="142" y2="20"/>"#),
+            "{out}"
+        );
+        assert!(
+            out.contains(r#"x="148" y="24" text-anchor="start">rtrb</text>"#),
+            "{out}"
+        );
     }
 
     #[test]
