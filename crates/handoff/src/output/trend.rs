@@ -139,12 +139,14 @@ fn chart(
         "runs, oldest first (id, commit and note)",
     );
     for (i, (label, points)) in lines.iter().enumerate() {
+        // The line's hue and dash (no two of the first 40 lines alike); its points its hue.
+        let look = super::svg::series_look(i);
         let colour = format!("c{}", i % COLOURS);
         let pts: Vec<(f64, f64)> = points
             .iter()
             .map(|(r, v)| (x.at(*r as f64), y.at(v.max(1.0))))
             .collect();
-        svg.polyline(&pts, &format!("series {colour}"), label);
+        svg.polyline(&pts, &format!("series {look}"), label);
         for ((r, v), p) in points.iter().zip(&pts) {
             let tip = format!("{label}: run {}: {}", runs[*r].id, tick(*v));
             svg.dot(*p, 3.5, &format!("point {colour}"), &tip);
@@ -153,9 +155,38 @@ fn chart(
         svg.line(
             (legend_x, ly - 4.0),
             (legend_x + 22.0, ly - 4.0),
-            &format!("series {colour}"),
+            &format!("series {look}"),
         );
         svg.text((legend_x + 28.0, ly), "start", "label", &clip(label, 210.0));
     }
     svg.finish("chart trend", &format!("History: {key}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_history_chart_of_many_lines_gives_each_its_own_look() {
+        let runs: Vec<TrendRun> = (0..3)
+            .map(|i| TrendRun {
+                id: i.to_string(),
+                label: format!("run {i}"),
+                report: handoff_model::fixture::report(Vec::new()),
+            })
+            .collect();
+        let lines: BTreeMap<String, Vec<(usize, f64)>> = (0..14)
+            .map(|i| (format!("t{i:02}"), vec![(0, 1e6), (2, 2e6 + i as f64)]))
+            .collect();
+        let svg = chart("spsc", "median msgs/s", &lines, &runs);
+        let looks: Vec<&str> = svg
+            .split("<polyline class=\"series ")
+            .skip(1)
+            .map(|rest| &rest[..rest.find('"').unwrap()])
+            .collect();
+        assert_eq!(looks.len(), 14, "{svg}");
+        let distinct: std::collections::BTreeSet<&&str> = looks.iter().collect();
+        assert_eq!(distinct.len(), 14, "{looks:?}");
+        assert_eq!(looks[10], "c0 d1", "the eleventh line is dashed: {looks:?}");
+    }
 }
