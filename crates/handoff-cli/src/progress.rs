@@ -194,6 +194,8 @@ impl Progress {
                 msg.push_str(&escaped(label));
                 b.set_message(msg.trim_start_matches(" · ").to_string());
             }
+        } else {
+            self.pace.untimed(trial);
         }
         let stopped = !status.is_pass();
         // A ramp is finished when its search ends (see `TrialDone`), not at a count.
@@ -392,6 +394,7 @@ mod tests {
             samples: 2,
             scheduled: Some(std::time::Duration::from_millis(200)),
             ramp: true,
+            ..TrialPlan::default()
         };
         p.on(Event::Planned {
             timed_samples: 2,

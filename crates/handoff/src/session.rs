@@ -210,18 +210,58 @@ pub enum Event<'a> {
     },
 }
 
-/// One trial's timed samples as the session plans them: what a progress display needs to say
-/// how long is left.
+/// One trial's samples as the session plans them: what a progress display needs to say how long
+/// is left. An open-loop sample lasts as long as its schedule (its messages over its rate), so
+/// an open-loop trial's time is known before it runs: its warm-ups, its timed samples, a ramp's
+/// steps and the soak that may follow them. A closed loop goes as fast as the transport does.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct TrialPlan {
-    /// Timed samples (for a ramp, its steps: an estimate until its search ends).
+    /// Timed samples (for a ramp, its steps and then its soak, if it has one: an estimate until
+    /// its search ends).
     pub samples: usize,
     /// How long one of them lasts by its schedule, for an open-loop trial (its message count
-    /// over its rate; a ramp's step length); `None` for a closed loop, which goes as fast as the
-    /// transport does.
+    /// over its rate; for a ramp, a step's, on average over the steps planned: a slow step runs
+    /// at least a fixed count); `None` for a closed loop.
     pub scheduled: Option<Duration>,
+    /// Of the timed samples, the last `soaks` are a ramp's soaks at the rate it sustained, each
+    /// lasting `soak` (one; two in a paired run, where the first build's comes after its own
+    /// steps, before the other build's, and is counted as last until then).
+    pub soaks: usize,
+    /// How long a ramp's soak lasts.
+    pub soak: Duration,
+    /// Warm-up samples, run before the timed ones (a closed loop's calibration pilots, which
+    /// double as warm-up, are not counted).
+    pub warmups: usize,
+    /// How long one warm-up lasts by its schedule, for an open-loop trial (a soak's warms up for
+    /// one window, a ramp's for one step at its first rate); `None` for a closed loop.
+    pub warmup: Option<Duration>,
     /// Whether it is a ramp, whose step count is known only when its search ends.
     pub ramp: bool,
+    /// Whether every search of a ramp has ended (its steps are then counted as run).
+    pub searched: bool,
+}
+
+impl TrialPlan {
+    /// The plan of one trial of `spec` (on one build), whose ramp search, if it has ended, is
+    /// `search`.
+    pub fn of(spec: &TrialSpec, search: Option<&crate::open_loop::ramp::RampOutcome>) -> TrialPlan {
+        schedule::plan_of(spec, search)
+    }
+
+    /// The scheduled time of an open-loop trial's samples not yet run, after `warmed` warm-ups
+    /// and `timed` timed samples (`None` for a closed loop): the warm-ups left, the steps or
+    /// samples left, and the soaks left (a ramp's last samples).
+    pub fn scheduled_left(&self, warmed: usize, timed: usize) -> Option<Duration> {
+        let each = self.scheduled?;
+        let warmups = self.warmups.saturating_sub(warmed) as u32;
+        let left = self.samples.saturating_sub(timed);
+        let soaks = left.min(self.soaks);
+        Some(
+            self.warmup.unwrap_or(each) * warmups
+                + each * (left - soaks) as u32
+                + self.soak * soaks as u32,
+        )
+    }
 }
 
 /// Runs `specs` and reports. Names must already be valid in `catalog` (an unknown name is
@@ -326,7 +366,7 @@ pub fn run(
         schedule::warm_up_all(group, on);
         let timed_from = started.elapsed();
         schedule::run_rounds(group, (g + 1, ranges.len()), on);
-        schedule::run_ramps(group, on);
+        schedule::run_ramps(group, &mut plan, on);
         let timed = middle(timed_from, started.elapsed());
         schedule::close_all(group);
         // The machine may have changed state while the group ran (a VM's fast and slow hours):

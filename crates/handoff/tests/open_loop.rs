@@ -760,6 +760,57 @@ fn a_soak_is_measured_window_by_window_and_its_windows_add_up() {
     assert!(!r.lints.iter().any(|l| matches!(l, Lint::FewSamples { .. })));
 }
 
+/// A ramp with a duration soaks at the rate it sustained once its search has ended. The session
+/// plans again between the two, its steps counted as run and its soak next, so that a progress
+/// display knows the soak, not another step, is what is left.
+#[test]
+fn a_ramp_that_soaks_is_planned_again_when_its_search_ends() {
+    let _serial = serial();
+    let mut spec = paced("crossbeam-bounded", 1_000);
+    spec.workload = WorkloadKind::Ramp;
+    spec.pacing = Pacing::Ramp(RampSpec {
+        start: 2_000,
+        factor: 2,
+        refine: 0,
+        max: 8_000,
+        step_ms: 100,
+        p99_bound_ns: None,
+    });
+    spec.messages = Messages::Soak {
+        duration_ms: 1_000,
+        window_ms: 250,
+    };
+    let (mut plans, mut timed) = (Vec::new(), 0);
+    let report = session::run(
+        &testing::catalog(),
+        vec![spec],
+        &SessionOptions::in_process("test"),
+        &mut |e| match e {
+            session::Event::Planned { trials, .. } => plans.push((timed, trials[0])),
+            session::Event::Sample { timed: true, .. } => timed += 1,
+            _ => {}
+        },
+    );
+    let r = &report.results[0];
+    assert_eq!(r.verdict, Verdict::Pass, "{:?}", r.violation);
+    let search = &r.ramp.as_ref().unwrap().search;
+    let steps = search.steps.len();
+    assert_eq!(timed, steps + 1, "the steps, then the soak");
+    // Planned before the search with the soak last, and again as soon as it ended.
+    let (_, first) = plans[0];
+    assert!(!first.searched && first.soaks == 1, "{first:?}");
+    let (at, settled) = *plans.iter().find(|(_, p)| p.searched).unwrap();
+    assert_eq!(at, steps, "planned again right after the last step");
+    assert_eq!(settled.samples, steps + 1);
+    assert_eq!(settled.soak, std::time::Duration::from_secs(1));
+    assert_eq!(settled.scheduled_left(0, steps), Some(settled.soak));
+    // The soak is the timed sample: the rate sustained for a second, in four windows.
+    let best = search.sustained.unwrap();
+    assert_eq!(r.samples.len(), 1);
+    assert_eq!(r.samples[0].messages, best);
+    assert_eq!(r.samples[0].windows.len(), 4);
+}
+
 /// A consumer that gets slower the longer it runs keeps up at first and then falls further
 /// behind every window: the drift lint says so.
 #[test]

@@ -19,7 +19,8 @@ mod trial;
 use super::{Event, Isolation, TrialPlan};
 use crate::consensus::{self, StreamKey};
 use crate::groups;
-use crate::workload::{Pacing, TrialSpec};
+use crate::open_loop::ramp::RampOutcome;
+use crate::workload::{Messages, Pacing, TrialSpec};
 use std::ops::Range;
 use std::time::Duration;
 
@@ -50,36 +51,82 @@ pub(super) fn close_all(trials: &mut [Trial]) {
     trials.iter_mut().for_each(Trial::close);
 }
 
-/// Each trial's timed samples and their schedule, by trial index (a ramp's steps count as its
-/// samples; in a paired run, both sides' samples count).
+/// Each trial's samples and their schedule, by trial index (a ramp's steps and soak count as its
+/// timed samples; in a paired run, both sides' samples count).
 pub(super) fn planned(trials: &[Trial]) -> Vec<TrialPlan> {
     let slots = trials.iter().map(|t| t.index + 1).max().unwrap_or(0);
     let mut plan = vec![TrialPlan::default(); slots];
+    replan(&mut plan, trials);
+    plan
+}
+
+/// Plans again the entries of `plan` that `trials` hold (both sides of a pair are in one group).
+fn replan(plan: &mut [TrialPlan], trials: &[Trial]) {
     for t in trials {
-        let (samples, scheduled) = match (&t.spec.pacing, &t.ramp) {
-            (Pacing::Ramp(r), done) => (
-                done.as_ref()
-                    .map_or_else(|| ramp::planned_ramp_steps(r), |d| d.steps.len())
-                    + usize::from(t.spec.messages.soak_window_ms().is_some()),
-                Some(Duration::from_millis(r.step_ms)),
-            ),
-            (Pacing::Rate(rate), _) => (
-                t.spec.samples,
-                calibrate::paced_count(&t.spec)
-                    .map(|n| Duration::from_secs_f64(n as f64 / (*rate).max(1) as f64)),
-            ),
-            (Pacing::Closed, _) => (t.spec.samples, None),
-        };
+        let this = plan_of(&t.spec, t.ramp.as_ref());
         if let Some(p) = plan.get_mut(t.index) {
-            let before = if t.side == Side::Other { p.samples } else { 0 };
-            *p = TrialPlan {
-                samples: before + samples,
-                scheduled,
-                ramp: t.is_ramp(),
+            *p = match t.side {
+                // The other build's twin comes after this build's trial: both sides count.
+                Side::Other => TrialPlan {
+                    samples: p.samples + this.samples,
+                    soaks: p.soaks + this.soaks,
+                    warmups: p.warmups + this.warmups,
+                    searched: p.searched && this.searched,
+                    ..this
+                },
+                Side::This => this,
             };
         }
     }
-    plan
+}
+
+/// The plan of one trial of `spec` on one build (see [`TrialPlan`]), a ramp's as its `search`
+/// left it if it has ended.
+pub(super) fn plan_of(spec: &TrialSpec, search: Option<&RampOutcome>) -> TrialPlan {
+    let soak = spec.messages.soak_window_ms().is_some();
+    // The time `n` messages take at `rate`.
+    let at = |n: u64, rate: u64| Duration::from_secs_f64(n as f64 / rate.max(1) as f64);
+    match &spec.pacing {
+        Pacing::Ramp(r) => {
+            let (steps, each) = ramp::planned_steps(r);
+            let soak_ms = match spec.messages {
+                Messages::Soak { duration_ms, .. } => duration_ms,
+                _ => 0,
+            };
+            TrialPlan {
+                samples: search.map_or(steps, |d| d.steps.len()) + usize::from(soak),
+                scheduled: Some(each),
+                soaks: usize::from(soak),
+                soak: Duration::from_millis(soak_ms),
+                warmups: spec.warmup,
+                warmup: Some(at(ramp::step_messages(r, r.start), r.start)),
+                ramp: true,
+                searched: search.is_some(),
+            }
+        }
+        Pacing::Rate(rate) => {
+            let each = calibrate::paced_count(spec).map(|n| at(n, *rate));
+            let warmup = match spec.messages {
+                // A soak warms up for one window.
+                Messages::Soak { window_ms, .. } => {
+                    Some(at(Messages::over(*rate, window_ms), *rate))
+                }
+                _ => each,
+            };
+            TrialPlan {
+                samples: spec.samples,
+                scheduled: each,
+                warmups: spec.warmup,
+                warmup,
+                ..TrialPlan::default()
+            }
+        }
+        Pacing::Closed => TrialPlan {
+            samples: spec.samples,
+            warmups: spec.warmup,
+            ..TrialPlan::default()
+        },
+    }
 }
 
 /// Calibrates every trial of this build, in order; a trial that stops there is closed. (The
@@ -251,14 +298,30 @@ fn round_order(sides: &[Side], round: usize) -> Vec<usize> {
 
 /// The ramps' searches: a search is sequential by nature, so each runs on its own after the
 /// rounds.
-pub(super) fn run_ramps(trials: &mut [Trial], on: &mut dyn FnMut(Event)) {
-    for t in trials.iter_mut() {
-        if !t.is_ramp() || t.stop.is_some() {
+pub(super) fn run_ramps(trials: &mut [Trial], plan: &mut [TrialPlan], on: &mut dyn FnMut(Event)) {
+    for k in 0..trials.len() {
+        if !trials[k].is_ramp() || trials[k].stop.is_some() {
             continue;
         }
-        let i = t.index;
-        let label = t.label();
-        ramp::run_ramp(t, &mut |o| {
+        let i = trials[k].index;
+        let label = trials[k].label();
+        ramp::search_rates(&mut trials[k], &mut |o| {
+            on(Event::Sample {
+                trial: i,
+                label: &label,
+                timed: true,
+                outcome: o,
+            })
+        });
+        // The search has ended: its steps are counted as run, and its soak, if it has one, is
+        // next.
+        replan(plan, trials);
+        on(Event::Planned {
+            timed_samples: plan.iter().map(|p| p.samples).sum(),
+            trials: plan,
+        });
+        let t = &mut trials[k];
+        ramp::soak_at_sustained(t, &mut |o| {
             on(Event::Sample {
                 trial: i,
                 label: &label,

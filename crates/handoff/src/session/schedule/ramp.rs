@@ -1,21 +1,48 @@
-//! A ramp's search for the highest rate sustained, run step by step through its trial, and the
-//! message counts of its steps.
+//! A ramp's search for the highest rate sustained, run step by step through its trial, then its
+//! soak at that rate if it has one; the message counts of its steps, and the steps and time a
+//! plan counts on before the search runs.
 
 use super::trial::Trial;
 use crate::histogram;
 use crate::open_loop::ramp::{self, StepFigures};
 use crate::outcome::SampleOutcome;
 use crate::workload::{Messages, Pacing, RampSpec};
+use std::time::Duration;
 
 /// Fewest messages in one step of a ramp.
 const MIN_STEP_MESSAGES: u64 = 200;
 
-/// Steps planned for a ramp before it runs (for the progress display).
-pub(super) fn planned_ramp_steps(r: &RampSpec) -> usize {
-    let coarse = ((r.max as f64 / r.start.max(1) as f64).ln() / (r.factor.max(2) as f64).ln())
-        .ceil()
-        .clamp(1.0, 40.0) as usize;
-    coarse.min(12) + r.refine as usize
+/// Coarse steps a plan counts on at most: a search that goes further finds its knee late (from
+/// 1000/s, doubling, past 2 M/s).
+const MAX_PLANNED_COARSE: usize = 12;
+
+/// Steps planned for a ramp before it runs, and how long one lasts on average: the coarse rates
+/// up to its highest (at most [`MAX_PLANNED_COARSE`] of them), each for its step's count at its
+/// rate (a slow step runs at least [`MIN_STEP_MESSAGES`]), then its refinements, between the last
+/// two coarse rates. The search may stop sooner (at its knee) or run a step twice (a step not
+/// sustained is tried again).
+pub(super) fn planned_steps(r: &RampSpec) -> (usize, Duration) {
+    let factor = r.factor.max(2);
+    let mut rates = Vec::new();
+    let mut rate = r.start.max(1);
+    while rate <= r.max && rates.len() < MAX_PLANNED_COARSE {
+        rates.push(rate);
+        rate = rate.saturating_mul(factor);
+    }
+    let Some(&last) = rates.last() else {
+        // Not even the first rate is tried: the search ends at once.
+        return (1, step_time(r, r.start.max(1)));
+    };
+    let refine = r.refine as usize;
+    let total = rates.iter().map(|&x| step_time(r, x)).sum::<Duration>()
+        + step_time(r, last) * refine as u32;
+    let steps = rates.len() + refine;
+    (steps, total / steps as u32)
+}
+
+/// How long a step at `rate` lasts by its schedule.
+fn step_time(r: &RampSpec, rate: u64) -> Duration {
+    Duration::from_secs_f64(step_messages(r, rate) as f64 / rate.max(1) as f64)
 }
 
 /// Messages in one step of a ramp at `rate`.
@@ -25,8 +52,8 @@ pub(super) fn step_messages(r: &RampSpec, rate: u64) -> u64 {
 
 /// Runs a ramp's search; the samples of the highest rate sustained become the trial's timed
 /// samples, so its figures are the ones reported. A ramp with a soak's `duration` then soaks at
-/// that rate: the soak's one sample is the trial's timed sample.
-pub(super) fn run_ramp(t: &mut Trial, on: &mut dyn FnMut(&SampleOutcome)) {
+/// that rate ([`soak_at_sustained`]).
+pub(super) fn search_rates(t: &mut Trial, on: &mut dyn FnMut(&SampleOutcome)) {
     let Pacing::Ramp(spec) = t.spec.pacing.clone() else {
         return;
     };
@@ -53,8 +80,14 @@ pub(super) fn run_ramp(t: &mut Trial, on: &mut dyn FnMut(&SampleOutcome)) {
         t.messages = step_messages(&spec, best);
     }
     t.stop = err.map(|o| *o);
-    if let (Messages::Soak { duration_ms, .. }, Some(best), None) =
-        (t.spec.messages, search.sustained, &t.stop)
+    t.ramp = Some(search);
+}
+
+/// A ramp with a soak's `duration`, whose search sustained a rate, soaks at that rate: the soak's
+/// one sample becomes the trial's timed sample (the search keeps the sustained step's figures).
+pub(super) fn soak_at_sustained(t: &mut Trial, on: &mut dyn FnMut(&SampleOutcome)) {
+    let best = t.ramp.as_ref().and_then(|s| s.sustained);
+    if let (Messages::Soak { duration_ms, .. }, Some(best), None) = (t.spec.messages, best, &t.stop)
     {
         let n = Messages::over(best, duration_ms);
         let o = t.sample(n, Some(best));
@@ -67,7 +100,6 @@ pub(super) fn run_ramp(t: &mut Trial, on: &mut dyn FnMut(&SampleOutcome)) {
             t.stop = Some(o);
         }
     }
-    t.ramp = Some(search);
 }
 
 fn ramp_step_sustained(spec: &RampSpec, rate: &u64, o: &SampleOutcome) -> bool {
