@@ -496,3 +496,75 @@ fn kafkas_own_latency_tool_runs_beside_the_ping_pong() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("RECORDS must be a whole number"));
 }
+
+/// Without `HANDOFF_BIN`, `scripts/kafka-e2e` runs `target/release/handoff` when it has the kafka
+/// transport; when it does not, it says so before building one with the `brokers` feature
+/// (which replaces the default build) and never builds silently. Run on a copy of the script
+/// whose broker script, Kafka jars, `handoff` and `cargo` are stand-ins: no broker is needed.
+#[test]
+fn kafka_e2e_says_when_it_builds_the_command() {
+    let root = tempfile::tempdir().unwrap();
+    let r = root.path();
+    for dir in [
+        "scripts",
+        "target/release",
+        "target/brokers-cache/kafka-4.4.0/libs",
+        "bin",
+    ] {
+        std::fs::create_dir_all(r.join(dir)).unwrap();
+    }
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scripts/kafka-e2e");
+    std::fs::copy(&script, r.join("scripts/kafka-e2e")).unwrap();
+    let write = |path: &str, text: &str| {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::write(r.join(path), text).unwrap();
+        std::fs::set_permissions(r.join(path), std::fs::Permissions::from_mode(0o755)).unwrap();
+    };
+    write("scripts/brokers", "#!/bin/sh\nexit 0\n");
+    // Kafka's tool fails at once (no broker is asked anything).
+    write("bin/java", "#!/bin/sh\necho 'no broker here' >&2\nexit 1\n");
+    // `cargo build` records its arguments and fails, so the script stops right after it.
+    write(
+        "bin/cargo",
+        "#!/bin/sh\necho \"$@\" > \"$(dirname \"$0\")/../cargo-args\"\nexit 1\n",
+    );
+    // A `handoff` whose list shows kafka unavailable, as a default build's does.
+    write(
+        "target/release/handoff",
+        "#!/bin/sh\nprintf '  kafka                  MPSC\\n                         Kafka\\n                         UNAVAILABLE: built without the `brokers` feature\\n  rtrb   SPSC\\n'\n",
+    );
+    let path = format!(
+        "{}:{}",
+        r.join("bin").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let run = || {
+        std::process::Command::new("bash")
+            .arg(r.join("scripts/kafka-e2e"))
+            .arg("100")
+            .env("PATH", &path)
+            .env_remove("HANDOFF_BIN")
+            .output()
+            .unwrap()
+    };
+    let out = run();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("kafka-e2e: target/release/handoff has no kafka transport: building it with the brokers feature"),
+        "{stderr}"
+    );
+    let args = std::fs::read_to_string(r.join("cargo-args")).expect("cargo was called");
+    assert!(args.contains("--features brokers"), "{args}");
+    // A `handoff` that has kafka is used as it is: no build (then the stand-in Java fails).
+    std::fs::remove_file(r.join("cargo-args")).unwrap();
+    write(
+        "target/release/handoff",
+        "#!/bin/sh\nprintf '  kafka                  MPSC\\n                         Kafka\\n                         option acks=all\\n'\n",
+    );
+    let out = run();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("EndToEndLatency failed"), "{stderr}");
+    assert!(!stderr.contains("building it"), "{stderr}");
+    assert!(!r.join("cargo-args").exists(), "cargo was called: {stderr}");
+}
