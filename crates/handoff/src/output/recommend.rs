@@ -151,13 +151,21 @@ fn parts(rec: &Recommendation) -> Parts {
                 ". {b:.2}× behind on {}, but the run does not tell the two apart (p = {p:.2}): the difference may be noise; more samples would tell",
                 rec.objective.name()
             )),
-            (Some(b), None) => s.push_str(&format!(
-                ". {b:.2}× behind on {}; too few samples to test the difference ({} and {}; a test at {} needs at least 4 a side)",
-                rec.objective.name(),
-                rec.candidates[0].samples,
-                c.samples,
-                crate::recommend::ALPHA
-            )),
+            (Some(b), None) => {
+                let (n, m) = (rec.candidates[0].samples, c.samples);
+                s.push_str(&format!(
+                    ". {b:.2}× behind on {}; too few samples to test the difference",
+                    rec.objective.name()
+                ));
+                // Said with the counts only where the counts are the reason (a sample may also
+                // lack the figure compared).
+                if n.min(m) < 4 {
+                    s.push_str(&format!(
+                        " ({n} and {m}; a test at {} needs at least 4 a side)",
+                        crate::recommend::ALPHA
+                    ));
+                }
+            }
             _ => {}
         }
         s
