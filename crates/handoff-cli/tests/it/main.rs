@@ -13,6 +13,7 @@ mod html;
 mod plugins;
 mod processes;
 mod recommend;
+mod shared_features;
 mod support;
 mod watchdog;
 mod workers;
