@@ -30,6 +30,7 @@ pub mod record;
 pub mod revision;
 pub mod run;
 pub mod show;
+pub mod sides;
 pub mod source;
 pub mod store;
 mod usage_error;
@@ -54,6 +55,14 @@ impl CliError {
     pub fn bad_input(message: impl Into<String>) -> CliError {
         CliError {
             code: exit::BAD_INPUT,
+            message: message.into(),
+        }
+    }
+
+    /// A run error (exit code 3: the run could not be carried out).
+    pub fn run_error(message: impl Into<String>) -> CliError {
+        CliError {
+            code: exit::RUN_ERROR,
             message: message.into(),
         }
     }

@@ -120,6 +120,25 @@ pub fn run(
         }
         None => None,
     };
+    // Both sides' workers start from paths of one length (see `sides`); the directory lives
+    // until the run ends.
+    let (isolation, against, _equal_paths) = match (isolation, against) {
+        (Isolation::Subprocess(mine), Some(mut other)) => {
+            let mut equal = crate::sides::EqualPaths::new(&mine.program)?;
+            let mine = WorkerCommand {
+                program: equal.place(&mine.program)?,
+                args: mine.args,
+            };
+            other.worker.program = equal.place(&other.worker.program)?;
+            if let Some(orders) = &mut other.orders {
+                for cmd in orders.this.iter_mut().chain(orders.other.iter_mut()) {
+                    cmd.program = equal.place(&cmd.program)?;
+                }
+            }
+            (Isolation::Subprocess(mine), Some(other), Some(equal))
+        }
+        (isolation, against) => (isolation, against, None),
+    };
     // Said once the other build is found: a reference that names nothing is the one error.
     if args.against.is_some() && args.samples.is_none() {
         enough_pairs(&mut suite.trials, PAIRED_SAMPLES.max(3 * orders));
