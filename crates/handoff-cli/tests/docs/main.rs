@@ -59,6 +59,11 @@ struct Expect {
     /// server's database instead.
     #[serde(default)]
     postgres: bool,
+    /// What runs in its place in the quick form: the same command with smaller counts (a
+    /// script's `--runs`, say), where the document's counts would take minutes. Only numbers
+    /// may differ from the document's text.
+    #[serde(default)]
+    quick: Option<String>,
 }
 
 /// One document's settings.
@@ -150,6 +155,41 @@ fn every_documented_command_is_listed_and_every_listed_command_is_documented() {
         missing.join("\n  "),
         stale.join("\n  ")
     );
+}
+
+/// Whether `quick` is `text` with only numbers changed (word by word).
+fn only_counts_differ(text: &str, quick: &str) -> bool {
+    let (a, b): (Vec<&str>, Vec<&str>) = (
+        text.split_whitespace().collect(),
+        quick.split_whitespace().collect(),
+    );
+    let number = |w: &str| !w.is_empty() && w.chars().all(|c| c.is_ascii_digit());
+    a.len() == b.len()
+        && a.iter()
+            .zip(&b)
+            .all(|(x, y)| x == y || (number(x) && number(y)))
+}
+
+#[test]
+fn a_quick_form_changes_only_counts() {
+    let m = manifest();
+    let wrong: Vec<String> = m
+        .command
+        .iter()
+        .filter_map(|e| {
+            let quick = e.quick.as_deref()?;
+            (quick == e.text || !only_counts_differ(&e.text, quick))
+                .then(|| format!("{}: `{}` runs as `{quick}`", e.doc, e.text))
+        })
+        .collect();
+    assert!(
+        wrong.is_empty(),
+        "a `quick` form must be the documented command with only its numbers changed:\n  {}",
+        wrong.join("\n  ")
+    );
+    assert!(only_counts_differ("x --runs 8", "x --runs 3"));
+    assert!(!only_counts_differ("x --runs 8", "x --runs 3 --quick"));
+    assert!(!only_counts_differ("x --runs 8", "x --samples 8"));
 }
 
 #[test]
@@ -406,7 +446,7 @@ fn run_doc(
                 continue;
             }
             (None, true, Some(url)) => on_test_server(&c.text, url),
-            (None, false, _) => c.text.clone(),
+            (None, false, _) => e.quick.clone().unwrap_or_else(|| c.text.clone()),
         };
         // An assignment in front of a command is the environment of that command only.
         let text = if e.as_written {
