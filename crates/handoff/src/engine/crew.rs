@@ -109,11 +109,19 @@ pub(crate) const PUBLISH_PERIOD: Duration = Duration::from_millis(10);
 /// into a check it makes anyway; a publication (one clock read and one atomic add) is taken on a
 /// cold path: every [`PROGRESS_EVERY`] messages on a fast stream, about every
 /// [`PUBLISH_PERIOD`] on a slow one. A consumer never writes the shared count per message.
+///
+/// A loop that times every message anyway (a ping-pong's round trips) also adds each one's time
+/// ([`Cadence::timed`]): it publishes once a period's worth has passed, stride or not. A round
+/// trip can slow down by four orders of magnitude when its two threads start sharing cores with
+/// others, and a stride grown on fast round trips would then leave the watchdog without news for
+/// longer than it waits.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Cadence {
     stride: u64,
     published: u64,
     last: Instant,
+    /// Nanoseconds of timed messages since the last publication ([`Cadence::timed`]).
+    timed_ns: u64,
 }
 
 impl Default for Cadence {
@@ -130,7 +138,16 @@ impl Cadence {
             stride: 1,
             published: 0,
             last: Instant::now(),
+            timed_ns: 0,
         }
+    }
+
+    /// Counts `ns` more of timed messages; returns whether a publication is due at `delivered`
+    /// (the stride's count reached, or a [`PUBLISH_PERIOD`] of timed messages since the last).
+    #[inline(always)]
+    pub fn timed(&mut self, ns: u64, delivered: u64) -> bool {
+        self.timed_ns = self.timed_ns.saturating_add(ns);
+        delivered >= self.next() || self.timed_ns >= PUBLISH_PERIOD.as_nanos() as u64
     }
 
     /// The delivered count at which the next publication is due.
@@ -150,6 +167,7 @@ impl Cadence {
     /// [`Cadence::publish`] at `now`.
     pub(crate) fn publish_at(&mut self, delivered: u64, progress: &AtomicU64, now: Instant) {
         self.add(delivered, progress);
+        self.timed_ns = 0;
         let gap = now.saturating_duration_since(self.last);
         self.last = now;
         self.stride = if gap < PUBLISH_PERIOD / 2 {
@@ -497,6 +515,40 @@ mod tests {
         // The final count is published whatever the stride.
         c.finish(n + stride + 1, &delivered);
         assert_eq!(delivered.load(Ordering::Relaxed), n + stride + 1);
+    }
+
+    #[test]
+    fn timed_round_trips_are_published_by_time_when_they_slow_down() {
+        let delivered = AtomicU64::new(0);
+        let t0 = Instant::now();
+        let mut c = Cadence::new();
+        c.last = t0;
+        // Fast round trips grow the stride to its ceiling.
+        let mut n = 0;
+        for i in 1..=40 {
+            n = c.next();
+            c.publish_at(n, &delivered, t0 + Duration::from_micros(i));
+        }
+        assert_eq!(c.next() - n, PROGRESS_EVERY);
+        // Then each round trip takes 3 ms: by count, the next publication would come after
+        // PROGRESS_EVERY of them (49 s); by time it comes at the fourth, the first to reach
+        // the period.
+        let slow = Duration::from_millis(3).as_nanos() as u64;
+        let due: Vec<bool> = (1..=4).map(|k| c.timed(slow, n + k)).collect();
+        assert_eq!(due, [false, false, false, true]);
+        c.publish_at(n + 4, &delivered, t0 + Duration::from_millis(12));
+        assert_eq!(delivered.load(Ordering::Relaxed), n + 4);
+        // A publication starts the time over, and the stride came down with the gap.
+        assert!(!c.timed(slow, n + 5));
+        assert!(c.next() - (n + 4) < PROGRESS_EVERY);
+        // Untimed loops (streams) are published by count alone, as before.
+        let mut s = Cadence::new();
+        let start = s.last;
+        assert!(s.timed(0, 1));
+        s.publish_at(1, &delivered, start + Duration::from_micros(1));
+        assert_eq!(s.next(), 3);
+        assert!(!s.timed(0, 2));
+        assert!(s.timed(0, 3));
     }
 
     #[test]

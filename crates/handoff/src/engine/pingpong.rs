@@ -133,8 +133,8 @@ pub(super) fn ping<M: Message, S: Sender<M>, R: Receiver<M>>(
         verifier.observe(&reply);
         drop(reply);
         histogram::record(&mut hist, rtt);
-        // Round trips count as progress, published between two of them.
-        if verifier.count() >= cadence.next() {
+        // Round trips count as progress, published between two of them (by count or by time).
+        if cadence.timed(rtt, verifier.count()) {
             cadence.publish(verifier.count(), &progress.delivered);
         }
         if verifier.count() != i + 1 {

@@ -127,9 +127,11 @@ impl<'a, T: AsyncTransport, M: Message> Engine for PingPong<'a, T, M> {
                 tally.received_from(theirs);
                 verifier.observe(&reply);
                 drop(reply);
-                histogram::record(&mut hist, clock.delta_as_nanos(t0, t1));
-                // Round trips count as progress, published between two of them.
-                if verifier.count() >= cadence.next() {
+                let rtt = clock.delta_as_nanos(t0, t1);
+                histogram::record(&mut hist, rtt);
+                // Round trips count as progress, published between two of them (by count or by
+                // time).
+                if cadence.timed(rtt, verifier.count()) {
                     cadence.publish(verifier.count(), &prog.delivered);
                 }
                 if verifier.count() != i + 1 {
