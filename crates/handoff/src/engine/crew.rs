@@ -488,6 +488,18 @@ pub(crate) fn panic_message(p: &(dyn Any + Send)) -> String {
 mod tests {
     use super::*;
 
+    /// Publishes `c` forty times a microsecond apart from `t0`, which doubles its stride up to
+    /// its ceiling (checked); returns the count last published.
+    fn grown_to_ceiling(c: &mut Cadence, delivered: &AtomicU64, t0: Instant) -> u64 {
+        let mut n = 0;
+        for i in 1..=40 {
+            n = c.next();
+            c.publish_at(n, delivered, t0 + Duration::from_micros(i));
+        }
+        assert_eq!(c.next() - n, PROGRESS_EVERY);
+        n
+    }
+
     #[test]
     fn a_cadence_speeds_up_on_a_fast_stream_and_slows_down_on_a_slow_one() {
         let delivered = AtomicU64::new(0);
@@ -495,13 +507,7 @@ mod tests {
         let mut c = Cadence::new();
         c.last = t0;
         assert_eq!(c.next(), 1, "the first message is published");
-        // Publications a microsecond apart: the stride doubles up to its ceiling.
-        let mut n = 0;
-        for i in 1..=40 {
-            n = c.next();
-            c.publish_at(n, &delivered, t0 + Duration::from_micros(i));
-        }
-        assert_eq!(c.next() - n, PROGRESS_EVERY);
+        let mut n = grown_to_ceiling(&mut c, &delivered, t0);
         assert_eq!(delivered.load(Ordering::Relaxed), n);
         // The next stride took a whole second: it is cut so the next one takes about a period.
         let later = t0 + Duration::from_secs(1);
@@ -524,12 +530,7 @@ mod tests {
         let mut c = Cadence::new();
         c.last = t0;
         // Fast round trips grow the stride to its ceiling.
-        let mut n = 0;
-        for i in 1..=40 {
-            n = c.next();
-            c.publish_at(n, &delivered, t0 + Duration::from_micros(i));
-        }
-        assert_eq!(c.next() - n, PROGRESS_EVERY);
+        let n = grown_to_ceiling(&mut c, &delivered, t0);
         // Then each round trip takes 3 ms: by count, the next publication would come after
         // PROGRESS_EVERY of them (49 s); by time it comes at the fourth, the first to reach
         // the period.
