@@ -344,15 +344,18 @@ fn a_broker_stopped_mid_trial_crashes_that_trial_and_a_restarted_one_passes() {
     assert_eq!(of(&v, "redis-streams")[0]["verdict"], "pass");
 }
 
-/// The pipeline scenario's Kafka soak, as `--quick` runs it: every trial passes, each soak is
-/// measured in its windows (what they delivered adds up to what the sample did), the accumulator
-/// strategies differ as they must (a batch times every event, latest only what it fires), and
-/// the HTML report of the run draws latency over time.
+/// The pipeline scenario's Kafka soak, as `--quick` runs it with soaks of 6 s in windows of
+/// 0.6 s (the command line's `--duration` and `--window` over the suite's; `--quick`'s own 20 s
+/// soaks would add a minute of waiting and nothing this test checks): every trial passes, each
+/// soak is measured in its windows (what they delivered adds up to what the sample did), the
+/// accumulator strategies differ as they must (a batch times every event, latest only what it
+/// fires), and the HTML report of the run draws latency over time.
 #[test]
 #[ignore = "needs the brokers of scripts/brokers (the test command starts them)"]
 fn the_kafka_soak_runs_quick_with_its_windows_and_its_chart() {
     let suite = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../suites/kafka-soak.toml");
-    let (code, v, stderr) = json_run(&mut handoff(), &[suite.to_str().unwrap(), "--quick"]);
+    let args = [suite.to_str().unwrap(), "--quick", "--duration", "6s", "--window", "600ms"];
+    let (code, v, stderr) = json_run(&mut handoff(), &args);
     assert_eq!(code, Some(0), "{stderr}");
     let rs = results(&v);
     assert_eq!(
@@ -365,7 +368,7 @@ fn the_kafka_soak_runs_quick_with_its_windows_and_its_chart() {
         assert_eq!(r["params"]["options"]["commit"], "processed");
         let s = &r["samples"][0];
         let windows = s["windows"].as_array().expect("a soak's windows");
-        assert_eq!(windows.len(), 10, "20 s in windows of 2 s");
+        assert_eq!(windows.len(), 10, "6 s in windows of 0.6 s");
         let delivered: u64 = windows
             .iter()
             .map(|w| w["delivered"].as_u64().unwrap())
