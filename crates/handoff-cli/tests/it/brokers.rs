@@ -354,7 +354,14 @@ fn a_broker_stopped_mid_trial_crashes_that_trial_and_a_restarted_one_passes() {
 #[ignore = "needs the brokers of scripts/brokers (the test command starts them)"]
 fn the_kafka_soak_runs_quick_with_its_windows_and_its_chart() {
     let suite = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../suites/kafka-soak.toml");
-    let args = [suite.to_str().unwrap(), "--quick", "--duration", "6s", "--window", "600ms"];
+    let args = [
+        suite.to_str().unwrap(),
+        "--quick",
+        "--duration",
+        "6s",
+        "--window",
+        "600ms",
+    ];
     let (code, v, stderr) = json_run(&mut handoff(), &args);
     assert_eq!(code, Some(0), "{stderr}");
     let rs = results(&v);
