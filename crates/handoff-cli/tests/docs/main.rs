@@ -77,6 +77,10 @@ struct Doc {
     /// Why none of its runs is run as written (each takes minutes in full form), if so.
     #[serde(default)]
     as_written_none: Option<String>,
+    /// Why its commands take long whatever the machine (they wait: paced runs, a broker),
+    /// if they do: such a document starts before the others.
+    #[serde(default)]
+    slow: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -199,6 +203,9 @@ fn every_document_states_the_prerequisites_of_its_commands() {
     let shown = extract::commands(&root());
     let mut docs: Vec<&str> = shown.iter().map(|c| c.doc.as_str()).collect();
     docs.dedup();
+    // The slow documents first, so that the rest fill in beside them.
+    let slow = |doc: &str| m.doc.iter().any(|d| d.name == doc && d.slow.is_some());
+    docs.sort_by_key(|doc| !slow(doc));
     let mut problems = Vec::new();
     for doc in docs {
         let text = std::fs::read_to_string(root().join(doc)).unwrap();
@@ -367,6 +374,23 @@ fn on_test_server(text: &str, url: &str) -> String {
     out
 }
 
+/// How many documents run at once unless `HANDOFF_DOCS_JOBS` says: the three slow ones (two of
+/// them mostly waiting) start together and the rest follow as they finish. More at once only
+/// adds contention: the runs' spinning threads, pinned to the same cores, slow each other
+/// several-fold (docs/ipc.md's run took 23 s alone, 142 s beside eight other documents).
+/// Measured on a 2-core machine, the whole test: every document at once 202 s, three 169 s,
+/// two 212 s, one 347 s.
+const DOCS_JOBS: usize = 3;
+
+/// How many documents run at once: `HANDOFF_DOCS_JOBS`, else [`DOCS_JOBS`].
+fn docs_jobs() -> usize {
+    std::env::var("HANDOFF_DOCS_JOBS")
+        .ok()
+        .and_then(|j| j.parse().ok())
+        .filter(|&j| j > 0)
+        .unwrap_or(DOCS_JOBS)
+}
+
 /// What one document's commands did: the failures, and the commands not run with why.
 #[derive(Default)]
 struct Outcome {
@@ -381,13 +405,21 @@ fn every_documented_command_works() {
     let (pairs, _, _) = paired(&shown, &m);
     let mut docs: Vec<&str> = shown.iter().map(|c| c.doc.as_str()).collect();
     docs.dedup();
+    // The slow documents first, so that the rest fill in beside them.
+    let slow = |doc: &str| m.doc.iter().any(|d| d.name == doc && d.slow.is_some());
+    docs.sort_by_key(|doc| !slow(doc));
     // The documents are independent (each has a scratch directory and store of its own), so
-    // they run side by side; nothing here is timed.
-    let outcomes: Vec<Outcome> = std::thread::scope(|s| {
-        let handles: Vec<_> = docs
-            .iter()
-            .enumerate()
-            .map(|(n, doc)| {
+    // they run side by side, `jobs` at a time, each taken by the next free runner in document
+    // order; nothing here is timed.
+    let jobs = docs_jobs();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let done: Vec<std::sync::Mutex<Option<Outcome>>> =
+        docs.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    std::thread::scope(|s| {
+        for _ in 0..jobs.min(docs.len()) {
+            s.spawn(|| loop {
+                let n = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(doc) = docs.get(n) else { break };
                 let cmds: Vec<&(&extract::Documented, &Expect)> =
                     pairs.iter().filter(|(c, _)| c.doc == *doc).collect();
                 let store = m.doc.iter().any(|d| d.name == *doc && d.store);
@@ -397,11 +429,15 @@ fn every_documented_command_works() {
                     .any(|(_, e)| e.postgres)
                     .then(|| postgres_url(n))
                     .flatten();
-                s.spawn(move || run_doc(doc, &cmds, store, pg.as_deref()))
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap()).collect()
+                let outcome = run_doc(doc, &cmds, store, pg.as_deref());
+                *done[n].lock().unwrap() = Some(outcome);
+            });
+        }
     });
+    let outcomes: Vec<Outcome> = done
+        .into_iter()
+        .map(|o| o.into_inner().unwrap().expect("every document run"))
+        .collect();
     let not_run: Vec<String> = outcomes.iter().flat_map(|o| o.not_run.clone()).collect();
     let failures: Vec<String> = outcomes.iter().flat_map(|o| o.failures.clone()).collect();
     if !not_run.is_empty() {
@@ -459,12 +495,14 @@ fn run_doc(
         } else {
             text
         };
+        // Each command's exit code, and how long it took (the slowest are named below).
         script.push_str(&format!(
-            "{text} >.out/{i} 2>.err/{i}\necho $? >.code/{i}\n"
+            "t0=$(date +%s%N)\n{text} >.out/{i} 2>.err/{i}\necho $? >.code/{i}\n\
+             echo $(( ($(date +%s%N) - t0) / 1000000 )) >.ms/{i}\n"
         ));
         ran.push((i, *c, *e));
     }
-    for d in [".out", ".err", ".code"] {
+    for d in [".out", ".err", ".code", ".ms"] {
         std::fs::create_dir_all(dir.path().join(d)).unwrap();
     }
     let path = format!(
@@ -489,7 +527,10 @@ fn run_doc(
     let read = |d: &str, i: usize| {
         std::fs::read_to_string(dir.path().join(d).join(i.to_string())).unwrap_or_default()
     };
+    let mut slowest = Vec::new();
     for (i, c, e) in ran {
+        let ms: u64 = read(".ms", i).trim().parse().unwrap_or(0);
+        slowest.push((ms, c.text.clone()));
         let code: i32 = read(".code", i).trim().parse().unwrap_or(-1);
         let (out, err) = (read(".out", i), read(".err", i));
         let exits = e.exit.clone().unwrap_or_else(|| vec![0]);
@@ -524,10 +565,17 @@ fn run_doc(
             ));
         }
     }
+    slowest.sort_by_key(|s| std::cmp::Reverse(s.0));
+    let named: Vec<String> = slowest
+        .iter()
+        .take(3)
+        .map(|(ms, text)| format!("{:.0} s {text}", *ms as f64 / 1000.0))
+        .collect();
     eprintln!(
-        "{doc}: {} command(s) in {:.0} s",
+        "{doc}: {} command(s) in {:.0} s; slowest: {}",
         cmds.len(),
-        began.elapsed().as_secs_f64()
+        began.elapsed().as_secs_f64(),
+        named.join(" | ")
     );
     outcome
 }
