@@ -63,6 +63,35 @@ struct AsyncRunner<T>(Arc<T>);
 /// The hop builder of a transport that cannot be a hop.
 struct NoHops;
 
+/// The runner of every catalog entry in the crate's own unit tests, which check what the
+/// catalog says of its transports (semantics, plans, hops' declared orderings) and never run
+/// one: wrapping a transport in a real runner would compile the whole engine for it and every
+/// payload (the unit tests' handful of transports doubled the time their build took). Runs are
+/// the integration tests' (`tests/`), which use the crate as built.
+#[cfg(test)]
+struct Described;
+
+#[cfg(test)]
+impl Runner for Described {
+    fn run_sample_with(&self, spec: &TrialSpec, _: u64, _: &Drivers) -> SampleOutcome {
+        panic!(
+            "{}: the unit tests' catalog entries describe transports and run none; run it in an integration test",
+            spec.transport
+        )
+    }
+
+    fn hops(&self) -> &dyn HopBuilder {
+        self
+    }
+}
+
+#[cfg(test)]
+impl<M: Message> BuildHop<M> for Described {
+    fn build_hop(&self, _: &ChannelConfig) -> Result<BoxedHop<Stamped<M>>, BuildError> {
+        panic!("the unit tests' catalog entries describe transports and build no hop")
+    }
+}
+
 impl<T: Transport> Runner for PullRunner<T> {
     fn run_sample_with(&self, spec: &TrialSpec, messages: u64, _: &Drivers) -> SampleOutcome {
         crate::engine::run_pull(&self.0, spec, messages)
@@ -168,7 +197,14 @@ fn roots<R: Runner>() -> Vec<usize> {
 
 impl Entry {
     /// Wraps a pull-style transport.
+    #[cfg(not(test))]
     pub fn pull<T: Transport>(t: T) -> Entry {
+        Entry::running_pull(t)
+    }
+
+    /// [`Entry::pull`] with the runner that runs it (in the unit tests, only compiled).
+    #[cfg_attr(test, allow(dead_code))]
+    fn running_pull<T: Transport>(t: T) -> Entry {
         Entry {
             info: t.info(),
             runner: Arc::new(PullRunner(Arc::new(t))),
@@ -180,7 +216,14 @@ impl Entry {
     }
 
     /// Wraps a callback-style transport.
+    #[cfg(not(test))]
     pub fn callback<T: CallbackTransport>(t: T) -> Entry {
+        Entry::running_callback(t)
+    }
+
+    /// [`Entry::callback`] with the runner that runs it (in the unit tests, only compiled).
+    #[cfg_attr(test, allow(dead_code))]
+    fn running_callback<T: CallbackTransport>(t: T) -> Entry {
         Entry {
             info: t.info(),
             runner: Arc::new(CallbackRunner(Arc::new(t))),
@@ -193,7 +236,14 @@ impl Entry {
 
     /// Wraps an async transport: it runs under every driver (tasks on a tokio runtime, or OS
     /// threads each driving its loop with one `block_on`).
+    #[cfg(not(test))]
     pub fn asynchronous<T: AsyncTransport>(t: T) -> Entry {
+        Entry::running_asynchronous(t)
+    }
+
+    /// [`Entry::asynchronous`] with the runner that runs it (in the unit tests, only compiled).
+    #[cfg_attr(test, allow(dead_code))]
+    fn running_asynchronous<T: AsyncTransport>(t: T) -> Entry {
         Entry {
             info: t.info(),
             runner: Arc::new(AsyncRunner(Arc::new(t))),
@@ -201,6 +251,38 @@ impl Entry {
             remote: None,
             roots: roots::<AsyncRunner<T>>(),
             code_crate: crate_of::<T>(),
+        }
+    }
+
+    /// In the crate's own unit tests, an entry describes its transport and never runs it (see
+    /// [`Described`]).
+    #[cfg(test)]
+    pub fn pull<T: Transport>(t: T) -> Entry {
+        Entry::described(t.info(), crate_of::<T>())
+    }
+
+    /// As [`Entry::pull`] in the unit tests.
+    #[cfg(test)]
+    pub fn callback<T: CallbackTransport>(t: T) -> Entry {
+        Entry::described(t.info(), crate_of::<T>())
+    }
+
+    /// As [`Entry::pull`] in the unit tests.
+    #[cfg(test)]
+    pub fn asynchronous<T: AsyncTransport>(t: T) -> Entry {
+        Entry::described(t.info(), crate_of::<T>())
+    }
+
+    /// A transport's description with a runner that runs nothing.
+    #[cfg(test)]
+    fn described(info: TransportInfo, code_crate: &'static str) -> Entry {
+        Entry {
+            info,
+            runner: Arc::new(Described),
+            #[cfg(target_os = "linux")]
+            remote: None,
+            roots: Vec::new(),
+            code_crate,
         }
     }
 

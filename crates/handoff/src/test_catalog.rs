@@ -4,7 +4,9 @@
 //! the unit tests cannot depend on without a second copy of this crate. The few adapters whose
 //! semantics the unit tests rely on (a spinning ring, a blocking channel, a fan-out, a
 //! broadcast that overwrites, a conflating cell) are compiled into the test build from their
-//! crates' own sources instead, so the tests run the shipped code, not stand-ins.
+//! crates' own sources instead, so the tests read the shipped declarations, not stand-ins. In
+//! the unit tests a catalog entry describes its transport and runs nothing (`runner::Described`):
+//! the engine is not compiled for these adapters here; their runs are the integration tests'.
 
 #[path = "../../transports/bus/src/lib.rs"]
 mod bus;
