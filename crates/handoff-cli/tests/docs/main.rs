@@ -203,9 +203,6 @@ fn every_document_states_the_prerequisites_of_its_commands() {
     let shown = extract::commands(&root());
     let mut docs: Vec<&str> = shown.iter().map(|c| c.doc.as_str()).collect();
     docs.dedup();
-    // The slow documents first, so that the rest fill in beside them.
-    let slow = |doc: &str| m.doc.iter().any(|d| d.name == doc && d.slow.is_some());
-    docs.sort_by_key(|doc| !slow(doc));
     let mut problems = Vec::new();
     for doc in docs {
         let text = std::fs::read_to_string(root().join(doc)).unwrap();
